@@ -1,0 +1,125 @@
+"""The docgen command line: parse arguments, call the pipeline, map outcomes to exit codes.
+
+Exit codes: 0 ok, 1 findings or drift, 2 bad input (a message naming file and line; nothing written).
+Imports stay inside the commands so `docgen inventory` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _default(rel: str) -> Path:
+    return REPO_ROOT / rel
+
+
+# ---------------------------------------------------------------------------------------------- commands
+
+def cmd_inventory(args: argparse.Namespace) -> int:
+    from docgen.model import load_model
+
+    model = load_model(args.dockerfile, args.snapshot)
+    if args.json:
+        import json
+        print(json.dumps(model.inventory(), indent=2))
+        return EXIT_OK
+    from docgen.render.text import inventory_text
+    print(inventory_text(model), end="")
+    return EXIT_OK
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    from docgen.snapshot import build_snapshot, dump_snapshot, write_atomic
+
+    data = build_snapshot(args.from_dir, registry_facts=args.registry_facts, repo=args.repo, ref=args.ref)
+    text = dump_snapshot(data)
+    if str(args.output) == "-":
+        sys.stdout.write(text)
+    else:
+        write_atomic(args.output, text)
+        counts = {k: len(v) for k, v in data["lock"]["install_sets"].items()}
+        print(f"wrote {args.output}: {len(data['lock']['packages'])} packages, "
+              f"{len(data['registry']['actors'])} actors, install sets {counts}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_standin(args: argparse.Namespace) -> int:
+    from docgen.snapshot import load_snapshot
+    from docgen.standin import generate
+
+    generate(load_snapshot(args.snapshot), Path(args.out), lock=not args.no_lock)
+    print(f"wrote the stand-in NeMo-RL workspace to {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _add_inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dockerfile", type=Path, default=_default("Dockerfile.nmp-rl-base"),
+                   help="the image's Dockerfile (default: the repository's Dockerfile.nmp-rl-base)")
+    p.add_argument("--snapshot", type=Path, default=_default("snapshot/nemo-rl.json"),
+                   help="the NeMo-RL snapshot (default: the repository's snapshot/nemo-rl.json)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="docgen",
+        description="Documentation that cannot drift for the nmp-rl-base image: read the Dockerfile and the "
+                    "NeMo-RL snapshot, render generated blocks, check them and the inputs' agreement.",
+        epilog="Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("inventory", help="print the image inventory: filters, venvs, warmed extras, shared builds",
+                       description="Print the image inventory derived from the Dockerfile and the snapshot.")
+    _add_inputs(p)
+    p.add_argument("--json", action="store_true", help="machine-readable JSON instead of a table")
+    p.set_defaults(func=cmd_inventory)
+
+    p = sub.add_parser("snapshot", help="read an RL checkout into a committed, diff-friendly snapshot",
+                       description="Read NeMo-RL's pyproject.toml, uv.lock and actor registry from DIR and write "
+                                   "a deterministic snapshot with provenance.")
+    p.add_argument("--from", dest="from_dir", type=Path, required=True, metavar="DIR",
+                   help="an RL checkout (pyproject.toml, uv.lock, nemo_rl/ registry modules)")
+    p.add_argument("--registry-facts", type=Path, default=None, metavar="FILE",
+                   help="read the actor registry from a JSON facts file instead of DIR's Python sources")
+    p.add_argument("--repo", default=None, help="provenance: the RL repository (default: from the facts file)")
+    p.add_argument("--ref", default=None, help="provenance: the RL ref (default: from the facts file)")
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write ('-' = stdout)")
+    p.set_defaults(func=cmd_snapshot)
+
+    p = sub.add_parser("standin", help="generate the stand-in NeMo-RL workspace the hermetic image builds from",
+                       description="Write a small NeMo-RL look-alike (same registry, extras, conflicts, prefetch "
+                                   "tool; tiny packages named and versioned like the heavy ones) and lock it with uv.")
+    p.add_argument("--snapshot", type=Path, default=_default("snapshot/nemo-rl.json"))
+    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument("--no-lock", action="store_true", help="do not run `uv lock` in the output")
+    p.set_defaults(func=cmd_standin)
+
+    try:
+        from docgen import blocks_cli  # the generated-blocks commands: write, check, lint
+    except ImportError:
+        blocks_cli = None
+    if blocks_cli is not None:
+        blocks_cli.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from docgen.errors import InputError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as exc:
+        print(f"docgen: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""Sybil parser + evaluator for console transcripts, and the per-session shells they run in."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from sybil import Document, Example, Region, Sybil
+
+from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
+from docgen.console.shell import CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell
+
+DEFAULT_IMAGE = "nmp-rl-base:hermetic"
+BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/docker-engine start)"
+UPDATE_ENV = "DOCGEN_CONSOLE_UPDATE"
+REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
+
+
+class ImageUnavailable(Exception):
+    """No engine or no image: a skip locally, a failure when NMP_REQUIRE_IMAGE=1."""
+
+
+class ConsoleSession:
+    """Everything one test session shares: the lazily started container, the host workspace,
+    and one persistent shell per (document, where)."""
+
+    def __init__(self, image: str | None = None, repo: Path | None = None, client_factory: Callable[[], Any] | None = None) -> None:
+        self.image = image or os.environ.get("NMP_RL_BASE_IMAGE", DEFAULT_IMAGE)
+        self.repo = repo
+        self._client_factory = client_factory
+        self.container: SessionContainer | None = None
+        self._unavailable: str | None = None
+        self._workspace: tempfile.TemporaryDirectory[str] | None = None
+        self._shells: dict[tuple[str, str], PersistentShell] = {}
+
+    # -- the container --------------------------------------------------------------------
+    def ensure_container(self) -> SessionContainer:
+        if self.container is not None:
+            return self.container
+        if self._unavailable is None:
+            try:
+                self.container = SessionContainer(self._client(), self.image)
+                return self.container
+            except ImageUnavailable as exc:
+                self._unavailable = str(exc)
+        raise ImageUnavailable(self._unavailable)
+
+    def _client(self) -> Any:
+        import docker   # only sessions that run image blocks pay for the import
+
+        try:
+            client = self._client_factory() if self._client_factory else docker.from_env(timeout=60)
+            client.ping()
+        except Exception as exc:
+            raise ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one with scripts/docker-engine start") from None
+        try:
+            client.images.get(self.image)
+        except docker.errors.ImageNotFound:
+            raise ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}") from None
+        return client
+
+    # -- shells -----------------------------------------------------------------------------
+    def shell(self, document: str, where: str) -> PersistentShell:
+        key = (document, where)
+        if key not in self._shells:
+            if where == "host":
+                self._shells[key] = host_shell(self.workspace(), self._repo())
+            else:
+                self._shells[key] = self.ensure_container().shell()
+        return self._shells[key]
+
+    def discard_shell(self, document: str, where: str) -> None:
+        """Forget a broken shell; the next block of the document gets a fresh one."""
+        shell = self._shells.pop((document, where), None)
+        if shell is not None:
+            shell.kill()
+
+    def close_document(self, document: str) -> None:
+        for key in [k for k in self._shells if k[0] == document]:
+            self._shells.pop(key).close()
+
+    def workspace(self) -> Path:
+        if self._workspace is None:
+            self._workspace = tempfile.TemporaryDirectory(prefix="docgen-console-host-")
+            copy_worktree(self._repo(), Path(self._workspace.name))
+        return Path(self._workspace.name)
+
+    def _repo(self) -> Path:
+        if self.repo is None:
+            raise RuntimeError("where=host blocks need ConsoleSession(repo=...)")
+        return self.repo
+
+    def close(self) -> list[str]:
+        """Stop every shell, remove the container; return ids of labelled containers still there."""
+        for key in list(self._shells):
+            self._shells.pop(key).close()
+        if self._workspace is not None:
+            self._workspace.cleanup()
+            self._workspace = None
+        if self.container is None:
+            return []
+        container, self.container = self.container, None
+        container.remove()
+        return container.leftovers()
+
+
+# --- evaluation ---------------------------------------------------------------------------------
+
+def _step_failure(step: ShellStep, output: list[str], status: int | None) -> list[str]:
+    lines = ["$ " + step.command.replace("\n", "\n> ")]
+    if status is not None and status != step.exit_status:
+        lines.append(f"exit status: expected {step.exit_status}, got {status}")
+    if not output_matches(step.expected, output):
+        lines.append("output (- expected, + actual):")
+        diff = difflib.unified_diff(list(step.expected), output, lineterm="", n=3)
+        lines.extend(line for line in list(diff)[2:])   # drop the ---/+++ file header
+    return lines
+
+
+def _unsafe_for_update(output: list[str]) -> str | None:
+    for line in output:
+        if line.startswith("$ ") or re.fullmatch(r"\[\d{1,3}\]", line) or line.startswith("> "):
+            return f"actual output line {line!r} would read back as transcript syntax"
+    return None
+
+
+class ConsoleEvaluator:
+    """Runs a block's steps in its page's shell and compares output and exit status."""
+
+    def __init__(self, session_key: str = "console_session") -> None:
+        self.session_key = session_key
+
+    def __call__(self, example: Example) -> str | None:
+        block: ConsoleBlock = example.parsed
+        if block.options.skip:
+            _skip(block.options.skip)
+        session: ConsoleSession = example.namespace[self.session_key]
+        example.namespace["_console_document"] = example.path   # the teardown closes this page's shells
+        try:
+            shell = session.shell(example.path, block.options.where)
+        except ImageUnavailable as exc:
+            if os.environ.get(REQUIRE_ENV) == "1":
+                return f"{REQUIRE_ENV}=1 and {exc}"
+            _skip(str(exc))
+
+        header = f"{_relative(block.path)}:{block.line} [{block.test_id}] where={block.options.where}"
+        problems: list[str] = []
+        new_steps: list[ShellStep] = []
+        for step in block.steps:
+            try:
+                result = shell.run(step.command, block.options.timeout)
+            except ShellError as exc:
+                session.discard_shell(example.path, block.options.where)
+                partial = exc.output.splitlines()
+                reason = f"timed out after {block.options.timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
+                problems += [f"$ {step.command}", f"{reason}; the shell was killed and the page continues in a fresh one"]
+                if partial:
+                    problems += ["output so far:", *("  " + line for line in partial[-20:])]
+                return "\n".join([header, *problems])
+            if result.exit_status == step.exit_status and output_matches(step.expected, result.output):
+                new_steps.append(step)
+                continue
+            problems += _step_failure(step, result.output, result.exit_status)
+            new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
+        if not problems:
+            return None
+        if os.environ.get(UPDATE_ENV) == "1":
+            unsafe = next(filter(None, (_unsafe_for_update(s.expected) for s in new_steps)), None)
+            if unsafe is None:
+                update_block(example.document, block, new_steps)
+                return None
+            problems.append(f"not updated: {unsafe}")
+        return "\n".join([header, *problems])
+
+
+def _skip(reason: str) -> None:
+    import pytest   # only when skipping: docgen itself does not depend on pytest
+
+    pytest.skip(reason)
+
+
+def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]) -> None:
+    """Rewrite one block's body in the file on disk from the real run; nothing else changes.
+
+    Earlier updates of the same page shift later blocks; the shifts are kept in the namespace.
+    """
+    shifts: list[tuple[int, int]] = document.namespace.setdefault("_console_shifts", [])
+    shift = sum(delta for at, delta in shifts if at < block.body_start)
+    original = document.text[block.body_start:block.body_end]
+    path = Path(document.path)
+    current = path.read_text(encoding="utf-8")
+    start, end = block.body_start + shift, block.body_end + shift
+    if current[start:end] != original:
+        raise RuntimeError(f"{path}:{block.line}: the block changed on disk during the run; not updating it")
+    body = "".join(line + "\n" for line in render_steps(steps))
+    text = current[:start] + body + current[end:]
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    shifts.append((block.body_start, len(body) - len(original)))
+
+
+def _relative(path: str) -> str:
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+class ConsoleParser:
+    """Sybil parser: one Region per ```console block, evaluated by a ConsoleEvaluator."""
+
+    def __init__(self, evaluator: ConsoleEvaluator | None = None) -> None:
+        self.evaluator = evaluator or ConsoleEvaluator()
+
+    def __call__(self, document: Document) -> Iterable[Region]:
+        for block in find_blocks(document.text, document.path):
+            yield Region(block.start, block.end, parsed=block, evaluator=self.evaluator)
+
+
+class ConsoleSybil(Sybil):
+    """Sybil whose test names say where a block is: `<heading-slug>::<n>` under the page's node."""
+
+    def identify(self, example: Example) -> str:
+        if isinstance(example.parsed, ConsoleBlock):
+            return example.parsed.test_id
+        return super().identify(example)
+
+
+def console_sybil(path: Path, patterns: Iterable[str] = ("**/*.md",), filenames: Iterable[str] = (), session_fixture: str = "console_session") -> ConsoleSybil:
+    def teardown(namespace: dict[str, Any]) -> None:
+        session = namespace.get(session_fixture)
+        path_of_document = namespace.get("_console_document")
+        if session is not None and path_of_document:
+            session.close_document(path_of_document)
+
+    return ConsoleSybil(
+        parsers=[ConsoleParser(ConsoleEvaluator(session_fixture))],
+        path=str(path.resolve()),
+        patterns=list(patterns),
+        filenames=set(filenames),
+        fixtures=[session_fixture],
+        teardown=teardown,
+    )

@@ -1,0 +1,77 @@
+"""Inline values for prose: `<!-- docgen:value KEY -->nine<!-- docgen:end-value -->`.
+
+Each value is one fact of the model as a short string; the table `VALUES` is the contract the pages use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from docgen.errors import InputError
+
+if TYPE_CHECKING:
+    from docgen.model import ImageModel
+
+NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+).split()
+
+TE_PACKAGE = "transformer-engine"
+VLLM_PACKAGE = "vllm"
+
+
+def number_word(n: int) -> str:
+    """Prose spells small counts ("eight filters"); beyond twenty digits read better."""
+    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
+
+
+def arg_default(model: "ImageModel", name: str) -> str:
+    for arg in model.dockerfile.args:
+        if arg.name == name and arg.default is not None:
+            return arg.default
+    raise InputError(model.dockerfile.path, None, f"no `ARG {name}=<default>`: the docs state its value")
+
+
+def warmed_version(model: "ImageModel", package: str, prefer: str | None = None) -> str:
+    """Version of `package` as the image installs it: the `prefer` extra's set if warmed, else the first
+    warmed extra whose install set reaches it."""
+    extras = list(model.warm_extras)
+    if prefer in extras:
+        extras.remove(prefer)
+        extras.insert(0, prefer)
+    for extra in extras:
+        version = model.package_version(package, [extra])
+        if version:
+            return version
+    raise InputError(model.snapshot.path, None, f"no warmed extra of the image installs {package}")
+
+
+def _count(key: str) -> Callable[["ImageModel"], str]:
+    return lambda model: str(model.counts[key])
+
+
+def _count_word(key: str) -> Callable[["ImageModel"], str]:
+    return lambda model: number_word(model.counts[key])
+
+
+# value key -> (inputs it reads, function of the model)
+VALUES: dict[str, tuple[tuple[str, ...], Callable[["ImageModel"], str]]] = {
+    "filters.count": (("dockerfile", "registry"), _count("filters")),
+    "filters.count.word": (("dockerfile", "registry"), _count_word("filters")),
+    "venvs.count": (("dockerfile", "registry"), _count("venvs")),
+    "venvs.count.word": (("dockerfile", "registry"), _count_word("venvs")),
+    "warm_extras.count": (("dockerfile",), _count("warm_extras")),
+    "warm_extras.count.word": (("dockerfile",), _count_word("warm_extras")),
+    "actors.count": (("registry",), _count("actors")),
+    "system_actors.count": (("registry",), _count("system_actors")),
+    "not_prefetched.count": (("dockerfile", "registry"), _count("not_prefetched")),
+    "te.version": (("dockerfile", "lock"), lambda m: warmed_version(m, TE_PACKAGE)),
+    "vllm.version": (("dockerfile", "lock"), lambda m: warmed_version(m, VLLM_PACKAGE, prefer="vllm")),
+    "uv.version": (("dockerfile",), lambda m: arg_default(m, "UV_VERSION")),
+    "python.version": (("dockerfile",), lambda m: arg_default(m, "PYTHON_VERSION")),
+}
+
+
+def render_value(key: str, model: "ImageModel") -> str:
+    return VALUES[key][1](model)

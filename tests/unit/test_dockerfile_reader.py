@@ -1,0 +1,756 @@
+"""Dockerfile reader: Docker syntax, the image's shell conventions, errors with lines, and a cross-check
+against BuildKit's own parser (``docker buildx build --call=outline|targets``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from docgen.errors import InputError
+from docgen.sources.dockerfile import (
+    Arg,
+    CountStatement,
+    EnvVar,
+    Heredoc,
+    NotPrefetchedList,
+    PrefetchCall,
+    VerifyList,
+    WarmSync,
+    parse_dockerfile,
+    read_dockerfile,
+)
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dockerfiles"
+EIGHT_FILTERS = FIXTURES / "eight-filters.Dockerfile"
+REAL_DOCKERFILE = Path(__file__).resolve().parents[2] / "Dockerfile.nmp-rl-base"
+
+# Every Dockerfile must run prefetch_venvs.py once; literals about other things get this tail.
+PREFETCH_TAIL = "RUN python tools/prefetch_venvs.py some.Filter\n"
+
+
+def parse(text: str, *, tail: bool = True):
+    """Parse a literal written as '''\\ ... ''' so its first line is line 1."""
+    return parse_dockerfile(dedent(text) + (PREFETCH_TAIL if tail else ""), "t.Dockerfile")
+
+
+def only(facts, keyword):
+    return [ins for ins in facts.instructions if ins.keyword == keyword]
+
+
+# ---- instructions, continuations, comments ----------------------------------------------------
+
+
+def test_instruction_lines_and_continuations_joined_with_one_space():
+    facts = parse("""\
+        FROM debian AS base
+        RUN apt-get update \\
+            # Docker drops this comment line inside the continuation run
+            && apt-get install -y curl \\
+
+            git
+        run echo lower-case keyword
+        """)
+    run, lower = only(facts, "RUN")[:2]
+    assert (run.start_line, run.end_line) == (2, 6)
+    assert run.args == "apt-get update && apt-get install -y curl git"
+    assert (lower.keyword, lower.start_line, lower.end_line) == ("RUN", 7, 7)
+    assert facts.instructions[0].keyword == "FROM" and facts.instructions[0].stage == "base"
+
+
+def test_trailing_blanks_after_backslash_still_continue():
+    facts = parse("FROM debian\nRUN echo a \\  \n    b\n")
+    run = only(facts, "RUN")[0]
+    assert (run.args, run.end_line) == ("echo a b", 3)
+
+
+# ---- heredocs ---------------------------------------------------------------------------------
+
+
+def test_quoted_heredoc_with_command_gives_body_and_lines():
+    facts = parse("""\
+        FROM debian
+        RUN <<"EOF" bash -exu -o pipefail
+        echo one
+          echo two
+        EOF
+        """)
+    run = only(facts, "RUN")[0]
+    assert run.args == '<<"EOF" bash -exu -o pipefail'
+    assert run.heredocs == (Heredoc("EOF", "echo one\n  echo two\n", 3),)
+    assert (run.start_line, run.end_line) == (2, 5)
+
+
+def test_dash_heredoc_strips_leading_tabs_and_plain_heredoc_keeps_them():
+    facts = parse("FROM debian\nRUN <<-EOF\n\techo tabbed\n\tEOF\nRUN <<EOF\n\tkept\nEOF\n")
+    dashed, plain = only(facts, "RUN")[:2]
+    assert dashed.heredocs == (Heredoc("EOF", "echo tabbed\n", 3),)
+    assert dashed.end_line == 4
+    assert plain.heredocs == (Heredoc("EOF", "\tkept\n", 6),)
+
+
+def test_several_heredocs_in_one_instruction_follow_each_other():
+    facts = parse("""\
+        FROM debian
+        COPY <<FIRST <<'SECOND' /dest/
+        one
+        FIRST
+        two
+        three
+        SECOND
+        RUN echo after
+        """)
+    copy = only(facts, "COPY")[0]
+    assert copy.heredocs == (Heredoc("FIRST", "one\n", 3), Heredoc("SECOND", "two\nthree\n", 5))
+    assert copy.end_line == 7
+    assert only(facts, "RUN")[0].start_line == 8
+
+
+def test_heredoc_body_lines_are_not_dockerfile_instructions_or_comments():
+    facts = parse("""\
+        FROM debian
+        # Comment of the RUN.
+        RUN <<EOF
+        # shell comment
+        FROM not-a-stage
+        EOF
+        """)
+    assert len(facts.stages) == 1
+    assert only(facts, "RUN")[0].comment == "Comment of the RUN."
+
+
+# ---- parser directive -------------------------------------------------------------------------
+
+
+def test_leading_syntax_directive_is_reported_with_its_line():
+    assert parse("# syntax=docker/dockerfile:1\nFROM debian\n").syntax_directive == 1
+    assert parse("# escape=\\\n#syntax = docker/dockerfile:1.7\nFROM debian\n").syntax_directive == 2
+
+
+def test_syntax_comment_after_other_content_is_not_a_directive():
+    assert parse("FROM debian\n").syntax_directive is None
+    assert parse("# A comment first.\n# syntax=docker/dockerfile:1\nFROM debian\n").syntax_directive is None
+    assert parse("\n# syntax=docker/dockerfile:1\nFROM debian\n").syntax_directive is None
+
+
+def test_directive_line_is_not_part_of_a_comment_block():
+    facts = parse("# syntax=docker/dockerfile:1\n# About X.\nARG X=1\nFROM debian\n")
+    assert facts.args[0].comment == "About X."
+
+
+# ---- stages -----------------------------------------------------------------------------------
+
+
+def test_stages_with_platform_flag_names_and_indexes():
+    facts = parse("""\
+        ARG BASE=debian
+        FROM --platform=$BUILDPLATFORM ${BASE} AS Build
+        RUN make
+        FROM build
+        FROM scratch as final
+        COPY --from=build /out /
+        """)
+    assert [(s.name, s.index, s.base, s.line) for s in facts.stages] == [
+        ("build", 0, "${BASE}", 2),
+        (None, 1, "build", 4),
+        ("final", 2, "scratch", 5),
+    ]
+    assert facts.instructions[1].flags == {"platform": ("$BUILDPLATFORM",)}
+    assert [i.keyword for i in facts.stage("build").instructions] == ["FROM", "RUN"]
+    assert facts.stage("1").instructions[0].stage == "1"
+    assert facts.stage("FINAL").index == 2
+    assert facts.instructions[0].stage is None  # the global ARG
+    with pytest.raises(KeyError):
+        facts.stage("missing")
+
+
+# ---- ARG --------------------------------------------------------------------------------------
+
+
+def test_args_global_and_per_stage_with_defaults_and_quotes():
+    facts = parse("""\
+        ARG BASE_IMAGE
+        ARG UV_VERSION=0.11.33
+        FROM ${BASE_IMAGE} AS base
+        ARG BASE_IMAGE
+        ARG TORCH_CUDA_ARCH_LIST="9.0 10.0" NVTE_CUDA_ARCHS="90;100" EMPTY=
+        ARG SINGLE='a b' ESCAPED=a\\ b
+        """)
+    assert facts.args == (
+        Arg("BASE_IMAGE", None, None, 1, ""),
+        Arg("UV_VERSION", "0.11.33", None, 2, ""),
+        Arg("BASE_IMAGE", None, "base", 4, ""),
+        Arg("TORCH_CUDA_ARCH_LIST", "9.0 10.0", "base", 5, ""),
+        Arg("NVTE_CUDA_ARCHS", "90;100", "base", 5, ""),
+        Arg("EMPTY", "", "base", 5, ""),
+        Arg("SINGLE", "a b", "base", 6, ""),
+        Arg("ESCAPED", "a b", "base", 6, ""),
+    )
+
+
+def test_arg_comment_block_is_the_consecutive_comment_lines_directly_above():
+    facts = parse("""\
+        # Detached by the blank line below.
+
+        # First line of the block,
+        #second line without a space.
+        #
+        #   indented text keeps its indent
+        ARG DOCUMENTED=1
+        ARG UNDOCUMENTED=2
+        FROM debian
+        # Per-stage comment.
+        ARG IN_STAGE
+        """)
+    documented, undocumented, in_stage = facts.args
+    assert documented.comment == (
+        "First line of the block,\nsecond line without a space.\n\n  indented text keeps its indent"
+    )
+    assert undocumented.comment == ""
+    assert in_stage.comment == "Per-stage comment."
+
+
+# ---- ENV --------------------------------------------------------------------------------------
+
+
+def test_env_several_keys_quoted_values_and_legacy_form():
+    facts = parse("""\
+        FROM debian AS base
+        ENV A=1 B="x y" \\
+            C=
+        ENV LEGACY some value
+        ENV PATH=/opt/bin:$PATH
+        """)
+    assert facts.envs == (
+        EnvVar("A", "1", "base", 2),
+        EnvVar("B", "x y", "base", 2),
+        EnvVar("C", "", "base", 2),
+        EnvVar("LEGACY", "some value", "base", 4),
+        EnvVar("PATH", "/opt/bin:$PATH", "base", 5),
+    )
+
+
+def test_envs_of_follows_from_stage_chain_and_later_keys_win():
+    facts = parse("""\
+        FROM debian AS base
+        ENV A=base B=base
+        FROM base AS middle
+        ENV B=middle C=middle
+        FROM middle
+        ENV C=leaf
+        FROM debian AS unrelated
+        ENV D=1
+        """)
+    effective = {e.key: (e.value, e.stage) for e in facts.envs_of("2")}
+    assert effective == {"A": ("base", "base"), "B": ("middle", "middle"), "C": ("leaf", "2")}
+    assert [e.key for e in facts.envs_of("unrelated")] == ["D"]
+    assert facts.envs_of(facts.stage("base")) == facts.envs[:2]
+
+
+# ---- flags ------------------------------------------------------------------------------------
+
+
+def test_copy_and_add_flags_collect_repeated_values_and_bare_flags():
+    facts = parse("""\
+        FROM debian
+        COPY --from=nemo-rl --exclude=.git --exclude=docs/** --link --chmod=0755 / /opt/nemo-rl/
+        ADD --keep-git-dir=true https://example.invalid/r.git#main /src
+        COPY a --link b
+        """)
+    copy, plain = only(facts, "COPY")
+    assert copy.flags == {"from": ("nemo-rl",), "exclude": (".git", "docs/**"), "link": ("",), "chmod": ("0755",)}
+    assert copy.args.startswith("--from=nemo-rl ")  # flags stay in args
+    assert only(facts, "ADD")[0].flags == {"keep-git-dir": ("true",)}
+    assert plain.flags == {}  # only flags before the first argument count
+
+
+def test_run_mount_flags_may_span_continuation_lines():
+    facts = parse("""\
+        FROM debian
+        RUN --mount=type=cache,target=/root/.cache/uv,sharing=locked \\
+            --mount=type=bind,from=nemo-rl,target=/src \\
+            --network=none \\
+            make
+        """)
+    run = only(facts, "RUN")[0]
+    assert run.flags == {
+        "mount": ("type=cache,target=/root/.cache/uv,sharing=locked", "type=bind,from=nemo-rl,target=/src"),
+        "network": ("none",),
+    }
+
+
+# ---- uv sync warm-ups -------------------------------------------------------------------------
+
+
+def test_warm_syncs_in_heredoc_with_extras_flags_and_trailing_comments():
+    facts = parse("""\
+        FROM debian AS builder
+        RUN <<"EOF" bash -exu -o pipefail
+        # uv sync --extra commented-out is not a command
+        uv sync ${UV_SYNC_MODE} --no-install-project   # base venv
+        uv sync --extra vllm --extra=fsdp --frozen # two extras
+        cd /x && uv sync --all-groups && echo "uv sync --extra inside-quotes"
+        uv sync \\
+            --extra mcore \\
+            --locked  # after a continuation
+        EOF
+        """)
+    assert facts.warm_syncs == (
+        WarmSync((), ("${UV_SYNC_MODE}", "--no-install-project"), "base venv", 4, "builder"),
+        WarmSync(("vllm", "fsdp"), ("--frozen",), "two extras", 5, "builder"),
+        WarmSync((), ("--all-groups",), "", 6, "builder"),
+        WarmSync(("mcore",), ("--locked",), "after a continuation", 7, "builder"),
+    )
+
+
+def test_warm_sync_in_plain_run_reports_the_physical_line_of_uv_sync():
+    facts = parse("""\
+        FROM debian
+        RUN --mount=type=cache,target=/c \\
+            # a Dockerfile comment inside the run
+            cd /opt/nemo-rl && \\
+            uv sync --extra vllm
+        RUN ["uv", "sync", "--extra", "exec-form-is-not-shell"]
+        """)
+    assert facts.warm_syncs == (WarmSync(("vllm",), (), "", 5, "0"),)
+
+
+def test_heredocs_fed_to_other_programs_are_not_shell():
+    facts = parse("""\
+        FROM debian
+        RUN python3 <<EOF
+        for actor in ACTORS:
+            print(actor)
+        EOF
+        RUN cat <<EOF > /etc/notes
+        uv sync --extra not-a-command
+        EOF
+        RUN /bin/sh <<EOF
+        uv sync --extra real
+        EOF
+        """)
+    assert facts.verify is None
+    assert [w.extras for w in facts.warm_syncs] == [("real",)]
+
+
+def test_hash_inside_quotes_is_not_a_comment():
+    facts = parse("FROM debian\nRUN uv sync --extra vllm --python '3.13#x' # real\n")
+    assert facts.warm_syncs[0].comment == "real"
+    assert facts.warm_syncs[0].flags == ("--python",)
+
+
+# ---- prefetch call, verification loop ---------------------------------------------------------
+
+
+def test_prefetch_call_filters_one_per_continuation_line_and_negative_filters():
+    facts = parse(
+        """\
+        FROM debian
+        RUN <<"EOF" bash -exu -o pipefail
+        echo start
+        uv run --locked python tools/prefetch_venvs.py \\
+            vllm.vllm_worker \\
+            nemo_gym.NemoGym \\
+            --negative-filters async_utils sglang \\
+            && echo done
+        EOF
+        """,
+        tail=False,
+    )
+    assert facts.prefetch == PrefetchCall(("vllm.vllm_worker", "nemo_gym.NemoGym"), ("async_utils", "sglang"), 4)
+
+
+def test_verify_loop_spanning_continuation_lines():
+    facts = parse("""\
+        FROM debian
+        RUN <<EOF
+        for actor in \\
+            a.B \\
+            c.D; do
+            test -d "/opt/ray_venvs/${actor}"
+        done
+        EOF
+        """)
+    assert facts.verify == VerifyList(("a.B", "c.D"), 3)
+    assert parse("FROM debian\n").verify is None
+
+
+# ---- comment conventions ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("comment", "counts"),
+    [
+        ("# Eight filters -> nine venvs.", ((8, "filters"), (9, "venvs"))),
+        ("# 8 filter -> 9 venv", ((8, "filters"), (9, "venvs"))),
+        ("#   Prefetch: TWENTY actors -> zero builds -> 3 venvs (shared)", ((20, "actors"), (0, "builds"), (3, "venvs"))),
+        ("# eight filters->nine venvs", ((8, "filters"), (9, "venvs"))),
+    ],
+)
+def test_count_statements(comment, counts):
+    facts = parse("FROM debian\n" + comment + "\nRUN true\n")
+    assert facts.counts == (CountStatement(counts, comment.lstrip("# ").strip(), 2),)
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# Eight filters, nine venvs.",  # no arrow
+        "# filters -> venvs",  # no numbers
+        "# 8 filters -> many venvs",  # right side is not a pair
+        "# twentyone filters -> 9 venvs",  # not a number word
+        "# 8 filters -> 9 venvs and 3 builds -> 2 images",  # middle is not exactly one pair
+    ],
+)
+def test_comments_that_are_not_count_statements(comment):
+    assert parse("FROM debian\n" + comment + "\n").counts == ()
+
+
+def test_not_prefetched_block_with_both_reason_forms_ends_at_other_comment():
+    facts = parse("""\
+        FROM debian
+        # Not prefetched (built on first use):
+        #   nemo_rl.models.generation.sglang.sglang_worker.SGLangGenerationWorker: sglang backend not built
+        #   nemo_rl.algorithms.async_utils.ReplayBuffer - async bookkeeping actor
+        #   nemo_rl.x.NoReason
+        # Back to prose, not an entry.
+        #   nemo_rl.after.TheBlock: ignored
+        RUN true
+        """)
+    assert facts.not_prefetched == NotPrefetchedList(
+        (
+            ("nemo_rl.models.generation.sglang.sglang_worker.SGLangGenerationWorker", "sglang backend not built"),
+            ("nemo_rl.algorithms.async_utils.ReplayBuffer", "async bookkeeping actor"),
+            ("nemo_rl.x.NoReason", ""),
+        ),
+        2,
+    )
+
+
+def test_not_prefetched_block_inside_heredoc_ends_at_non_comment_line():
+    facts = parse("FROM debian\nRUN <<EOF\n# Not prefetched:\n#   a.B: why\ntrue\n#   c.D: after\nEOF\n")
+    assert facts.not_prefetched == NotPrefetchedList((("a.B", "why"),), 3)
+    assert parse("FROM debian\n").not_prefetched is None
+
+
+# ---- the facts are frozen values --------------------------------------------------------------
+
+
+def test_facts_are_frozen_and_use_tuples():
+    facts = read_dockerfile(EIGHT_FILTERS)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        facts.args = ()  # type: ignore[misc]
+    for value in (facts.instructions, facts.stages, facts.args, facts.envs, facts.warm_syncs, facts.counts):
+        assert isinstance(value, tuple)
+    assert all(isinstance(v, tuple) for ins in facts.instructions for v in ins.flags.values())
+
+
+# ---- errors: a corpus of broken Dockerfiles ---------------------------------------------------
+
+P = "RUN python tools/prefetch_venvs.py a.B\n"  # for errors found after the prefetch call is read
+BROKEN = [
+    # (id, text, line, message fragment)
+    ("unterminated-heredoc", "FROM d\nRUN echo a \\\n  <<EOF bash\necho\n", 3, "never terminated"),
+    ("continuation-at-eof", "FROM d\nRUN echo a \\\n", 2, "end of file"),
+    ("continuation-then-comments-at-eof", "FROM d\nRUN echo \\\n# c\n\n", 2, "end of file"),
+    ("run-before-from", "ARG A=1\n\nRUN true\nFROM d\n", 3, "before the first FROM"),
+    ("unknown-keyword", "FROM d\nRUNN true\n", 2, "unknown instruction 'RUNN'"),
+    ("from-without-image", "FROM d\n\nFROM --platform=linux/amd64\n", 3, "FROM without an image"),
+    ("as-without-name", "FROM d AS\n", 1, "without a stage name"),
+    ("from-extra-words", "FROM d AS x y\n", 1, "image [AS name]"),
+    ("duplicate-stage", "FROM d AS a\nFROM e as A\n", 2, "duplicate stage name 'a'"),
+    ("arg-without-name", "ARG\nFROM d\n", 1, "ARG without a name"),
+    ("arg-only-default", "FROM d\nARG =x\n", 2, "ARG without a name"),
+    ("arg-bad-quote", "FROM d\nARG X=\"open\n", 2, "cannot split"),
+    ("env-no-value-legacy", "FROM d\nENV KEY\n", 2, "with no value"),
+    ("env-empty", "FROM d\nENV\n", 2, "with no value"),
+    ("env-mixed-forms", "FROM d\nENV A=1 B\n", 2, "KEY=VALUE"),
+    ("no-prefetch", "FROM d\nRUN true\n# last line\n", 3, "no prefetch_venvs.py call"),
+    ("no-prefetch-empty-file", "", None, "no prefetch_venvs.py call"),
+    ("prefetch-only-in-comment", "FROM d\nRUN <<EOF\n# python prefetch_venvs.py a\nEOF\n", 4, "no prefetch"),
+    (
+        "two-prefetch-calls",
+        "FROM d\nRUN python prefetch_venvs.py a\nRUN <<EOF\necho\npython prefetch_venvs.py b\nEOF\n",
+        5,
+        "second prefetch_venvs.py call (first at line 2)",
+    ),
+    ("prefetch-without-filters", "FROM d\nRUN python tools/prefetch_venvs.py --negative-filters x\n", 2, "without filters"),
+    ("uv-sync-extra-without-value", "FROM d\nRUN <<EOF\nuv sync --extra\nEOF\n", 3, "--extra without a value"),
+    ("uv-sync-extra-then-flag", "FROM d\nRUN uv sync --extra --frozen\n", 2, "--extra without a value"),
+    ("uv-sync-empty-extra", "FROM d\nRUN uv sync --extra= --frozen\n", 2, "--extra without a value"),
+    ("uv-sync-bad-quote", "FROM d\nRUN <<EOF\necho ok\nuv sync --extra 'vllm\nEOF\n", 4, "cannot split shell command"),
+    (
+        "prefetch-bad-quote",
+        "FROM d\nRUN <<EOF\npython prefetch_venvs.py \\\n  \"a.B\nEOF\n",
+        3,
+        "cannot split shell command",
+    ),
+    ("for-bad-quote", "FROM d\n" + P + "RUN <<EOF\nfor actor in 'a; do\ndone\nEOF\n", 4, "cannot split shell command"),
+    (
+        "two-verify-loops",
+        "FROM d\n" + P + "RUN <<EOF\nfor actor in a; do true; done\nfor actor in b; do true; done\nEOF\n",
+        5,
+        "second 'for actor in' loop",
+    ),
+    ("not-prefetched-bad-entry", "FROM d\n" + P + "# Not prefetched:\n#   a.B (why)\n", 4, "<actor>: <reason>"),
+    ("not-prefetched-empty", "FROM d\n" + P + "# Not prefetched:\nRUN true\n", 3, "lists no actors"),
+    (
+        "two-not-prefetched-blocks",
+        "FROM d\n" + P + "# Not prefetched:\n#   a.B: x\n\n# Not prefetched:\n#   c.D: y\n",
+        6,
+        "second '# Not prefetched' block (first at line 3)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "fragment"), [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN])
+def test_broken_dockerfiles_raise_input_error_at_the_right_line(text, line, fragment):
+    with pytest.raises(InputError) as caught:
+        parse_dockerfile(text, "bad.Dockerfile")
+    assert (caught.value.path, caught.value.line) == ("bad.Dockerfile", line)
+    assert fragment in caught.value.message
+    where = "bad.Dockerfile" if line is None else f"bad.Dockerfile:{line}"
+    assert str(caught.value).startswith(where + ": ")
+
+
+def test_broken_corpus_is_broad_enough():
+    assert len(BROKEN) >= 12 and len({b[0] for b in BROKEN}) == len(BROKEN)
+
+
+def test_read_dockerfile_missing_file_is_input_error(tmp_path):
+    with pytest.raises(InputError) as caught:
+        read_dockerfile(tmp_path / "absent.Dockerfile")
+    assert caught.value.line is None and "cannot read" in caught.value.message
+
+
+# ---- the realistic fixture --------------------------------------------------------------------
+
+EIGHT_FILTER_NAMES = (
+    "dtensor_policy_worker.DTensorPolicyWorker",
+    "dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
+    "megatron_policy_worker.MegatronPolicyWorker",
+    "vllm.vllm_worker",
+    "sync_rollout_actor.SyncRolloutActor",
+    "nemo_gym.NemoGym",
+    "nemo_gym_actor.SandboxedGymActor",
+    "broker_actor.SandboxEpisodeBrokerActor",
+)
+NINE_VERIFIED = (
+    "nemo_rl.models.policy.workers.dtensor_policy_worker.DTensorPolicyWorker",
+    "nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
+    "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker",
+    "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker",
+    "nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker",
+    "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor",
+    "nemo_rl.environments.nemo_gym.NemoGym",
+    "nemo_rl.environments.sandbox.nemo_gym_actor.SandboxedGymActor",
+    "nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor",
+)
+QUANT = "quantization worker, builds on first use"
+NOT_PREFETCHED = (
+    ("nemo_rl.models.generation.sglang.sglang_worker.SGLangGenerationWorker", "sglang backend not built"),
+    ("nemo_rl.models.value.workers.dtensor_value_worker_v2.DTensorValueWorkerV2", "critic-free value worker"),
+    ("nemo_rl.models.value.workers.megatron_value_worker.MegatronValueWorker", "critic-free value worker"),
+    ("nemo_rl.models.generation.trtllm.trtllm_worker_async.TrtllmAsyncGenerationWorker", "trtllm backend not built"),
+    ("nemo_rl.algorithms.async_utils.AsyncTrajectoryCollector", "async bookkeeping actor"),
+    ("nemo_rl.algorithms.async_utils.ReplayBuffer", "async bookkeeping actor"),
+    ("nemo_rl.modelopt.models.generation.vllm_quant_worker.VllmQuantGenerationWorker", QUANT),
+    ("nemo_rl.modelopt.models.generation.vllm_quant_worker.VllmQuantAsyncGenerationWorker", QUANT),
+    ("nemo_rl.modelopt.models.policy.workers.dtensor_quant_policy_worker.DTensorQuantPolicyWorker", QUANT),
+    ("nemo_rl.modelopt.models.policy.workers.dtensor_quant_policy_worker_v2.DTensorQuantPolicyWorkerV2", QUANT),
+    ("nemo_rl.modelopt.models.policy.workers.megatron_quant_policy_worker.MegatronQuantPolicyWorker", QUANT),
+)
+
+
+def test_fixture_stages_and_args():
+    facts = read_dockerfile(EIGHT_FILTERS)
+    assert facts.path == str(EIGHT_FILTERS)
+    assert facts.syntax_directive is None
+    assert [(s.name, s.index, s.base) for s in facts.stages] == [
+        ("nemo-rl", 0, "scratch"),
+        ("base", 1, "${BASE_IMAGE}"),
+        ("builder", 2, "base"),
+        ("nmp-rl-base", 3, "base"),
+    ]
+    nemo_rl = facts.stage("nemo-rl").instructions
+    assert nemo_rl[-1].keyword == "ADD" and nemo_rl[-1].args.endswith("${NEMO_RL_REPO}#${NEMO_RL_REF} /")
+    assert [(a.name, a.default, a.stage) for a in facts.args] == [
+        ("BASE_IMAGE", "nvcr.io/nvidia/cuda-dl-base:25.05-cuda12.9-devel-ubuntu24.04", None),
+        ("NEMO_RL_REPO", "https://github.com/soluwalana/RL.git", None),
+        ("NEMO_RL_REF", "nmp/customizer", None),
+        ("NEMO_RL_REPO", None, "nemo-rl"),
+        ("NEMO_RL_REF", None, "nemo-rl"),
+        ("UV_VERSION", "0.11.33", "base"),
+        ("PYTHON_VERSION", "3.13.14", "base"),
+        ("NVTE_CUDA_ARCHS", "90;100", "builder"),
+        ("TORCH_CUDA_ARCH_LIST", "9.0 10.0", "builder"),
+        ("NVTE_BUILD_MAX_JOBS", "8", "builder"),
+        ("NVTE_BUILD_THREADS_PER_JOB", "2", "builder"),
+        ("NVTE_FRAMEWORK", "pytorch", "builder"),
+        ("UV_SYNC_MODE", "--frozen", "builder"),
+        ("RUNTIME_UID", "1000", "nmp-rl-base"),
+        ("RUNTIME_GID", "1000", "nmp-rl-base"),
+    ]
+    by_name = {a.name: a for a in facts.args if a.default is not None}
+    assert by_name["BASE_IMAGE"].comment == "CUDA devel image every stage starts from."
+    assert by_name["NVTE_BUILD_THREADS_PER_JOB"].comment == "Parallel Transformer-Engine compile jobs,\nand threads per job."
+    assert all(by_name[n].comment for n in by_name), "every ARG with a default is documented in the fixture"
+
+
+def test_fixture_envs():
+    facts = read_dockerfile(EIGHT_FILTERS)
+    base = {e.key: e.value for e in facts.envs_of("base")}
+    assert base == {
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_ENABLE_UV_RUN_RUNTIME_ENV": "0",
+        "NRL_CONTAINER": "1",
+        "NEMO_RL_VENV_DIR": "/opt/ray_venvs",
+        "NEMO_GYM_VENV_DIR": "/opt/gym_venvs",
+    }
+    final = {e.key: e.value for e in facts.envs_of("nmp-rl-base")}
+    assert final == base | {"UV_CACHE_DIR": "/opt/uv_cache", "UV_LINK_MODE": "symlink"}
+    assert facts.envs_of("nemo-rl") == ()
+
+
+def test_fixture_shell_facts():
+    facts = read_dockerfile(EIGHT_FILTERS)
+    warm = [(w.extras, w.flags, w.stage) for w in facts.warm_syncs]
+    mode = "${UV_SYNC_MODE}"
+    assert warm == [((), ("--no-install-project", mode), "builder")] + [
+        ((extra,), ("--no-install-project", mode), "builder")
+        for extra in ("vllm", "fsdp", "automodel", "mcore", "modelopt", "nemo_gym")
+    ] + [((), ("--all-groups", mode), "builder")]
+    assert all(w.comment for w in facts.warm_syncs)
+    assert [w.line for w in facts.warm_syncs] == list(range(facts.warm_syncs[0].line, facts.warm_syncs[0].line + 8))
+    assert facts.prefetch.filters == EIGHT_FILTER_NAMES and facts.prefetch.negative_filters == ()
+    assert facts.verify is not None and facts.verify.actors == NINE_VERIFIED
+    assert [c.counts for c in facts.counts] == [((8, "filters"), (9, "venvs"))]
+    assert facts.not_prefetched is not None and facts.not_prefetched.actors == NOT_PREFETCHED
+
+
+def test_fixture_lines_point_at_the_text():
+    facts = read_dockerfile(EIGHT_FILTERS)
+    lines = EIGHT_FILTERS.read_text().splitlines()
+    assert "prefetch_venvs.py" in lines[facts.prefetch.line - 1]
+    assert lines[facts.verify.line - 1].startswith("for actor in")
+    assert lines[facts.counts[0].line - 1] == "# Eight filters -> nine venvs."
+    assert lines[facts.not_prefetched.line - 1].startswith("# Not prefetched")
+    for sync in facts.warm_syncs:
+        assert "uv sync" in lines[sync.line - 1] and sync.comment in lines[sync.line - 1]
+    for arg in facts.args:
+        assert lines[arg.line - 1].startswith("ARG ") and arg.name in lines[arg.line - 1]
+    for stage in facts.stages:
+        assert lines[stage.line - 1].startswith("FROM ")
+    for ins in facts.instructions:
+        assert lines[ins.start_line - 1].split()[0] == ins.keyword
+        for doc in ins.heredocs:
+            assert lines[doc.start_line - 2].rstrip().endswith(("<<\"EOF\" bash -exu -o pipefail", "sharing=locked"))
+            assert lines[ins.end_line - 1] == doc.name
+
+
+# ---- the project's real Dockerfile (written elsewhere) ----------------------------------------
+
+
+@pytest.mark.skipif(not REAL_DOCKERFILE.exists(), reason="Dockerfile.nmp-rl-base not written yet")
+def test_real_dockerfile_parses_with_eight_filters_and_nine_verified_actors():
+    facts = read_dockerfile(REAL_DOCKERFILE)
+    assert facts.syntax_directive is None, "a '# syntax=' line needs a registry; the project forbids it"
+    assert len(facts.prefetch.filters) == 8
+    assert facts.verify is not None and len(facts.verify.actors) == 9
+
+
+# ---- cross-check with BuildKit's parser -------------------------------------------------------
+
+
+def _run(*command: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+@pytest.fixture(scope="module")
+def docker_buildx() -> None:
+    if shutil.which("docker") is None:
+        pytest.skip("docker CLI not on PATH (scripts/provision-docker installs it)")
+    version = _run("docker", "buildx", "version", timeout=30)
+    if version.returncode != 0:
+        pytest.skip(f"`docker buildx version` failed: {(version.stderr or version.stdout).strip()[:200]}")
+    info = _run("docker", "info", "--format", "{{.ServerVersion}}", timeout=30)
+    if info.returncode != 0 or not info.stdout.strip():
+        pytest.skip("no Docker engine answers `docker info` (scripts/provision-docker starts one)")
+
+
+STAND_IN = "docgen-test/empty-base:outline"
+
+
+@pytest.fixture(scope="module")
+def base_image_stand_in(docker_buildx):
+    """The fixture's CUDA base cannot be pulled here (no registry). Outline only resolves the base
+    image's config, so an empty imported image stands in; removed again if this test made it."""
+    created = False
+    if _run("docker", "image", "inspect", STAND_IN, timeout=30).returncode != 0:
+        empty = io.BytesIO()
+        tarfile.open(fileobj=empty, mode="w").close()
+        imported = subprocess.run(
+            ["docker", "import", "-", STAND_IN], input=empty.getvalue(), capture_output=True, timeout=60, check=False
+        )
+        assert imported.returncode == 0, imported.stderr.decode()
+        created = True
+    yield STAND_IN
+    if created:
+        _run("docker", "image", "rm", STAND_IN, timeout=60)
+
+
+def _buildx_call(call: str, *extra: str) -> dict:
+    result = _run(
+        "docker", "buildx", "build", f"--call={call},format=json", "--progress=plain",
+        "-f", str(EIGHT_FILTERS), *extra, str(FIXTURES),
+    )  # fmt: skip
+    assert result.returncode == 0, f"buildx --call={call} failed:\n{result.stderr[-2000:]}"
+    return json.loads(result.stdout[result.stdout.index("{") :])
+
+
+def _field(record: dict, name: str):
+    """BuildKit's JSON keys changed case across versions ('Name' vs 'name'): look up case-insensitively."""
+    return {key.lower(): value for key, value in record.items()}.get(name.lower())
+
+
+def _first_line(record: dict) -> int | None:
+    ranges = _field(_field(record, "location") or {}, "ranges") or [{}]
+    return _field(_field(ranges[0], "start") or {}, "line")
+
+
+@pytest.mark.docker
+def test_stages_agree_with_buildkit_targets(docker_buildx):
+    facts = read_dockerfile(EIGHT_FILTERS)
+    targets = _field(_buildx_call("targets"), "targets")
+    assert [(_field(t, "name"), _field(t, "base"), _first_line(t)) for t in targets] == [
+        (s.name, s.base, s.line) for s in facts.stages
+    ]
+    assert [bool(_field(t, "default")) for t in targets] == [False, False, False, True]
+
+
+@pytest.mark.docker
+def test_args_agree_with_buildkit_outline(base_image_stand_in):
+    facts = read_dockerfile(EIGHT_FILTERS)
+    # BuildKit reports, per target, the ARGs that target uses. A stage ARG without a default that
+    # re-declares a global one is reported as the global one (its value and line).
+    global_args = {a.name: a for a in facts.args if a.stage is None}
+    expected = {}
+    for arg in facts.args:
+        source = global_args.get(arg.name, arg) if arg.default is None else arg
+        expected[arg.name] = (source.default or "", source.line)
+    expected["BASE_IMAGE"] = (base_image_stand_in, global_args["BASE_IMAGE"].line)
+
+    reported: dict[str, tuple[str, int | None]] = {}
+    for stage in facts.stages:
+        outline = _buildx_call("outline", "--target", stage.name, "--build-arg", f"BASE_IMAGE={base_image_stand_in}")
+        for arg in _field(outline, "args") or []:
+            fact = (_field(arg, "value") or "", _first_line(arg))
+            assert reported.setdefault(_field(arg, "name"), fact) == fact, f"{arg} reported twice, differently"
+    assert reported == expected

@@ -1,0 +1,169 @@
+"""The image model on small literals: prefetch semantics, venvs, reasons, shared builds, counts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from docgen.errors import InputError
+from docgen.model import (
+    REASON_NOT_SELECTED, Actor, build_model, reason_backend_not_built, run_prefetch,
+)
+from docgen.snapshot import FORMAT, load_snapshot
+from docgen.sources.dockerfile import parse_dockerfile
+
+GIT = "{git_root}"
+
+
+def uv(*extras: str) -> str:
+    flags = "".join(f" --extra {e}" for e in extras)
+    return f"uv run --locked{flags} --directory {GIT}"
+
+
+def actor(fqn: str, command: str) -> Actor:
+    from docgen.sources.registry import extras_of
+    return Actor(fqn=fqn, member=None, command=command, extras=extras_of(command), source="upstream")
+
+
+ACTORS = [
+    actor("pkg.gen.vllm.vllm_worker.VllmGenerationWorker", uv("vllm")),
+    actor("pkg.gen.vllm.vllm_worker_async.VllmAsyncGenerationWorker", uv("vllm")),
+    actor("pkg.env.math.MathEnvironment", "sys.executable"),
+    actor("pkg.policy.dtensor_policy_worker.DTensorPolicyWorker", uv("fsdp")),
+    actor("pkg.policy.dtensor_policy_worker_v2.DTensorPolicyWorkerV2", uv("automodel")),
+    actor("pkg.value.dtensor_value_worker_v2.DTensorValueWorkerV2", uv("automodel")),
+]
+
+
+def test_filters_are_case_sensitive_substrings_ored_one_venv_per_actor():
+    out = run_prefetch(ACTORS, ["vllm.vllm_worker", "dtensor_policy_worker.DTensorPolicyWorker"], [], "/opt/ray_venvs")
+    assert [v.actor for v in out.venvs] == [
+        "pkg.gen.vllm.vllm_worker.VllmGenerationWorker",
+        "pkg.gen.vllm.vllm_worker_async.VllmAsyncGenerationWorker",
+        "pkg.policy.dtensor_policy_worker.DTensorPolicyWorker",
+    ]
+    # two actors sharing the vllm extra still get a venv each, at <venv dir>/<FQN>
+    assert out.venvs[1].path == "/opt/ray_venvs/pkg.gen.vllm.vllm_worker_async.VllmAsyncGenerationWorker"
+    assert out.venvs[0].filters == ("vllm.vllm_worker",)
+    assert run_prefetch(ACTORS, ["VLLM.vllm_worker"], [], "/v").venvs == ()
+
+
+def test_negative_filters_apply_after_and_system_actors_are_skipped():
+    out = run_prefetch(ACTORS, ["pkg."], ["_async", "value"], "/v")
+    assert [v.actor.rsplit(".", 1)[1] for v in out.venvs] == [
+        "VllmGenerationWorker", "DTensorPolicyWorker", "DTensorPolicyWorkerV2"]
+    assert [a.class_name for a in out.system] == ["MathEnvironment"]
+    assert [a.class_name for a in out.unselected] == ["VllmAsyncGenerationWorker", "DTensorValueWorkerV2"]
+
+
+def test_no_filters_means_every_uv_actor():
+    out = run_prefetch(ACTORS, [], [], "/v")
+    assert len(out.venvs) == 5 and len(out.system) == 1
+
+
+DOCKERFILE = """\
+ARG UV_VERSION=0.11.33
+FROM scratch AS nemo-rl
+FROM debian AS base
+ENV NEMO_RL_VENV_DIR=/opt/ray_venvs
+FROM base AS builder
+RUN <<"EOF" bash -exu
+uv sync --frozen --no-install-project  # base
+uv sync --frozen --no-install-project --extra vllm  # generation
+uv sync --frozen --no-install-project --extra automodel  # builds TE
+uv sync --frozen --no-install-project --extra fsdp  # V1
+EOF
+# Not prefetched:
+#   pkg.value.dtensor_value_worker_v2.DTensorValueWorkerV2: critic-free value worker
+# Three filters -> four venvs.
+RUN <<"EOF" bash -exu
+uv run --locked python nemo_rl/utils/prefetch_venvs.py \\
+    vllm.vllm_worker \\
+    dtensor_policy_worker.DTensorPolicyWorker \\
+    dtensor_policy_worker_v2.DTensorPolicyWorkerV2
+EOF
+FROM builder AS nmp-rl-base
+"""
+
+
+def write_snapshot(tmp_path, actors, *, extras=("vllm", "fsdp", "automodel", "mcore", "sglang")):
+    def pkg(name, version, kind="registry", built=False, editable=False):
+        return {"name": name, "version": version, "source_kind": kind, "source": f"{kind}+x",
+                "source_built": built, "editable": editable}
+    packages = {
+        "torch==2.11.0": pkg("torch", "2.11.0"),
+        "vllm==0.25.1": pkg("vllm", "0.25.1", "url"),
+        "transformer-engine==2.15.0+42b8400": pkg("transformer-engine", "2.15.0+42b8400", "git", built=True),
+        "flash-attn==2.8.1": pkg("flash-attn", "2.8.1", "url"),
+    }
+    sets = {
+        "": ["torch==2.11.0"],
+        "vllm": ["torch==2.11.0", "vllm==0.25.1"],
+        "fsdp": ["flash-attn==2.8.1", "torch==2.11.0"],
+        "automodel": ["flash-attn==2.8.1", "torch==2.11.0", "transformer-engine==2.15.0+42b8400"],
+        "mcore": ["torch==2.11.0", "transformer-engine==2.15.0+42b8400"],
+        "sglang": ["torch==2.11.0"],
+    }
+    data = {
+        "format": FORMAT,
+        "provenance": {"repo": "r", "ref": "x", "commit": None, "docgen_version": "0", "platform": "p", "inputs": {}},
+        "project": {"name": "nemo-rl", "extras": {e: [] for e in extras}, "conflicts": [], "default_groups": [],
+                    "groups": [], "overrides": [], "sources": [], "workspace_members": []},
+        "registry": {"executables": {"SYSTEM": "sys.executable"},
+                     "actors": [{"actor": a.fqn, "member": None, "command": a.command,
+                                 "command_system": "sys.executable" if "vllm" in a.command else a.command,
+                                 "source": "upstream"} for a in actors]},
+        "lock": {"version": 1, "revision": 3, "packages": packages, "install_sets": sets,
+                 "shared_builds": [{"package": "transformer-engine==2.15.0+42b8400",
+                                    "extras": ["automodel", "mcore"]}]},
+    }
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(data))
+    return load_snapshot(path)
+
+
+def test_model_from_dockerfile_and_snapshot(tmp_path):
+    actors = ACTORS + [actor("pkg.gen.sglang.SGLangWorker", uv("sglang")),
+                       actor("pkg.policy.megatron_policy_worker.MegatronPolicyWorker", uv("mcore"))]
+    model = build_model(parse_dockerfile(DOCKERFILE, "Dockerfile"), write_snapshot(tmp_path, actors))
+    assert model.warm_extras == ("vllm", "automodel", "fsdp")
+    assert [s.label for s in model.warm_steps] == ["base", "vllm", "automodel", "fsdp"]
+    assert model.counts["filters"] == 3 and model.counts["venvs"] == 4
+    assert model.extras_not_warmed == ("mcore", "sglang")
+    reasons = {s.actor.rsplit(".", 1)[1]: s.reason for s in model.not_prefetched}
+    assert reasons == {
+        "DTensorValueWorkerV2": "critic-free value worker",
+        "SGLangWorker": reason_backend_not_built(["sglang"]),
+        "MegatronPolicyWorker": reason_backend_not_built(["mcore"]),
+    }
+    # TE is reached by automodel and mcore, but only automodel is warmed: nothing is shared in this image
+    assert model.shared_builds == ()
+    # with NEMO_RL_PY_EXECUTABLES_SYSTEM=1 the vllm workers run on the system interpreter
+    assert [v.class_name for v in model.venvs_system] == ["DTensorPolicyWorker", "DTensorPolicyWorkerV2"]
+    inv = model.inventory()
+    assert inv["filters"][0] == {"filter": "vllm.vllm_worker", "extras": ["vllm"], "actors": [
+        "pkg.gen.vllm.vllm_worker.VllmGenerationWorker", "pkg.gen.vllm.vllm_worker_async.VllmAsyncGenerationWorker"]}
+    assert inv["venvs"][3] == {"actor": "pkg.policy.dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
+                               "extras": ["automodel"],
+                               "path": "/opt/ray_venvs/pkg.policy.dtensor_policy_worker_v2.DTensorPolicyWorkerV2"}
+
+
+def test_shared_build_needs_two_warmed_extras(tmp_path):
+    text = DOCKERFILE.replace("--extra fsdp  # V1", "--extra mcore  # reuses TE")
+    model = build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
+    assert [(s.package, s.version, s.extras) for s in model.shared_builds] == [
+        ("transformer-engine", "2.15.0+42b8400", ("automodel", "mcore"))]
+
+
+def test_unlisted_unselected_actor_gets_the_default_reason(tmp_path):
+    text = DOCKERFILE.replace("# Not prefetched:\n#   pkg.value.dtensor_value_worker_v2.DTensorValueWorkerV2: critic-free value worker\n", "")
+    model = build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
+    assert [s.reason for s in model.not_prefetched] == [REASON_NOT_SELECTED]
+
+
+def test_warming_an_undefined_extra_is_bad_input(tmp_path):
+    text = DOCKERFILE.replace("--extra fsdp", "--extra nope")
+    with pytest.raises(InputError) as err:
+        build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
+    assert err.value.line == 10 and "nope" in err.value.message
