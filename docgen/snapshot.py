@@ -160,16 +160,15 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
         commit = upstream.get("commit")
     else:
         registry = registry_reader.read_registry_source(rl_dir)
-        reg_files = sorted({e.file for e in registry.entries})
+        # every module that can change the registry, including the one defining PY_EXECUTABLES
         digest = hashlib.sha256()
-        for f in reg_files:
-            digest.update(Path(f).read_bytes())
+        for rel in registry_reader.REGISTRY_SOURCES:
+            module = rl_dir / rel
+            if module.is_file():
+                digest.update(rel.encode() + b"\0" + module.read_bytes())
         inputs["registry"] = "sha256:" + digest.hexdigest()
         commit = _git(rl_dir, "rev-parse", "HEAD")
 
-    for extra in project.extras:
-        if extra in ("",):
-            continue
     # Every combination of extras an image or a registry executable can ask for: none, each extra, each executable's.
     combos: dict[str, tuple[str, ...]] = {"": ()}
     for extra in project.extras:
@@ -193,8 +192,10 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
                 "source": p.id.source, "source_built": p.source_built, "editable": p.source_kind == "editable",
             }
 
-    shared = lock.shared_source_builds([e for e in project.extras])
-    shared_builds = [{"package": pkg.key, "extras": [e for e in extras]} for pkg, extras in shared]
+    # Source builds the base sync already makes are not shared between extras: every extra just reuses them.
+    base = set(install_sets[""])
+    shared_builds = [{"package": pkg.key, "extras": list(extras)}
+                     for pkg, extras in lock.shared_source_builds(list(project.extras)) if pkg.key not in base]
 
     return {
         "format": FORMAT,

@@ -70,15 +70,17 @@ class PersistentShell:
         self.pid = 0
         # stderr joins stdout for the whole shell: a reader sees both interleaved on one terminal
         self._transport.send(f"exec 2>&1\nprintf '\\n__END_{self._token}_%s_1_1\\n' $$\n".encode())
-        self.pid = self._read_until_end(time.monotonic() + start_timeout, "starting the shell")[1]
+        self.pid = self._read_until_end(time.monotonic() + start_timeout, "starting the shell")[1]   # its $$
 
     def run(self, command: str, timeout: float) -> CommandResult:
         started = time.monotonic()
-        # The group's </dev/null keeps a command that reads stdin from eating the next command.
+        # The command travels in a quoted here-document and runs through eval: a syntax error then
+        # fails only this command (status 2) instead of leaving bash waiting for the rest of it.
+        # </dev/null keeps a command that reads stdin from eating the next command.
         self._transport.send(
             (
-                "__docgen_t0=$EPOCHREALTIME\n"
-                f"{{\n{command}\n}} </dev/null\n"
+                f"IFS= read -r -d '' __docgen_command <<'__DOCGEN_{self._token}'\n{command}\n__DOCGEN_{self._token}\n"
+                "__docgen_t0=$EPOCHREALTIME; eval \"$__docgen_command\" </dev/null; "
                 f"printf '\\n__END_{self._token}_%s_%s_%s\\n' \"$?\" \"$__docgen_t0\" \"$EPOCHREALTIME\"\n"
             ).encode()
         )
@@ -90,16 +92,14 @@ class PersistentShell:
         lines = text.split("\n") if text else []
         return CommandResult(lines, status, time.monotonic() - started, max(0.0, t1 - t0))
 
-    def _read_until_end(self, deadline: float, what: str) -> Any:
+    def _read_until_end(self, deadline: float, what: str) -> tuple[bytes, int, float, float]:
+        """Output up to the next sentinel, and the sentinel's status and clock readings."""
         while True:
             found = self._end.search(self._buffer)
             if found:
                 output = self._buffer[: found.start()]
                 self._buffer = self._buffer[found.end():]
-                status = int(found[1])
-                if what == "starting the shell":
-                    return output, status
-                return output, status, float(found[2]), float(found[3])
+                return output, int(found[1]), float(found[2]), float(found[3])
             remaining = deadline - time.monotonic()
             partial = self._buffer.decode("utf-8", errors="replace")
             if remaining <= 0:

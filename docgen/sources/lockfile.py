@@ -111,7 +111,7 @@ class Lock:
     root: str
     conflicts: tuple[tuple[ConflictItem, ...], ...]
     default_groups: tuple[str, ...] = ()
-    # (package, extra or None for its plain dependencies) -> [(edge, target)], built at read time.
+    # (id(package), None | extra | 'group:<name>') -> [(edge, target)], resolved at read time.
     _edges: dict[tuple[int, str | None], list[tuple[Dependency, LockPackage]]] = field(default_factory=dict, repr=False)
     _by_name: dict[str, list[LockPackage]] = field(default_factory=dict, repr=False)
 
@@ -184,7 +184,28 @@ class Lock:
             package, extra = queue.popleft()
             follow(self._edges.get((id(package), extra), ()))
         installed.pop(root_index, None)
+        self._refuse_conflicts(activated, root)
         return tuple(sorted(installed.values(), key=lambda p: p.key))
+
+    def _refuse_conflicts(self, activated: set[str], root: LockPackage) -> None:
+        """uv sync refuses two items of one conflict set, also when an edge activated one of them."""
+        for conflict_set in self.conflicts:
+            on = []
+            for item in conflict_set:
+                package = normalize(item.package or self.root)
+                if item.extra:
+                    code = markers.conflict_item("extra", package, normalize(item.extra))
+                    label = f"{package}[{item.extra}]"
+                elif item.group:
+                    code = markers.conflict_item("group", package, normalize(item.group))
+                    label = f"{package}:{item.group}"
+                else:
+                    code, label = markers.conflict_item("project", package), package
+                if code in activated:
+                    on.append(label)
+            if len(on) > 1:
+                raise InputError(self.path, root.line, f"{' and '.join(on)} are declared conflicting "
+                                 "([tool.uv] conflicts) but this selection enables both")
 
     def shared_source_builds(self, extras: Sequence[str]) -> list[tuple[LockPackage, tuple[str, ...]]]:
         """Source-built packages that more than one of `extras` installs: built once, reused after."""
@@ -214,18 +235,19 @@ class Lock:
                        "and the edge gives no version/source to tell them apart")
         if owner is None:
             raise InputError(self.path, None, problem)
-        raise InputError(self.path, _edge_line(self.path, owner, dep.name), f"{owner.key}: {problem}")
+        raise InputError(self.path, _edge_line(self.path, owner, dep), f"{owner.key}: {problem}")
 
 
-def _edge_line(path: str, owner: LockPackage, name: str) -> int:
-    """The line of `{ name = "<name>"` below the owner's header (only computed on errors)."""
+def _edge_line(path: str, owner: LockPackage, dep: Dependency) -> int:
+    """The line of the edge's `{ name = ...` below the owner's header (only computed on errors)."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
-    needle = f'{{ name = "{name}"'
+    needle = f'{{ name = "{dep.name}"'
+    version = f'version = "{dep.version}"' if dep.version else "version = "
     for number in range(owner.line, len(lines) + 1):
         text = lines[number - 1]
         if number > owner.line and text.startswith("[[package]]"):
             break
-        if needle in text:
+        if needle in text and (version in text) == (dep.version is not None):
             return number
     return owner.line
 
@@ -265,7 +287,7 @@ def _without_artifact_urls(text: str) -> str:
     return _SDIST_ENTRY.sub("sdist = 0", _WHEEL_ENTRY.sub("    0,", text))
 
 
-_PACKAGE_HEADER = re.compile(r"^\[\[package\]\]\n(name = )?", re.M)
+_HEADER = "[[package]]\n"
 _TOP_VERSION = re.compile(r"^version\s*=", re.M)
 
 
@@ -295,10 +317,13 @@ def read_lock(path: str | Path, root: str | None = None, default_groups: Sequenc
     # One scan for package lines: the i-th [[package]] header belongs to the i-th package.
     header_lines: list[int] = []  # line of the `name = ` right below the header, else the header's
     line, pos = 1, 0
-    for match in _PACKAGE_HEADER.finditer(text):
-        line += text.count("\n", pos, match.start())
-        pos = match.start()
-        header_lines.append(line + 1 if match.group(1) else line)
+    start = text.find(_HEADER)
+    while start >= 0:
+        if start == 0 or text[start - 1] == "\n":  # a header, not the text inside a string
+            line += text.count("\n", pos, start)
+            pos = start
+            header_lines.append(line + 1 if text.startswith("name = ", start + len(_HEADER)) else line)
+        start = text.find(_HEADER, start + 1)
 
     raw_packages = data.get("package", [])
     packages: list[LockPackage] = []

@@ -58,6 +58,7 @@ class ProjectFacts:
 _NORMALIZE = re.compile(r"[-_.]+")
 _REQ_NAME = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_BRACE = re.compile(r"\{")
 _KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
 
 
@@ -98,12 +99,16 @@ class _Lines:
     def key(self, table: str, key: str) -> int:
         return self.keys.get((table, key)) or self.tables.get(table) or 1
 
-    def find(self, start: int, pattern: re.Pattern[str], end: int | None = None) -> int | None:
-        """First line >= start (1-based) matching pattern."""
-        stop = len(self.lines) if end is None else min(end, len(self.lines))
-        for number in range(start, stop + 1):
+    def find(self, start: int, pattern: re.Pattern[str], taken: set | None = None) -> int | None:
+        """First line >= start (1-based) matching pattern and not yet `taken` for this pattern
+        (so a value repeated in one array gets its own line each time)."""
+        for number in range(start, len(self.lines) + 1):
             if pattern.search(self.lines[number - 1]):
-                return number
+                if taken is None:
+                    return number
+                if (number, pattern.pattern) not in taken:
+                    taken.add((number, pattern.pattern))
+                    return number
         return None
 
 
@@ -130,12 +135,12 @@ def _requirements(lines: _Lines, table: str, key: str, values: object, path: Pat
     if not isinstance(values, list):
         raise InputError(path, key_line, f"[{table}] {key} must be a list of requirement strings")
     out: list[Requirement] = []
-    cursor = key_line
+    cursor, taken = key_line, set()
     for value in values:
         if not isinstance(value, str):
             continue  # e.g. {include-group = ...}: expanded by the caller
         pattern = re.compile(re.escape(f'"{value}"') + "|" + re.escape(f"'{value}'"))
-        line = lines.find(cursor, pattern)
+        line = lines.find(cursor, pattern, taken)
         if line is None:
             line = key_line
         else:
@@ -170,7 +175,7 @@ def _conflicts(lines: _Lines, raw: object, facts_name: str, extras: dict, groups
         raise InputError(path, key_line, "[tool.uv] conflicts must be a list of lists")
     known_extras = {normalize(e) for e in extras}
     known_groups = {normalize(g) for g in groups}
-    cursor = key_line
+    cursor, taken = key_line, set()
     sets = []
     for conflict_set in raw:
         items = []
@@ -180,7 +185,7 @@ def _conflicts(lines: _Lines, raw: object, facts_name: str, extras: dict, groups
             conflict = ConflictItem(item.get("package"), item.get("extra"), item.get("group"))
             what = "extra" if conflict.extra else "group" if conflict.group else "package"
             value = conflict.extra or conflict.group or conflict.package or ""
-            line = lines.find(cursor, re.compile(rf"""\b{what}\s*=\s*["']{re.escape(value)}["']"""))
+            line = lines.find(cursor, re.compile(rf"""\b{what}\s*=\s*["']{re.escape(value)}["']"""), taken)
             if line is not None:
                 cursor = line
             here = line or cursor
@@ -205,7 +210,7 @@ def _sources(lines: _Lines, raw: dict, path: Path) -> tuple[SourceSpec, ...]:
         for entry in entries:
             line = key_line
             if isinstance(spec, list):  # one inline table per line under the key
-                found = lines.find(cursor + 1 if entry is not entries[0] else cursor, re.compile(r"\{"))
+                found = lines.find(cursor + (entry is not entries[0]), _BRACE)
                 if found is not None:
                     line = cursor = found
             if not isinstance(entry, dict):

@@ -27,6 +27,8 @@ UPSTREAM = "upstream"
 VIRTUAL_CLUSTER = "nemo_rl/distributed/virtual_cluster.py"
 REGISTRY_MODULE = "nemo_rl/distributed/ray_actor_environment_registry.py"
 MODELOPT_MODULE = "nemo_rl/modelopt/registry.py"
+# Every module whose text can change the registry (e.g. for a content digest).
+REGISTRY_SOURCES = (VIRTUAL_CLUSTER, REGISTRY_MODULE, MODELOPT_MODULE)
 EXECUTABLES_CLASS = "PY_EXECUTABLES"
 REGISTRY_NAME = "ACTOR_ENVIRONMENT_REGISTRY"
 MODELOPT_REGISTRY_NAME = "MODELOPT_ACTOR_REGISTRY"
@@ -246,7 +248,7 @@ class _SourceTree:
             ns[stmt.name] = _Unresolved(module.error(stmt, f"function {stmt.name} is not evaluated statically"))
         elif isinstance(stmt, ast.Expr) and _is_update_call(stmt.value):
             self._update(stmt.value, ns, module)
-        # Anything else (functions, conditionals, calls with side effects) does not shape the registry.
+        # Anything else (conditionals, loops, calls with side effects) does not shape the registry.
 
     def _bind(self, name: str, value: ast.expr, ns: dict[str, object], module: _Module) -> object:
         # The checkout root is computed at run time; commands keep it as the {git_root} placeholder.
@@ -348,8 +350,11 @@ class _SourceTree:
                 continue
             field = part.value
             plain = isinstance(field, ast.Name) and part.conversion == -1 and part.format_spec is None
-            if not (plain and self._eval(field, ns, module) is _GIT_ROOT):
-                raise module.error(field, f"unknown f-string placeholder {{{ast.unparse(field)}}}: only {GIT_ROOT_PLACEHOLDER} is understood")
+            unknown = f"unknown f-string placeholder {{{ast.unparse(field)}}}"
+            if plain and field.id not in ns:
+                raise module.error(field, f"{unknown}: {field.id} is not defined at module level")
+            if not (plain and self._force(ns[field.id]) is _GIT_ROOT):
+                raise module.error(field, f"{unknown}: only {GIT_ROOT_PLACEHOLDER} is understood")
             text.append(GIT_ROOT_PLACEHOLDER)
         return "".join(text)
 
@@ -490,7 +495,8 @@ def read_registry_json(path: str | Path) -> Registry:
         isinstance(executables, dict)
         and all(isinstance(k, str) and k.isidentifier() and isinstance(v, str) for k, v in executables.items())
     ):
-        raise InputError(path, _key_line(text, "py_executables"), "'py_executables' must map member names to commands")
+        message = "'py_executables' must map member names to commands"
+        raise InputError(path, _key_line(text, "py_executables"), message)
     rows = data.get("registry")
     if not isinstance(rows, list):
         raise InputError(path, _key_line(text, "registry"), "'registry' must be a list of entries")
@@ -521,7 +527,9 @@ def read_registry_json(path: str | Path) -> Registry:
         if any(entry.actor == row["actor"] for entry in entries):
             raise bad(f"duplicate actor {row['actor']}")
         entries.append(
-            RegistryEntry(row["actor"], member, row["command"], row[_JSON_SYSTEM_KEY], row["source"], str(path), line)
+            RegistryEntry(
+                row["actor"], member, row["command"], row[_JSON_SYSTEM_KEY], row["source"], str(path), line
+            )
         )
     return Registry(dict(executables), tuple(entries))
 
@@ -570,7 +578,8 @@ class _EntryValues:
         lines = []
         for (system, default), name in self.aliases.items():
             inner = f"    {system} if USE_SYSTEM_EXECUTABLE else {default}"
-            body = [inner] if len(inner) <= 88 else [f"    {system}", "    if USE_SYSTEM_EXECUTABLE", f"    else {default}"]
+            split = [f"    {system}", "    if USE_SYSTEM_EXECUTABLE", f"    else {default}"]
+            body = [inner] if len(inner) <= 88 else split
             lines += [f"{name} = (", *body, ")"]
         return lines + [""] if lines else []
 
@@ -638,5 +647,5 @@ def render_registry_source(registry: Registry) -> dict[str, str]:
     return {
         VIRTUAL_CLUSTER: "\n".join(cluster) + "\n",
         REGISTRY_MODULE: _module_text("Python executable of every Ray actor (docgen stand-in).", body),
-        MODELOPT_MODULE: _module_text("Python executables of the modelopt actors (docgen stand-in).", modelopt_body),
+        MODELOPT_MODULE: _module_text("Python executables of modelopt actors (docgen stand-in).", modelopt_body),
     }

@@ -230,7 +230,7 @@ SOURCE_ERRORS = {
                                             "nemo_rl.modelopt.registry defines no MODELOPT_ACTOR_REGISTRY",
                                             (REGISTRY_MODULE, MODELOPT_IMPORT)),
     "placeholder not imported": (MODELOPT_MODULE, "import PY_EXECUTABLES, git_root", "import PY_EXECUTABLES",
-                                 "'git_root' is not defined",
+                                 "unknown f-string placeholder {git_root}: git_root is not defined",
                                  (MODELOPT_MODULE, '--extra modelopt --extra vllm --directory {git_root}"')),
     "class absent": (VIRTUAL_CLUSTER, "class PY_EXECUTABLES:", "class PY_EXECUTABLES_V2:",
                      "class PY_EXECUTABLES is not defined", (VIRTUAL_CLUSTER, None)),

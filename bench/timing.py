@@ -1,0 +1,36 @@
+"""Whole-process wall-clock timing for the benches: medians of repeated runs, ratios to a baseline measured
+in the same run (absolute seconds vary with the machine; ratios are what the issues set targets for)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def wall(cmd: list[str], *, runs: int = 7, warmup: int = 1, **kwargs) -> list[float]:
+    """Seconds per run of `cmd` as a whole process (output discarded); the first `warmup` runs are dropped."""
+    times = []
+    for i in range(warmup + runs):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
+        if i >= warmup:
+            times.append(time.perf_counter() - start)
+    return times
+
+
+def summary(times: list[float]) -> dict:
+    return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "runs": len(times)}
+
+
+def report(name: str, result: dict) -> None:
+    """Print the result and keep it under bench/results/ (git-ignored)."""
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+    json.dump(result, sys.stdout, indent=2)
+    print()

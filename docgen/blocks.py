@@ -1,0 +1,308 @@
+"""Generated regions in Markdown: find them, re-render them, compare. `write` and `check` share this path.
+
+    <!-- docgen:begin GENERATOR [key=value ...] -->
+    ...generated...
+    <!-- docgen:end GENERATOR inputs=dockerfile:1a2b3c4d,registry:... body=5e6f7a8b -->
+
+and inline: `<!-- docgen:value KEY -->nine<!-- docgen:end-value -->`.
+
+Text outside the markers is never touched, byte for byte (line endings included). Markers inside fenced
+code blocks or inline code spans are text, so pages can show the syntax. The end marker records a short
+digest of each input the block was rendered from and of its body: `check` can then say which inputs
+changed since the block was written, and notice a block edited by hand. A block whose output is unchanged
+keeps its stamps, so the inputs a stale block names always include the one that changed it. This module knows nothing about the model: the caller
+passes the generator table and a render callback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from docgen.errors import InputError
+
+_MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
+_FENCE = re.compile(r"^ {0,3}(?P<run>`{3,}|~{3,})(?P<info>.*)$")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+DIGEST_CHARS = 8
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:DIGEST_CHARS]
+
+
+@dataclass(frozen=True)
+class Block:
+    generator: str
+    args: tuple[tuple[str, str], ...]
+    begin: int                      # 0-based index of the begin marker's line
+    end: int                        # 0-based index of the end marker's line
+    indent: str                     # the begin marker's indentation, kept for the body (lists, admonitions)
+    recorded_inputs: tuple[tuple[str, str], ...] | None   # None: never rendered
+    recorded_body: str | None
+
+    @property
+    def line(self) -> int:
+        return self.begin + 1
+
+
+@dataclass(frozen=True)
+class InlineValue:
+    key: str
+    line_index: int
+    start: int                      # offsets of the value text inside its line
+    stop: int
+
+    @property
+    def line(self) -> int:
+        return self.line_index + 1
+
+
+@dataclass(frozen=True)
+class Document:
+    path: str
+    lines: tuple[str, ...]          # with their line endings
+    blocks: tuple[Block, ...]
+    values: tuple[InlineValue, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+@dataclass(frozen=True)
+class BlockChange:
+    """A block whose text differs from what the current facts render."""
+    path: str
+    block: Block
+    old: str
+    new: str
+    changed_inputs: tuple[str, ...]
+    hand_edited: bool
+
+
+@dataclass(frozen=True)
+class ValueChange:
+    path: str
+    value: InlineValue
+    old: str
+    new: str
+
+
+# ----------------------------------------------------------------------------------------------- parsing
+
+def _code_spans(line: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _CODE_SPAN.finditer(line)]
+
+
+def _markers(line: str):
+    spans = _code_spans(line) if "`" in line else []
+    for m in _MARKER.finditer(line):
+        if not any(a <= m.start() < b for a, b in spans):
+            yield m
+
+
+def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, tuple[str, ...] | None]],
+                   value_keys: set[str] | frozenset[str]) -> Document:
+    """Find blocks and values; any malformed marker raises InputError(path, line). `generators` maps each
+    generator name to its parameters (allowed values, or None for any value)."""
+    lines = tuple(text.splitlines(keepends=True))
+    blocks: list[Block] = []
+    values: list[InlineValue] = []
+    fence: str | None = None
+    open_block: tuple[int, str, tuple, str] | None = None  # (index, generator, args, indent)
+
+    def fail(index: int, message: str) -> InputError:
+        return InputError(path, index + 1, message)
+
+    for index, raw in enumerate(lines):
+        line = raw.rstrip("\r\n")
+        if fence is not None:
+            m = _FENCE.match(line)
+            if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
+                fence = None
+            continue
+        m = _FENCE.match(line)
+        if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
+            fence = m.group("run")
+            continue
+        value_open: tuple[str, int] | None = None
+        for marker in _markers(line):
+            kind, rest = marker.group("kind"), marker.group("rest").split()
+            if not marker.group("close"):
+                raise fail(index, f"docgen:{kind} marker is not closed with '-->' on its line")
+            if kind in ("begin", "end"):
+                if line.strip() != marker.group(0):
+                    raise fail(index, f"docgen:{kind} marker must be alone on its line")
+                if not rest:
+                    raise fail(index, f"docgen:{kind} marker without a generator name")
+            if kind == "begin":
+                if open_block is not None:
+                    raise fail(index, f"nested block: docgen:begin {open_block[1]} at line {open_block[0] + 1} "
+                                      "is not closed yet")
+                name = rest[0]
+                if name not in generators:
+                    raise fail(index, f"unknown generator {name!r} (known: {', '.join(sorted(generators))})")
+                args = _parse_args(rest[1:], generators[name], lambda msg: fail(index, f"{name}: {msg}"))
+                open_block = (index, name, args, line[: len(line) - len(line.lstrip())])
+            elif kind == "end":
+                if open_block is None:
+                    raise fail(index, f"docgen:end {rest[0]} without a matching docgen:begin")
+                begin, name, args, indent = open_block
+                if rest[0] != name:
+                    raise fail(index, f"docgen:end {rest[0]} closes docgen:begin {name} (line {begin + 1})")
+                inputs, body = _parse_record(rest[1:], lambda msg: fail(index, msg))
+                blocks.append(Block(name, args, begin, index, indent, inputs, body))
+                open_block = None
+            elif kind == "value":
+                if open_block is not None:
+                    raise fail(index, f"docgen:value inside generated block {open_block[1]} "
+                                      f"(line {open_block[0] + 1})")
+                if value_open is not None:
+                    raise fail(index, f"docgen:value {value_open[0]} is not closed before the next value")
+                if len(rest) != 1:
+                    raise fail(index, "docgen:value takes exactly one KEY")
+                if rest[0] not in value_keys:
+                    raise fail(index, f"unknown value {rest[0]!r} (known: {', '.join(sorted(value_keys))})")
+                value_open = (rest[0], marker.end())
+            elif kind == "end-value":
+                if value_open is None:
+                    raise fail(index, "docgen:end-value without a docgen:value before it on the line")
+                if rest:
+                    raise fail(index, "docgen:end-value takes no arguments")
+                values.append(InlineValue(value_open[0], index, value_open[1], marker.start()))
+                value_open = None
+            else:
+                raise fail(index, f"unknown marker docgen:{kind} (begin, end, value, end-value)")
+        if value_open is not None:
+            raise fail(index, f"docgen:value {value_open[0]} is not closed by docgen:end-value on the same line")
+    if open_block is not None:
+        raise fail(open_block[0], f"docgen:begin {open_block[1]} is never closed by docgen:end {open_block[1]}")
+    return Document(path, lines, tuple(blocks), tuple(values))
+
+
+def _parse_args(tokens: list[str], params: Mapping[str, tuple[str, ...] | None], fail) -> tuple:
+    args: dict[str, str] = {}
+    for token in tokens:
+        key, eq, value = token.partition("=")
+        if not eq or not key or not value:
+            raise fail(f"argument {token!r} is not key=value")
+        if key not in params:
+            raise fail(f"unknown argument {key!r}" + (f" (takes {', '.join(params)})" if params else " (takes none)"))
+        if key in args:
+            raise fail(f"argument {key!r} given twice")
+        allowed = params[key]
+        if allowed is not None and value not in allowed:
+            raise fail(f"{key}={value}: expected one of {', '.join(allowed)}")
+        if allowed is None and not _NAME.match(value):
+            raise fail(f"{key}={value}: not a plain name")
+        args[key] = value
+    return tuple(args.items())
+
+
+def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None]:
+    """The digests an end marker records; none yet for a block that was never rendered."""
+    inputs, body = None, None
+    for token in tokens:
+        key, eq, value = token.partition("=")
+        if key == "inputs" and eq:
+            pairs = [p.partition(":") for p in value.split(",") if p]
+            if any(not sep or not name or not d for name, sep, d in pairs):
+                raise fail(f"malformed inputs={value!r} (expected name:digest,...)")
+            inputs = tuple((name, d) for name, _, d in pairs)
+        elif key == "body" and eq and value:
+            body = value
+        else:
+            raise fail(f"unexpected {token!r} in docgen:end (it records inputs=... and body=...)")
+    return inputs, body
+
+
+# ----------------------------------------------------------------------------------------------- refresh
+
+def _newline(line: str) -> str:
+    return "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
+
+
+def _region(doc: Document, block: Block) -> str:
+    return "".join(doc.lines[block.begin + 1: block.end + 1])
+
+
+def _current_body(doc: Document, block: Block) -> str:
+    """The body as rendered text: line endings and the block's indentation taken off."""
+    lines = [raw.rstrip("\r\n") for raw in doc.lines[block.begin + 1: block.end]]
+    lines = [ln[len(block.indent):] if ln.startswith(block.indent) else ln for ln in lines]
+    return "\n".join(lines).strip("\n")
+
+
+def _block_region(block: Block, body: str, inputs: Mapping[str, str], nl: str, last_nl: str) -> str:
+    ind = block.indent
+    content = [ind + ln if ln else "" for ln in body.strip("\n").split("\n")]
+    record = ",".join(f"{k}:{v}" for k, v in inputs.items())
+    end = f"{ind}<!-- docgen:end {block.generator} inputs={record} body={digest(body.strip(chr(10)))} -->"
+    return nl.join(["", *content, ""]) + nl + end + last_nl
+
+
+def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[str, str]]],
+            render_value: Callable[[InlineValue], str]) -> tuple[str, list[BlockChange], list[ValueChange]]:
+    """Re-render every block and value. Returns the new text and what changed; the caller saves or reports."""
+    out: list[str] = []
+    block_changes: list[BlockChange] = []
+    value_changes: list[ValueChange] = []
+    blocks = {b.begin: b for b in doc.blocks}
+    values_by_line: dict[int, list[InlineValue]] = {}
+    for v in doc.values:
+        values_by_line.setdefault(v.line_index, []).append(v)
+    index = 0
+    while index < len(doc.lines):
+        raw = doc.lines[index]
+        block = blocks.get(index)
+        if block is not None:
+            body, inputs = render_block(block)
+            nl = _newline(raw)
+            last_nl = _newline(doc.lines[block.end])
+            new = _block_region(block, body, inputs, nl, last_nl)
+            old = _region(doc, block)
+            recorded = dict(block.recorded_inputs or ())
+            if new != old and recorded.keys() == inputs.keys():
+                # Same output from moved inputs (a Dockerfile comment, an unrelated lock entry): keep the
+                # block and its stamps, so a pull request's doc diff shows only what readers see change.
+                if _block_region(block, body, recorded, nl, last_nl) == old:
+                    new = old
+            out += [raw, new]
+            if new != old:
+                changed = tuple(k for k, v in inputs.items() if recorded.get(k) != v)
+                edited = block.recorded_body is not None and block.recorded_body != digest(_current_body(doc, block))
+                block_changes.append(BlockChange(doc.path, block, old, new, changed, edited))
+            index = block.end + 1
+            continue
+        for v in sorted(values_by_line.get(index, ()), key=lambda v: v.start, reverse=True):
+            new_value = render_value(v)
+            old_value = raw[v.start: v.stop]
+            if new_value != old_value:
+                value_changes.append(ValueChange(doc.path, v, old_value, new_value))
+            raw = raw[: v.start] + new_value + raw[v.stop:]
+        out.append(raw)
+        index += 1
+    value_changes.sort(key=lambda c: (c.value.line_index, c.value.start))
+    return "".join(out), block_changes, value_changes
+
+
+def block_diff(change: BlockChange) -> str:
+    """A unified diff of one stale block, numbered as in its file."""
+    import difflib
+
+    old = change.old.splitlines(keepends=True)
+    new = change.new.splitlines(keepends=True)
+    lines = list(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}", n=2))
+    # difflib numbers from the start of the region; shift the hunk headers to the file's own line numbers
+    offset = change.block.begin + 1
+    out = []
+    for line in lines:
+        m = re.match(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", line)
+        if m:
+            line = f"@@ -{int(m.group(1)) + offset}{m.group(2) or ''} +{int(m.group(3)) + offset}{m.group(4) or ''} @@\n"
+        out.append(line if line.endswith("\n") else line + "\n")
+    return "".join(out)

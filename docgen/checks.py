@@ -1,0 +1,213 @@
+"""Semantic checks: do the Dockerfile's own claims agree with what the registry and the lock make of it?
+
+Each check is a small pure function of the model returning findings with a file and line. `docgen lint`
+runs them alone; `docgen check` runs them with the drift check.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from docgen.blocks import Document
+    from docgen.model import ImageModel
+
+_MIXED_DECLARATION = re.compile(r"^\s*#\s*docgen:\s*mixed-extras\s+(\S+)")
+_REUSE = re.compile(r"\breus(e|es|ed|ing)\b")
+_BUILD = re.compile(r"\bbuild(s|ing)?\b")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int | None
+    check: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: [{self.check}] {self.message}"
+
+
+def _short(fqn: str) -> str:
+    return fqn.rsplit(".", 1)[-1]
+
+
+def _norm(text: str) -> str:
+    from docgen.snapshot import normalize
+    return normalize(text)
+
+
+# ------------------------------------------------------------------------------------------------ filters
+
+def check_filters_match(model: "ImageModel") -> list[Finding]:
+    """A filter that selects nothing is a typo or a renamed actor: the venv it meant is silently missing."""
+    path = model.dockerfile.path
+    return [Finding(path, f.line, "filter-unmatched",
+                    f"prefetch filter {f.text!r} matches no actor that runs under uv")
+            for f in model.filters if not f.actors]
+
+
+def check_verify_list(model: "ImageModel") -> list[Finding]:
+    """The `for actor in ...` loop must test exactly the venvs the filters build."""
+    path, verify = model.dockerfile.path, model.dockerfile.verify
+    expected = [v.actor for v in model.venvs]
+    if verify is None:
+        return [Finding(path, model.dockerfile.prefetch.line, "verify-list",
+                        "no `for actor in ...` loop verifies the prefetched venvs")] if expected else []
+    found = []
+    missing = [a for a in expected if a not in verify.actors]
+    extra = [a for a in verify.actors if a not in expected]
+    if missing:
+        found.append(Finding(path, verify.line, "verify-list",
+                             "verification list misses prefetched venvs: " + ", ".join(missing)))
+    if extra:
+        found.append(Finding(path, verify.line, "verify-list",
+                             "verification list names actors the filters do not prefetch: " + ", ".join(extra)))
+    return found
+
+
+def declared_mixed_extras(model: "ImageModel", dockerfile_text: str | None = None) -> dict[str, int | None]:
+    """Filters declared with `# docgen: mixed-extras <filter>`. From the raw text when given (any comment
+    line), else from the comments the reader keeps (above instructions and inside heredocs)."""
+    declared: dict[str, int | None] = {}
+    if dockerfile_text is not None:
+        for n, line in enumerate(dockerfile_text.splitlines(), 1):
+            if m := _MIXED_DECLARATION.match(line):
+                declared.setdefault(m.group(1), n)
+        return declared
+    for ins in model.dockerfile.instructions:
+        for line in ins.comment.splitlines():
+            if m := _MIXED_DECLARATION.match("# " + line):
+                declared.setdefault(m.group(1), ins.start_line)
+        for doc in ins.heredocs:
+            for n, line in enumerate(doc.body.splitlines(), doc.start_line):
+                if m := _MIXED_DECLARATION.match(line):
+                    declared.setdefault(m.group(1), n)
+    return declared
+
+
+def check_mixed_extras(model: "ImageModel", dockerfile_text: str | None = None) -> list[Finding]:
+    """One filter selecting actors of different extras usually matches more than its author meant."""
+    path = model.dockerfile.path
+    declared = declared_mixed_extras(model, dockerfile_text)
+    found = []
+    for f in model.filters:
+        kinds = sorted({model.actor(a).extras for a in f.actors})
+        if len(kinds) > 1 and f.text not in declared:
+            detail = "; ".join(f"{_short(a)}: {'+'.join(model.actor(a).extras) or 'base'}" for a in f.actors)
+            found.append(Finding(path, f.line, "mixed-extras",
+                                 f"filter {f.text!r} matches actors of different extras ({detail}); "
+                                 f"declare it with `# docgen: mixed-extras {f.text}` if intended"))
+    known = {f.text for f in model.filters}
+    found += [Finding(path, line, "mixed-extras", f"`# docgen: mixed-extras {text}` names no prefetch filter")
+              for text, line in declared.items() if text not in known]
+    return found
+
+
+# ----------------------------------------------------------------------------------------- comment claims
+
+def counted(model: "ImageModel") -> dict[str, int]:
+    """What each noun of a Dockerfile count statement counts."""
+    return {"filters": len(model.filters), "venvs": len(model.venvs), "extras": len(model.warm_extras),
+            "actors": len(model.actors), "stages": len(model.dockerfile.stages)}
+
+
+def check_count_statements(model: "ImageModel") -> list[Finding]:
+    """`# Eight filters -> nine venvs.` is a claim; it must stay true when the filters change."""
+    from docgen.render.values import number_word
+
+    truth = counted(model)
+    found = []
+    for statement in model.dockerfile.counts:
+        wrong = [(n, noun) for n, noun in statement.counts if noun in truth and truth[noun] != n]
+        if wrong:
+            says = ", ".join(f"{n} {noun}" for n, noun in wrong)
+            actual = ", ".join(f"{number_word(truth[noun])} ({truth[noun]}) {noun}" for _, noun in wrong)
+            found.append(Finding(model.dockerfile.path, statement.line, "count-statement",
+                                 f"comment {statement.text!r} says {says}; the registry gives {actual}"))
+    return found
+
+
+def check_not_prefetched_list(model: "ImageModel") -> list[Finding]:
+    """The `# Not prefetched` comment must list exactly the uv actors that get no venv."""
+    path, listed = model.dockerfile.path, model.dockerfile.not_prefetched
+    computed = [s.actor for s in model.not_prefetched]
+    if listed is None:
+        return [Finding(path, None, "not-prefetched-list",
+                        "no `# Not prefetched` comment; these uv actors get no venv: " + ", ".join(computed))
+                ] if computed else []
+    names = [fqn for fqn, _ in listed.actors]
+    venvs = {v.actor for v in model.venvs}
+    system = {a.fqn for a in model.system_actors}
+    found = []
+    missing = [a for a in computed if a not in names]
+    if missing:
+        found.append(Finding(path, listed.line, "not-prefetched-list",
+                             "the `# Not prefetched` list omits actors that get no venv: " + ", ".join(missing)))
+    for fqn in names:
+        if fqn in computed:
+            continue
+        why = ("it is prefetched" if fqn in venvs else "it runs on the system interpreter" if fqn in system
+               else "it is not in the actor registry")
+        found.append(Finding(path, listed.line, "not-prefetched-list",
+                             f"the `# Not prefetched` list names {fqn}, but {why}"))
+    return found
+
+
+# ------------------------------------------------------------------------------------------- warm order
+
+def check_warm_order(model: "ImageModel") -> list[Finding]:
+    """Every prefetched venv's extras are warmed before the prefetch, and a shared source build is built
+    by the first warm step that reaches it: comments saying 'builds' / 'reuses' must match that order."""
+    path = model.dockerfile.path
+    found = []
+    warmed = {_norm(e) for e in model.warm_extras}
+    later = {_norm(e): s.line for s in model.dockerfile.warm_syncs
+             if s.line > model.dockerfile.prefetch.line for e in s.extras}
+    for venv in model.venvs:
+        for extra in venv.extras:
+            if _norm(extra) not in warmed:
+                when = f" (only after it, line {later[_norm(extra)]})" if _norm(extra) in later else ""
+                found.append(Finding(path, model.dockerfile.prefetch.line, "warm-order",
+                                     f"{_short(venv.actor)} runs with extra {extra!r}, which no `uv sync --extra` "
+                                     f"warms before the prefetch{when}"))
+    for shared in model.shared_builds:
+        package = _norm(shared.package)
+        extras = {_norm(e) for e in shared.extras}
+        steps = [s for s in model.warm_steps if extras & {_norm(e) for e in s.extras}]
+        for n, step in enumerate(steps):
+            comment = _norm(step.comment)
+            if package not in comment:
+                continue
+            if n == 0 and _REUSE.search(comment):
+                found.append(Finding(path, step.line, "warm-order",
+                                     f"`uv sync {step.label}` says it reuses {shared.package}, but it is the first "
+                                     "warm step that reaches it: nothing built it before"))
+            elif n > 0 and _BUILD.search(comment) and not _REUSE.search(comment):
+                found.append(Finding(path, step.line, "warm-order",
+                                     f"`uv sync {step.label}` says it builds {shared.package}, but "
+                                     f"`uv sync {steps[0].label}` (line {steps[0].line}) reaches it first"))
+    return found
+
+
+# --------------------------------------------------------------------------------------------- coverage
+
+def check_coverage(documents: Iterable["Document"], required: Iterable[str], where: str) -> list[Finding]:
+    """Like helm-docs' strict mode: each required generator is rendered somewhere in the docs."""
+    used = {b.generator for doc in documents for b in doc.blocks}
+    return [Finding(where, None, "coverage", f"no page renders the required generator `{name}`")
+            for name in required if name not in used]
+
+
+def lint(model: "ImageModel", dockerfile_text: str | None = None) -> list[Finding]:
+    return [
+        *check_filters_match(model),
+        *check_verify_list(model),
+        *check_mixed_extras(model, dockerfile_text),
+        *check_count_statements(model),
+        *check_warm_order(model),
+        *check_not_prefetched_list(model),
+    ]

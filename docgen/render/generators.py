@@ -1,0 +1,77 @@
+"""The generator registry: block names (the contract the pages use), what each reads, its arguments.
+
+`inputs` names the facts a generator renders from, so a stale block can say which input changed:
+dockerfile, registry, lock, pyproject (the last three are sections of the committed snapshot) and
+measurement (the image-size bench's output).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from docgen.render import diagrams, tables
+
+if TYPE_CHECKING:
+    from docgen.model import ImageModel
+
+INPUT_NAMES = ("dockerfile", "registry", "lock", "pyproject", "measurement")
+
+
+@dataclass(frozen=True)
+class RenderInputs:
+    """What renderers may read: the model and, for image-size only, the bench's measurement."""
+    model: "ImageModel"
+    image_size: dict | None = None
+
+
+@dataclass(frozen=True)
+class Generator:
+    name: str
+    inputs: tuple[str, ...]
+    render: Callable[..., str]                 # (RenderInputs, **args) -> Markdown
+    params: dict[str, tuple[str, ...] | None] = field(default_factory=dict)  # allowed values; None = any
+
+
+def _m(fn: Callable[..., str]) -> Callable[..., str]:
+    """Adapt a renderer over the model alone."""
+    return lambda src, **args: fn(src.model, **args)
+
+
+_D, _R, _L, _P = "dockerfile", "registry", "lock", "pyproject"
+
+GENERATORS: dict[str, Generator] = {g.name: g for g in (
+    Generator("quick-inventory", (_D, _R, _P), _m(tables.quick_inventory)),
+    Generator("image-graph", (_D,), _m(diagrams.image_graph)),
+    Generator("image-inventory", (_D, _R, _P), _m(tables.image_inventory)),
+    Generator("warm-steps", (_D, _R), _m(tables.warm_steps)),
+    Generator("actor-mapping", (_D, _R), _m(tables.actor_mapping), {"variant": ("default", "system")}),
+    Generator("filter-table", (_D, _R), _m(tables.filter_table)),
+    Generator("venv-inventory", (_D, _R), _m(tables.venv_inventory)),
+    Generator("not-prefetched", (_D, _R), _m(tables.not_prefetched)),
+    Generator("extra-packages", (_D, _L, _P), _m(tables.extra_packages), {"extra": None}),
+    Generator("source-builds", (_D, _L), _m(tables.source_builds)),
+    Generator("shared-builds", (_D, _L), _m(tables.shared_builds)),
+    Generator("editable-sources", (_D, _L), _m(tables.editable_sources)),
+    Generator("mcore-adds", (_D, _L, _P), _m(tables.mcore_adds), {"extra": None, "over": None}),
+    Generator("te-consumers", (_D, _L), _m(tables.te_consumers), {"package": None}),
+    Generator("build-options", (_D,), _m(tables.build_options)),
+    Generator("runtime-env", (_D,), _m(tables.runtime_env)),
+    Generator("image-size", ("measurement",), lambda src: tables.image_size(src.model, src.image_size)),
+    Generator("diagram-build", (_D, _R), _m(diagrams.diagram_build)),
+    Generator("diagram-dpo", (_D, _R), _m(diagrams.diagram_dpo)),
+    Generator("diagram-grpo-v2", (_D, _R),
+              lambda src, policy="automodel", generation="vllm": diagrams.diagram_grpo(src.model, policy, generation),
+              {"policy": None, "generation": None}),
+    Generator("diagram-grpo-megatron", (_D, _R),
+              lambda src, policy="mcore", generation="vllm": diagrams.diagram_grpo(src.model, policy, generation),
+              {"policy": None, "generation": None}),
+)}
+
+# Coverage (like helm-docs' strict mode): each of these must be rendered somewhere in README.md + docs/.
+REQUIRED_GENERATORS: tuple[str, ...] = tuple(GENERATORS)
+
+
+def render_block(name: str, args: dict[str, str], src: RenderInputs) -> str:
+    """The Markdown body of one block (ends with a newline). Raises tables.ArgError for unusable args."""
+    return GENERATORS[name].render(src, **args)

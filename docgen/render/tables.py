@@ -1,0 +1,252 @@
+"""Markdown tables over the image model: one small pure function per generator (see generators.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docgen.render.markdown import code, short_fqn, table
+from docgen.render.stages import (
+    base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
+)
+from docgen.render.values import TE_PACKAGE
+
+if TYPE_CHECKING:
+    from docgen.model import Actor, ImageModel
+
+NONE = "—"
+
+
+class ArgError(ValueError):
+    """A block argument the model cannot satisfy; the block engine adds the file and line."""
+
+
+def _codes(items) -> str:
+    return ", ".join(code(i) for i in items) or NONE
+
+
+def _extra_column(extras) -> str:
+    return _codes(extras) if extras else "(base)"
+
+
+def _how(pkg) -> str:
+    kind = "editable" if pkg.editable else pkg.source_kind
+    return f"{kind}, built from source" if pkg.source_built and not pkg.editable else kind
+
+
+# ---------------------------------------------------------------------------------------------- overview
+
+def quick_inventory(model: "ImageModel") -> str:
+    uv_actors = [a for a in model.actors if not a.is_system]
+    rows = [
+        ("Published stage", code(published_stage(model))),
+        ("Driver venv", code(base_venv(model))),
+        ("Worker venvs", f"{len(model.venvs)} in {code(model.venv_dir)}, one per actor"),
+        ("Prefetch filters", str(len(model.filters))),
+        ("Extras warmed in the uv cache", _codes(model.warm_extras)),
+        ("Extras not warmed", _codes(model.extras_not_warmed)),
+        ("Registry actors", f"{len(model.actors)} ({len(uv_actors)} under uv, "
+                            f"{len(model.system_actors)} on the system interpreter)"),
+        ("Actors without a prebuilt venv", str(len(model.not_prefetched))),
+        ("Source builds shared between extras",
+         ", ".join(f"{code(s.package)} ({' → '.join(s.extras)})" for s in model.shared_builds) or NONE),
+    ]
+    return table(("What", "In the image"), rows)
+
+
+def image_inventory(model: "ImageModel") -> str:
+    edges = copy_edges(model)
+    rows = []
+    for stage in model.dockerfile.stages:
+        label = stage_label(stage)
+        base, is_stage = base_of(model, stage)
+        builds = []
+        for ins in stage.instructions:
+            if ins.keyword == "ADD":
+                builds.append(f"adds {code(ins.args.split()[-2] if len(ins.args.split()) > 1 else ins.args)}")
+        steps = [s for s in model.warm_steps if stage_at(model, s.line) == label]
+        if steps:
+            builds.append("warms the uv cache: " + ", ".join(code(s.label) for s in steps))
+        if model.filters and stage_at(model, model.filters[0].line) == label:
+            builds.append(f"prefetches {len(model.venvs)} worker venvs into {code(model.venv_dir)}")
+        for edge in edges:
+            if edge.target == label:
+                builds.append(f"copies {', '.join(code(p) for p in edge.paths)} from {code(edge.source)}")
+        if label == published_stage(model):
+            builds.append("the published image")
+        rows.append((code(label), ("stage " if is_stage else "") + code(base), "; ".join(builds) or NONE))
+    out = table(("Stage", "FROM", "What it builds"), rows)
+    extras = [(code(e), "warmed" if e in model.warm_extras else "not warmed",
+               _extra_users(model, e)) for e in model.extras_defined]
+    return out + "\n" + table(("Extra", "In the image", "Actors that run with it"), extras)
+
+
+def _extra_users(model: "ImageModel", extra: str) -> str:
+    names = [a.class_name for a in model.actors if extra in a.extras]
+    return ", ".join(names) or NONE
+
+
+def warm_steps(model: "ImageModel") -> str:
+    rows = []
+    for n, step in enumerate(model.warm_steps, 1):
+        command = "uv sync " + " ".join([f"--extra {e}" for e in step.extras] + list(step.flags))
+        users = [v.class_name for v in model.venvs if set(step.extras) & set(v.extras)]
+        rows.append((n, code(command), code(step.label), step.comment or NONE, ", ".join(users) or NONE))
+    return table(("#", "Command", "Warms", "Why", "Prefetched venvs using it"), rows)
+
+
+# ---------------------------------------------------------------------------------------- actors, venvs
+
+def _skip_reason(model: "ImageModel", actor: "Actor") -> str:
+    from docgen.model import REASON_NOT_SELECTED, REASON_SYSTEM
+
+    if actor.is_system:
+        return REASON_SYSTEM
+    for skipped in model.not_prefetched:
+        if skipped.actor == actor.fqn:
+            return skipped.reason
+    return REASON_NOT_SELECTED
+
+
+def actor_mapping(model: "ImageModel", variant: str = "default") -> str:
+    actors, venvs = (model.actors, model.venvs) if variant == "default" else (model.actors_system, model.venvs_system)
+    by_actor = {v.actor: v for v in venvs}
+    rows = []
+    for actor in actors:
+        venv = by_actor.get(actor.fqn)
+        prefetched = ("yes, filter " + ", ".join(code(f) for f in venv.filters)) if venv else \
+            "no: " + _skip_reason(model, actor)
+        rows.append((code(short_fqn(actor.fqn)), code(actor.member) if actor.member else "(inline)",
+                     _extra_column(actor.extras) if not actor.is_system else NONE,
+                     code(venv.path) if venv else NONE, prefetched))
+    return table(("Actor", "PY_EXECUTABLES", "Extras", "Venv", "Prefetched"), rows)
+
+
+def filter_table(model: "ImageModel") -> str:
+    rows = [(code(f.text), ", ".join(code(short_fqn(a)) for a in f.actors) or "(nothing)", _codes(f.extras))
+            for f in model.filters]
+    rows += [(code(f.text) + " (negative)", ", ".join(code(short_fqn(a)) for a in f.actors) or "(nothing)",
+              "removed after matching") for f in model.negative_filters]
+    return table(("Filter", "Matched actors", "Extras"), rows)
+
+
+def venv_inventory(model: "ImageModel") -> str:
+    rows = [(code(base_venv(model)), "driver (`uv run` on the head node)", "(base, all groups)", "at image build")]
+    rows += [(code(v.path), v.class_name, _extra_column(v.extras), "at image build") for v in model.venvs]
+    rows += [(code(f"{model.venv_dir.rstrip('/')}/{s.actor}"), s.class_name, _extra_column(s.extras),
+              "on the node at first use") for s in model.not_prefetched]
+    return table(("Venv", "Used by", "Extras", "Built"), rows)
+
+
+def not_prefetched(model: "ImageModel") -> str:
+    rows = [(code(short_fqn(s.actor)), _extra_column(s.extras), s.reason) for s in model.not_prefetched]
+    return table(("Actor", "Extras", "Why it has no prebuilt venv"), rows)
+
+
+# --------------------------------------------------------------------------------------------- packages
+
+def _check_extra(model: "ImageModel", extra: str) -> None:
+    if extra not in model.extras_defined:
+        raise ArgError(f"NeMo-RL defines no extra {extra!r} (it has {', '.join(model.extras_defined)})")
+
+
+def extra_packages(model: "ImageModel", extra: str | None = None) -> str:
+    if extra is not None:
+        _check_extra(model, extra)
+        rows = [(code(p.name), code(p.version or NONE), _how(p)) for p in model.key_packages(extra)]
+        return table(("Package", "Version", "Installed as"), rows)
+    rows = [(code(e), code(p.name), code(p.version or NONE), _how(p))
+            for e in model.warm_extras for p in model.key_packages(e)]
+    return table(("Extra", "Package", "Version", "Installed as"), rows)
+
+
+def source_builds(model: "ImageModel") -> str:
+    rows = []
+    for extra in model.warm_extras:
+        for pkg in model.snapshot.install_set([extra]):
+            if pkg.source_built and not pkg.editable:
+                rows.append((code(extra), code(pkg.name), code(pkg.version or NONE), pkg.source_kind, code(pkg.source)))
+    return table(("Extra", "Package", "Version", "Source kind", "Source"), rows)
+
+
+def shared_builds(model: "ImageModel") -> str:
+    rows = [(code(s.package), code(s.version or NONE), code(s.source), code(s.extras[0]),
+             ", ".join(code(e) for e in s.extras[1:])) for s in model.shared_builds]
+    return table(("Package", "Version", "Source", "Built by (first warm)", "Reused by"), rows)
+
+
+def editable_sources(model: "ImageModel") -> str:
+    found: dict[str, tuple] = {}
+    users: dict[str, list[str]] = {}
+    for extra in ("",) + tuple(model.warm_extras):
+        for pkg in model.snapshot.install_set([extra] if extra else []):
+            if pkg.editable:
+                found.setdefault(pkg.key, pkg)
+                users.setdefault(pkg.key, []).append(extra or "(base)")
+    rows = [(code(p.name), code(p.version or NONE), code(p.source), ", ".join(users[k]))
+            for k, p in sorted(found.items(), key=lambda kv: kv[1].name)]
+    return table(("Package", "Version", "Path in the checkout", "Extras"), rows)
+
+
+def mcore_adds(model: "ImageModel", extra: str = "mcore", over: str = "automodel") -> str:
+    """Notable packages the `extra` install set has and the `over` set lacks, and whether any other warmed
+    extra has them; the many small dependencies that come along are counted, not listed."""
+    _check_extra(model, extra)
+    _check_extra(model, over)
+    names_over = {p.name for p in model.snapshot.install_set([over])}
+    others = [e for e in model.warm_extras if e != extra]
+    names_others = {p.name for e in others for p in model.snapshot.install_set([e])}
+    notable = {p.key for p in model.key_packages(extra)}
+    added = [p for p in model.snapshot.install_set([extra]) if p.name not in names_over]
+    rows = [(code(p.name), code(p.version or NONE), _how(p), "yes" if p.name not in names_others else "no")
+            for p in added if p.key in notable]
+    out = table(("Package", "Version", "Installed as", f"Only in `{extra}` among warmed extras"), rows)
+    rest = len(added) - len(rows)
+    return out + (f"\nPlus {rest} smaller dependencies `{extra}` adds over `{over}`.\n" if rest else "")
+
+
+def te_consumers(model: "ImageModel", package: str = TE_PACKAGE) -> str:
+    rows = []
+    for extra in model.warm_extras:
+        pkg = model.snapshot.package(package, [extra])
+        rows.append((code(extra), "yes" if pkg else "no", code(pkg.version) if pkg and pkg.version else NONE,
+                     code(pkg.source) if pkg else NONE))
+    return table(("Warmed extra", f"Reaches {package}", "Version", "Source"), rows)
+
+
+# ---------------------------------------------------------------------------------------- build, runtime
+
+def build_options(model: "ImageModel") -> str:
+    merged: dict[str, dict] = {}
+    for arg in model.dockerfile.args:
+        entry = merged.setdefault(arg.name, {"default": None, "stages": [], "comment": ""})
+        if entry["default"] is None:
+            entry["default"] = arg.default
+        stage = arg.stage or "(global)"
+        if stage not in entry["stages"]:
+            entry["stages"].append(stage)
+        entry["comment"] = entry["comment"] or " ".join(arg.comment.split())
+    rows = [(code(name), code(e["default"]) if e["default"] is not None else "(none)",
+             ", ".join(code(s) for s in e["stages"]), e["comment"] or NONE) for name, e in merged.items()]
+    return table(("ARG", "Default", "Declared in", "What it sets"), rows)
+
+
+def runtime_env(model: "ImageModel") -> str:
+    rows = [(code(e.key), code(e.value), code(e.stage)) for e in runtime_envs(model)]
+    return table(("ENV", "Value", "Set in stage"), rows)
+
+
+def image_size(model: "ImageModel", measurement: dict | None) -> str:
+    if not measurement:
+        return ("> The image size has not been measured yet: the image-size bench writes "
+                "`docs/data/image-size.json`.\n")
+    rows = []
+    for key, title in (("image", "Image"), ("platform", "Platform"), ("measured_at", "Measured")):
+        if measurement.get(key):
+            rows.append((title, str(measurement[key])))
+    size = measurement.get("size_bytes")
+    if isinstance(size, (int, float)):
+        rows.append(("Size", f"{size / 1e9:.2f} GB ({int(size):,} bytes)"))
+    for name, value in sorted((measurement.get("parts") or {}).items()):
+        if isinstance(value, (int, float)):
+            rows.append((code(name), f"{value / 1e9:.2f} GB"))
+    return table(("Measure", "Value"), rows)

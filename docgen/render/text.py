@@ -1,0 +1,36 @@
+"""Plain-text inventory for the terminal (`docgen inventory`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docgen.render.values import number_word
+
+if TYPE_CHECKING:
+    from docgen.model import ImageModel
+
+
+def inventory_text(model: "ImageModel") -> str:
+    c = model.counts
+    out = [f"{number_word(c['filters']).capitalize()} filters -> {number_word(c['venvs'])} venvs in {model.venv_dir}",
+           "", "Warm steps (uv sync, in Dockerfile order):"]
+    out += [f"  {s.label:<12} {s.comment}".rstrip() for s in model.warm_steps]
+    out += ["", "Filters:"]
+    for f in model.filters:
+        out.append(f"  {f.text}  [{', '.join(f.extras) or 'no match'}]")
+        out += [f"    -> {a}" for a in f.actors]
+    for f in model.negative_filters:
+        out.append(f"  not {f.text}  (removes {len(f.actors)})")
+    out += ["", "Venvs:"]
+    out += [f"  {v.path}  [{', '.join(v.extras) or 'base'}]" for v in model.venvs]
+    out += ["", f"Extras warmed: {', '.join(model.warm_extras) or '(none)'}",
+            f"Extras not warmed: {', '.join(model.extras_not_warmed) or '(none)'}"]
+    if model.shared_builds:
+        out += ["", "Shared source builds:"]
+        out += [f"  {s.package} {s.version}: built by {s.extras[0]}, reused by {', '.join(s.extras[1:])}"
+                for s in model.shared_builds]
+    out += ["", f"Not prefetched ({len(model.not_prefetched)}):"]
+    out += [f"  {s.actor}: {s.reason}" for s in model.not_prefetched]
+    out += ["", f"System interpreter ({len(model.system_actors)}):"]
+    out += [f"  {a.fqn}" for a in model.system_actors]
+    return "\n".join(out) + "\n"

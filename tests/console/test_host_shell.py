@@ -1,0 +1,90 @@
+"""The persistent-shell protocol against a real bash on the host (no Docker needed)."""
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from docgen.console.shell import CommandTimeout, HostProcessTransport, PersistentShell, ShellExited, copy_worktree
+
+
+@pytest.fixture
+def shell(tmp_path):
+    shell = PersistentShell(HostProcessTransport(tmp_path, {"PATH": os.environ["PATH"], "LC_ALL": "C"}))
+    yield shell
+    shell.close()
+
+
+def test_state_carries_between_commands(shell, tmp_path):
+    (tmp_path / "sub").mkdir()
+    assert shell.run("cd sub; greeting=hello", 5).exit_status == 0
+    result = shell.run('pwd; echo "$greeting"', 5)
+    assert result.output == [str(tmp_path / "sub"), "hello"]
+
+
+def test_exit_status_stderr_and_unterminated_lines(shell):
+    result = shell.run("echo out; echo err >&2; printf tail; exit_code() { return 3; }; exit_code", 5)
+    assert result.output == ["out", "err", "tail"]
+    assert result.exit_status == 3
+    assert shell.run("printf 'x\\n\\n'", 5).output == ["x", ""]
+    assert shell.run("true", 5).output == []
+
+
+def test_a_command_reading_stdin_does_not_swallow_the_next_one(shell):
+    assert shell.run("cat", 5).output == []
+    assert shell.run("echo still here", 5).output == ["still here"]
+
+
+def test_a_syntax_error_fails_only_its_command(shell):
+    result = shell.run("echo 'unterminated", 5)
+    assert result.exit_status == 2 and "unexpected EOF" in "\n".join(result.output)
+    assert shell.run("echo fine", 5).output == ["fine"]
+
+
+def test_inner_time_is_measured_by_bash(shell):
+    result = shell.run("sleep 0.2", 5)
+    assert 0.19 <= result.inner_seconds <= result.seconds
+
+
+def test_timeout_kills_the_command_tree(shell, tmp_path):
+    marker = tmp_path / "child.pid"
+    with pytest.raises(CommandTimeout) as err:
+        shell.run(f"echo started; sleep 300 & echo $! > {marker}; wait", 0.5)
+    assert "started" in err.value.output
+    child = int(marker.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child), "the background sleep survived the timeout"
+
+
+def test_exit_ends_the_shell(shell):
+    with pytest.raises(ShellExited):
+        shell.run("exit 4", 5)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"   # a zombie is dead, just not reaped
+
+
+def test_copy_worktree_takes_tracked_and_new_files_not_ignored_ones(tmp_path):
+    repo, dest = tmp_path / "repo", tmp_path / "copy"
+    repo.mkdir()
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    (repo / ".gitignore").write_text("ignored.txt\n")
+    (repo / "tracked.txt").write_text("v1\n")
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=repo, check=True)
+    (repo / "tracked.txt").write_text("v2 working change\n")
+    (repo / "new.txt").write_text("new\n")
+    (repo / "ignored.txt").write_text("no\n")
+    copy_worktree(repo, dest)
+    assert (dest / "tracked.txt").read_text() == "v2 working change\n"
+    assert (dest / "new.txt").exists() and not (dest / "ignored.txt").exists()

@@ -1,0 +1,192 @@
+"""The block engine on literals: markers, byte-exact preservation, stamps, malformed input (with hypothesis)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from docgen.blocks import block_diff, digest, parse_document, refresh
+from docgen.errors import InputError
+
+GENERATORS = {"greeting": {"who": ("world", "moon")}, "table": {}}
+VALUES = frozenset({"answer", "name"})
+
+
+def render_with(bodies: dict[str, str], inputs: dict[str, str] | None = None, values: dict[str, str] | None = None):
+    inputs = inputs or {"dockerfile": "aaaa1111"}
+    values = values or {"answer": "forty-two", "name": "docgen"}
+
+    def block(b):
+        who = dict(b.args).get("who", "")
+        return bodies[b.generator].replace("WHO", who), dict(inputs)
+    return block, lambda v: values[v.key]
+
+
+BODIES = {"greeting": "Hello WHO.\n", "table": "| a |\n|---|\n| 1 |\n"}
+
+
+def parse(text: str, path: str = "page.md"):
+    return parse_document(text, path, GENERATORS, VALUES)
+
+
+def write(text: str, **kw) -> str:
+    new, _, _ = refresh(parse(text), *render_with(BODIES, **kw))
+    return new
+
+
+def test_block_is_filled_stamped_and_surroundings_kept():
+    text = "# Title\n\n<!-- docgen:begin greeting who=moon -->\n<!-- docgen:end greeting -->\ntail\n"
+    new = write(text)
+    assert new == ("# Title\n\n<!-- docgen:begin greeting who=moon -->\n\nHello moon.\n\n"
+                   f"<!-- docgen:end greeting inputs=dockerfile:aaaa1111 body={digest('Hello moon.')} -->\ntail\n")
+    assert write(new) == new  # idempotent
+
+
+def test_values_are_replaced_inline():
+    text = "It is <!-- docgen:value answer -->?<!-- docgen:end-value --> by <!-- docgen:value name --><!-- docgen:end-value -->.\n"
+    new, _, changes = refresh(parse(text), *render_with(BODIES))
+    assert new == ("It is <!-- docgen:value answer -->forty-two<!-- docgen:end-value --> by "
+                   "<!-- docgen:value name -->docgen<!-- docgen:end-value -->.\n")
+    assert [(c.value.key, c.old, c.new) for c in changes] == [("answer", "?", "forty-two"), ("name", "", "docgen")]
+
+
+def test_crlf_and_indentation_are_kept():
+    text = "!!! note\r\n    <!-- docgen:begin table -->\r\n    <!-- docgen:end table -->\r\nafter\r\n"
+    new = write(text)
+    assert "\r\n    | a |\r\n    |---|\r\n    | 1 |\r\n\r\n    <!-- docgen:end table" in new
+    assert "\n" not in new.replace("\r\n", "")
+    assert write(new) == new
+
+
+def test_markers_in_fences_and_code_spans_are_text():
+    text = ("Use `<!-- docgen:begin nope -->` like this:\n\n```markdown\n<!-- docgen:begin nope -->\n"
+            "<!-- docgen:value nope -->\n```\n\n~~~~\n<!-- docgen:end x -->\n~~~~\n")
+    doc = parse(text)
+    assert doc.blocks == () and doc.values == ()
+    assert write(text) == text
+
+
+def test_fence_inside_a_block_body_is_skipped_over():
+    bodies = {"greeting": "```mermaid\nflowchart TD\n<!-- docgen:end greeting -->\n```\n", "table": ""}
+    text = "<!-- docgen:begin greeting -->\n<!-- docgen:end greeting -->\n"
+    new, _, _ = refresh(parse(text), *render_with(bodies))
+    assert len(parse(new).blocks) == 1  # the end marker shown inside the fence is not the block's end
+
+
+def test_stale_block_names_changed_inputs_and_diff():
+    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n",
+                  inputs={"dockerfile": "aaaa1111", "lock": "bbbb2222"})
+    bodies = dict(BODIES, greeting="Goodbye WHO.\n")
+    _, changes, _ = refresh(parse(first), *render_with(bodies, inputs={"dockerfile": "aaaa1111", "lock": "cccc3333"}))
+    [change] = changes
+    assert change.changed_inputs == ("lock",) and not change.hand_edited
+    diff = block_diff(change)
+    assert "-Hello world.\n" in diff and "+Goodbye world.\n" in diff and diff.startswith("--- a/page.md")
+    assert "@@ -2," in diff  # hunks are numbered as lines of the page, not of the block
+
+
+def test_same_output_from_moved_inputs_keeps_the_block():
+    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
+    again, changes, _ = refresh(parse(first), *render_with(BODIES, inputs={"dockerfile": "ffff0000"}))
+    assert again == first and changes == []
+
+
+def test_hand_edit_is_noticed():
+    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
+    edited = first.replace("Hello world.", "Hello, dear world.")
+    _, [change], _ = refresh(parse(edited), *render_with(BODIES))
+    assert change.hand_edited and change.changed_inputs == ()
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("a\n<!-- docgen:begin greeting -->\nb\n", 2, "never closed"),
+    ("<!-- docgen:begin greeting -->\n<!-- docgen:begin table -->\n<!-- docgen:end table -->\n"
+     "<!-- docgen:end greeting -->\n", 2, "nested"),
+    ("<!-- docgen:begin table -->\n<!-- docgen:end table -->\n<!-- docgen:end table -->\n", 3, "without a matching"),
+    ("<!-- docgen:begin table -->\n<!-- docgen:end greeting -->\n", 2, "closes docgen:begin table"),
+    ("x\n\n<!-- docgen:begin nope -->\n<!-- docgen:end nope -->\n", 3, "unknown generator 'nope'"),
+    ("<!-- docgen:value nope --><!-- docgen:end-value -->\n", 1, "unknown value 'nope'"),
+    ("<!-- docgen:begin greeting who=mars -->\n<!-- docgen:end greeting -->\n", 1, "expected one of world, moon"),
+    ("<!-- docgen:begin greeting colour=red -->\n<!-- docgen:end greeting -->\n", 1, "unknown argument 'colour'"),
+    ("<!-- docgen:begin greeting who -->\n<!-- docgen:end greeting -->\n", 1, "not key=value"),
+    ("<!-- docgen:begin table\n<!-- docgen:end table -->\n", 1, "not closed with '-->'"),
+    ("text <!-- docgen:begin table -->\n<!-- docgen:end table -->\n", 1, "alone on its line"),
+    ("<!-- docgen:value answer -->42\n", 1, "not closed by docgen:end-value"),
+    ("<!-- docgen:begin table -->\n<!-- docgen:end table inputs=oops -->\n", 2, "malformed inputs"),
+    ("<!-- docgen:frobnicate -->\n", 1, "unknown marker"),
+])
+def test_malformed_markers_name_the_line(text, line, words):
+    with pytest.raises(InputError) as err:
+        parse(text, "docs/x.md")
+    assert err.value.path == "docs/x.md" and err.value.line == line and words in err.value.message
+
+
+# ------------------------------------------------------------------------------------------------ properties
+
+_prose_line = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n`~<"),
+                      max_size=30)
+_prose = st.lists(_prose_line, max_size=4).map(lambda ls: "".join(line + "\n" for line in ls))
+
+
+@st.composite
+def pages(draw):
+    """Arbitrary prose with blocks (filled or not, stale or not) and values between, in LF or CRLF."""
+    parts, blocks = [], []
+    for _ in range(draw(st.integers(0, 4))):
+        parts.append(draw(_prose))
+        kind = draw(st.sampled_from(["greeting", "table", "value"]))
+        if kind == "value":
+            parts.append(f"x <!-- docgen:value answer -->{draw(_prose_line)}<!-- docgen:end-value --> y\n")
+            continue
+        junk = draw(_prose)  # whatever a stale or hand-edited body holds
+        parts.append(f"<!-- docgen:begin {kind} -->\n{junk}<!-- docgen:end {kind} -->\n")
+        blocks.append(kind)
+    parts.append(draw(_prose))
+    text = "".join(parts)
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    if text.endswith(("\n",)) and draw(st.booleans()):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    return text
+
+
+def _outside(text: str) -> list[str]:
+    """The page with block bodies and value texts cut out: what write must never change."""
+    doc = parse(text)
+    lines = list(doc.lines)
+    for b in reversed(doc.blocks):
+        lines[b.begin + 1: b.end + 1] = ["<BLOCK>"]
+    return lines
+
+
+@settings(max_examples=150, deadline=None)
+@given(pages())
+def test_write_then_check_is_clean_idempotent_and_keeps_outside_text(text):
+    once = write(text)
+    _, block_changes, value_changes = refresh(parse(once), *render_with(BODIES))
+    assert block_changes == [] and value_changes == []
+    assert write(once) == once
+    before, after = _outside(text), _outside(once)
+    value_free = [ln.split("<!-- docgen:value")[0] for ln in before]
+    assert [ln.split("<!-- docgen:value")[0] for ln in after] == value_free
+    assert len(before) == len(after)
+
+
+_broken = st.sampled_from([
+    ("<!-- docgen:begin table -->\n", "never closed"),
+    ("<!-- docgen:begin table -->\n<!-- docgen:begin greeting -->\n<!-- docgen:end greeting -->\n"
+     "<!-- docgen:end table -->\n", "nested"),
+    ("<!-- docgen:end table -->\n", "without a matching"),
+    ("<!-- docgen:begin bogus -->\n<!-- docgen:end bogus -->\n", "unknown generator"),
+])
+
+
+@settings(max_examples=100, deadline=None)
+@given(_prose, _broken, _prose)
+def test_malformed_marker_anywhere_is_reported_with_its_line(before, broken, after):
+    text, words = broken
+    with pytest.raises(InputError) as err:
+        parse(before + text + after)
+    assert words in err.value.message
+    first_marker = before.count("\n") + 1
+    assert first_marker <= err.value.line <= first_marker + 3
