@@ -34,8 +34,11 @@ def main() -> None:
         snap = wall(docgen + ["snapshot", "--from", str(ref), "--registry-facts", str(ref / "registry.json"),
                               "-o", str(out)], runs=args.runs)
     bare = wall([PY, "-c", "pass"], runs=args.runs)
-    inv = wall(docgen + ["inventory", "--json"], runs=args.runs)
-    inv_text = wall(docgen + ["inventory"], runs=args.runs)
+    dockerfile = ROOT / "Dockerfile.nmp-rl-base"
+    if not dockerfile.exists():
+        dockerfile = ROOT / "tests/fixtures/dockerfiles/eight-filters.Dockerfile"
+    inv = wall(docgen + ["inventory", "--dockerfile", str(dockerfile), "--json"], runs=args.runs)
+    inv_text = wall(docgen + ["inventory", "--dockerfile", str(dockerfile)], runs=args.runs)
     s_toml, s_snap, s_bare, s_inv, s_inv_text = map(summary, (toml, snap, bare, inv, inv_text))
     report("core_speed", {
         "tomllib_load_uv_lock": s_toml,

@@ -27,6 +27,9 @@ _MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|
 _FENCE = re.compile(r"^ {0,3}(?P<run>`{3,}|~{3,})(?P<info>.*)$")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+# Lines end at "\n" only: str.splitlines would also split at \x1c-\x1e, \x0c, \u2028..., which editors
+# and GitHub do not, and the line numbers in messages would be wrong.
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 DIGEST_CHARS = 8
 
 
@@ -109,7 +112,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
                    value_keys: set[str] | frozenset[str]) -> Document:
     """Find blocks and values; any malformed marker raises InputError(path, line). `generators` maps each
     generator name to its parameters (allowed values, or None for any value)."""
-    lines = tuple(text.splitlines(keepends=True))
+    lines = tuple(_LINE.findall(text))
     blocks: list[Block] = []
     values: list[InlineValue] = []
     fence: str | None = None

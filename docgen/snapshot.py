@@ -8,11 +8,7 @@ the heavy lock walk happens when the snapshot is made, never when docs are check
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -120,10 +116,12 @@ def _is_notable(pkg: SnapshotPackage) -> bool:
 # ---------------------------------------------------------------------------------------------- making
 
 def _sha256(path: Path) -> str:
+    import hashlib
     return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _git(rl_dir: Path, *args: str) -> str | None:
+    import subprocess
     try:
         out = subprocess.run(["git", "-C", str(rl_dir), *args], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
@@ -134,6 +132,8 @@ def _git(rl_dir: Path, *args: str) -> str | None:
 def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
                    repo: str | None = None, ref: str | None = None) -> dict:
     """Read an RL checkout into the snapshot's JSON-able form (deterministic)."""
+    import hashlib
+
     from docgen.sources.lockfile import read_lock
     from docgen.sources.pyproject import read_pyproject
     from docgen.sources import registry as registry_reader
@@ -237,6 +237,9 @@ def dump_snapshot(data: dict) -> str:
 
 def write_atomic(path: str | Path, text: str) -> None:
     """Write text so a reader (or a kill) never sees a half-written file."""
+    import os
+    import tempfile
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -305,7 +308,10 @@ def load_snapshot(path: str | Path) -> Snapshot:
                                 for s in lock["shared_builds"]),
         )
     except (KeyError, TypeError) as exc:
-        raise InputError(path, None, f"malformed snapshot: missing or wrong field {exc}") from None
+        # json keeps no positions; name the line of the field when it is there, else the first line
+        field_name = str(exc).strip("'\"")
+        raise InputError(path, _line_of(text, field_name) or 1,
+                         f"malformed snapshot: missing or wrong field {exc}; re-run `docgen snapshot`") from None
 
 
 def _line_of(text: str, needle: str) -> int | None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import textwrap
 import uuid
 
@@ -240,3 +244,30 @@ def test_session_container_options_seen_by_the_engine(runner_image, docker_clien
     finally:
         session.remove()
     assert session.leftovers() == []
+
+
+@pytest.mark.docker
+def test_sigterm_removes_the_session_container(runner_image, docker_client):
+    from docgen.console.shell import SESSION_LABEL
+
+    session_id = f"test-{uuid.uuid4().hex}"
+    child = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import time, docker
+            from docgen.console.shell import SessionContainer
+            SessionContainer(docker.from_env(), {runner_image!r})
+            print("started", flush=True)
+            time.sleep(300)
+        """)],
+        env={**os.environ, "DOCGEN_CONSOLE_SESSION_ID": session_id},
+        stdout=subprocess.PIPE, text=True,
+    )
+    label = {"label": f"{SESSION_LABEL}={session_id}"}
+    try:
+        assert child.stdout.readline().strip() == "started"
+        assert len(docker_client.containers.list(all=True, filters=label)) == 1
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=60) == -signal.SIGTERM     # still dies of the signal, after cleaning up
+    finally:
+        child.kill()
+    assert docker_client.containers.list(all=True, filters=label) == []

@@ -1,0 +1,267 @@
+"""The docgen CLI contract: inventory on the committed snapshot, snapshot determinism and provenance, and the
+bad-input corpus (exit 2, a message naming file and line, no traceback, nothing written)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_DOCKERFILE = ROOT / "tests/fixtures/dockerfiles/eight-filters.Dockerfile"
+SNAPSHOT = ROOT / "snapshot/nemo-rl.json"
+
+
+def shared_ref() -> Path | None:
+    for candidate in (ROOT.parent / "shared/nemo-rl-ref", Path("/work/shared/nemo-rl-ref")):
+        if (candidate / "uv.lock").is_file():
+            return candidate
+    return None
+
+
+def docgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "docgen", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, timeout=120)
+
+
+EXPECTED_VENVS = {
+    "nemo_rl.models.policy.workers.dtensor_policy_worker.DTensorPolicyWorker": ["fsdp"],
+    "nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2": ["automodel"],
+    "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker": ["mcore"],
+    "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker": ["vllm"],
+    "nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker": ["vllm"],
+    "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor": ["vllm"],
+    "nemo_rl.environments.nemo_gym.NemoGym": ["nemo_gym"],
+    "nemo_rl.environments.sandbox.nemo_gym_actor.SandboxedGymActor": ["nemo_gym"],
+    "nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor": ["nemo_gym"],
+}
+
+
+@pytest.mark.parametrize("dockerfile", [FIXTURE_DOCKERFILE, ROOT / "Dockerfile.nmp-rl-base"], ids=["fixture", "image"])
+def test_inventory_json_on_the_committed_snapshot(dockerfile):
+    if not dockerfile.exists():
+        pytest.skip(f"{dockerfile.name} not written yet")
+    run = docgen("inventory", "--dockerfile", str(dockerfile), "--json")
+    assert run.returncode == 0, run.stderr
+    inv = json.loads(run.stdout)
+    assert [f["filter"] for f in inv["filters"]] == [
+        "dtensor_policy_worker.DTensorPolicyWorker", "dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
+        "megatron_policy_worker.MegatronPolicyWorker", "vllm.vllm_worker", "sync_rollout_actor.SyncRolloutActor",
+        "nemo_gym.NemoGym", "nemo_gym_actor.SandboxedGymActor", "broker_actor.SandboxEpisodeBrokerActor"]
+    assert {v["actor"]: v["extras"] for v in inv["venvs"]} == EXPECTED_VENVS
+    assert len(inv["venvs"]) == 9
+    assert all(v["path"] == f"/opt/ray_venvs/{v['actor']}" for v in inv["venvs"])
+    assert inv["warm_extras"] == ["vllm", "fsdp", "automodel", "mcore", "modelopt", "nemo_gym"]
+    te = [s for s in inv["shared_builds"] if s["package"] == "transformer-engine"]
+    assert te == [{"package": "transformer-engine", "version": "2.15.0+42b8400", "extras": ["automodel", "mcore"]}]
+    assert inv["filters"][3]["actors"] == [
+        "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker",
+        "nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker"]
+
+
+def test_inventory_text_is_a_readable_table():
+    run = docgen("inventory", "--dockerfile", str(FIXTURE_DOCKERFILE))
+    assert run.returncode == 0, run.stderr
+    assert "DTensorPolicyWorkerV2" in run.stdout and "automodel" in run.stdout
+    assert "transformer-engine" in run.stdout and "2.15.0+42b8400" in run.stdout
+
+
+def test_committed_snapshot_is_the_pinned_reference_and_deterministic(tmp_path):
+    ref = shared_ref()
+    if ref is None:
+        pytest.skip("the NeMo-RL reference (shared/nemo-rl-ref) is not beside this checkout")
+    outs = []
+    for name in ("a.json", "b.json"):
+        run = docgen("snapshot", "--from", str(ref), "--registry-facts", str(ref / "registry.json"),
+                     "-o", str(tmp_path / name))
+        assert run.returncode == 0, run.stderr
+        outs.append((tmp_path / name).read_text())
+    assert outs[0] == outs[1]
+    assert outs[0] == SNAPSHOT.read_text(), "snapshot/nemo-rl.json is stale: re-run `docgen snapshot`"
+
+
+def test_snapshot_provenance_and_structure():
+    data = json.loads(SNAPSHOT.read_text())
+    prov = data["provenance"]
+    assert prov["repo"] == "soluwalana/RL" and prov["ref"] == "nmp/customizer"
+    assert prov["commit"] == "7ea279abfbeb698b092856d0dab61e7cf39bc909"
+    assert set(prov["inputs"]) == {"pyproject.toml", "uv.lock", "registry"}
+    assert all(v.startswith("sha256:") and len(v) == 71 for v in prov["inputs"].values())
+    assert data["lock"]["version"] == 1
+    assert len(data["registry"]["actors"]) == 29
+    # sorted and one item per line: a lock bump shows up as a readable diff
+    for members in data["lock"]["install_sets"].values():
+        assert members == sorted(members)
+    assert "deep-ep==1.2.1+29d31c0@git:29d31c0" in data["lock"]["packages"]
+
+
+# ------------------------------------------------------------------------------------ bad-input corpus
+
+PYPROJECT = """\
+[project]
+name = "nemo-rl"
+version = "0.1.0"
+dependencies = ["six"]
+
+[project.optional-dependencies]
+vllm = ["six"]
+"""
+
+LOCK = """\
+version = 1
+revision = 3
+requires-python = ">=3.11"
+
+[[package]]
+name = "nemo-rl"
+version = "0.1.0"
+source = { editable = "." }
+dependencies = [
+    { name = "six" },
+]
+
+[package.optional-dependencies]
+vllm = [
+    { name = "six" },
+]
+
+[[package]]
+name = "six"
+version = "1.17.0"
+source = { registry = "https://index.invalid/simple" }
+wheels = [
+    { url = "https://files.index.invalid/six-1.17.0-py2.py3-none-any.whl", hash = "sha256:00", size = 1 },
+]
+"""
+
+REGISTRY = {
+    "py_executables": {"SYSTEM": "sys.executable", "VLLM": "uv run --locked --extra vllm --directory {git_root}"},
+    "registry": [
+        {"actor": "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker", "py_executable": "VLLM",
+         "command": "uv run --locked --extra vllm --directory {git_root}",
+         "with_NEMO_RL_PY_EXECUTABLES_SYSTEM=1": "sys.executable", "source": "upstream"},
+    ],
+}
+
+
+def rl_dir(tmp_path: Path, *, pyproject=PYPROJECT, lock=LOCK, registry=REGISTRY) -> Path:
+    d = tmp_path / "rl"
+    d.mkdir()
+    (d / "pyproject.toml").write_text(pyproject)
+    if lock is not None:
+        (d / "uv.lock").write_text(lock)
+    (d / "registry.json").write_text(json.dumps(registry, indent=1) if isinstance(registry, dict) else registry)
+    return d
+
+
+def snapshot_case(**kw):
+    def run(tmp_path: Path):
+        d = rl_dir(tmp_path, **kw)
+        return ["snapshot", "--from", str(d), "--registry-facts", str(d / "registry.json"),
+                "-o", str(tmp_path / "out.json")], tmp_path / "out.json"
+    return run
+
+
+def dockerfile_case(old: str, new: str):
+    def run(tmp_path: Path):
+        text = FIXTURE_DOCKERFILE.read_text()
+        assert old in text, old
+        path = tmp_path / "Dockerfile"
+        path.write_text(text.replace(old, new, 1))
+        return ["inventory", "--dockerfile", str(path)], None
+    return run
+
+
+def snapshot_file_case(text: str):
+    def run(tmp_path: Path):
+        path = tmp_path / "snap.json"
+        path.write_text(text)
+        return ["inventory", "--dockerfile", str(FIXTURE_DOCKERFILE), "--snapshot", str(path)], None
+    return run
+
+
+def registry_source_case(module_text: str):
+    def run(tmp_path: Path):
+        d = rl_dir(tmp_path)
+        pkg = d / "nemo_rl/distributed"
+        pkg.mkdir(parents=True)
+        (pkg / "virtual_cluster.py").write_text(
+            'import sys\ngit_root = "/x"\nclass PY_EXECUTABLES:\n    SYSTEM = sys.executable\n'
+            '    VLLM = f"uv run --locked --extra vllm --directory {git_root}"\n')
+        (pkg / "ray_actor_environment_registry.py").write_text(module_text)
+        return ["snapshot", "--from", str(d), "-o", str(tmp_path / "out.json")], tmp_path / "out.json"
+    return run
+
+
+REG_HEAD = "from nemo_rl.distributed.virtual_cluster import PY_EXECUTABLES\n"
+
+CORPUS = {
+    "unterminated heredoc": lambda tmp: _write_dockerfile(tmp, "EOX\n".join(FIXTURE_DOCKERFILE.read_text().rsplit("EOF\n", 1))),
+    "missing prefetch call": dockerfile_case("prefetch_venvs.py", "prefetch.py"),
+    "prefetch without filters": dockerfile_case("prefetch_venvs.py \\", "prefetch_venvs.py\n: \\"),
+    "unknown instruction": dockerfile_case("WORKDIR", "WORKDIRR"),
+    "continuation at end of file": lambda tmp: _append(tmp, "RUN echo \\\n"),
+    "FROM without image": dockerfile_case("FROM scratch AS nemo-rl", "FROM"),
+    "duplicate stage name": dockerfile_case("AS builder", "AS base"),
+    "uv sync --extra without a value": dockerfile_case("--extra vllm", "--extra"),
+    "extra used but not defined": dockerfile_case("--extra fsdp", "--extra fsdpx"),
+    "unbalanced quote in a uv sync line": dockerfile_case("--extra vllm", "--extra 'vllm"),
+    "snapshot is not JSON": snapshot_file_case("{\n  \"format\": 1,\n  oops\n}\n"),
+    "snapshot of an unknown format": snapshot_file_case('{"format": 99}\n'),
+    "snapshot missing its registry": snapshot_file_case('{"format": 1, "project": {}}\n'),
+    "unknown lock version": snapshot_case(lock=LOCK.replace("version = 1\n", "version = 2\n", 1)),
+    "lock is not TOML": snapshot_case(lock=LOCK.replace("[[package]]", "[[package]", 1)),
+    "lock names a package it does not hold": snapshot_case(lock=LOCK.replace('{ name = "six" },\n]\n\n[package.opt',
+                                                                            '{ name = "seven" },\n]\n\n[package.opt')),
+    "lock missing": snapshot_case(lock=None),
+    "pyproject is not TOML": snapshot_case(pyproject=PYPROJECT.replace("[project]", "[project")),
+    "registry facts malformed": snapshot_case(registry='{"py_executables": {}, "registry": [{"actor": 1}]}'),
+    "registry runs an extra pyproject lacks": snapshot_case(registry={
+        **REGISTRY, "py_executables": {**REGISTRY["py_executables"],
+                                       "FSDP": "uv run --locked --extra fsdp --directory {git_root}"},
+        "registry": REGISTRY["registry"] + [{
+            "actor": "nemo_rl.x.Y", "py_executable": "FSDP", "command": "uv run --locked --extra fsdp --directory {git_root}",
+            "with_NEMO_RL_PY_EXECUTABLES_SYSTEM=1": "uv run --locked --extra fsdp --directory {git_root}",
+            "source": "upstream"}]}),
+    "registry dict absent": registry_source_case(REG_HEAD + "OTHER = {}\n"),
+    "unknown PY_EXECUTABLES member": registry_source_case(
+        REG_HEAD + 'ACTOR_ENVIRONMENT_REGISTRY = {\n    "a.B": PY_EXECUTABLES.NOPE,\n}\n'),
+    "registry module syntax error": registry_source_case(REG_HEAD + "ACTOR_ENVIRONMENT_REGISTRY = {\n"),
+}
+
+
+def _append(tmp_path: Path, text: str):
+    return _write_dockerfile(tmp_path, FIXTURE_DOCKERFILE.read_text() + text)
+
+
+def _write_dockerfile(tmp_path: Path, text: str):
+    path = tmp_path / "Dockerfile"
+    path.write_text(text)
+    return ["inventory", "--dockerfile", str(path)], None
+
+
+@pytest.mark.parametrize("case", sorted(CORPUS), ids=lambda c: c.replace(" ", "-"))
+def test_bad_input_exits_2_naming_file_and_line(case, tmp_path):
+    args, output = CORPUS[case](tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    run = docgen(*args)
+    assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr
+    message = run.stderr.strip().splitlines()[-1]
+    assert message.startswith("docgen: error: "), message
+    where = message[len("docgen: error: "):].split(": ", 1)[0]
+    assert str(tmp_path) in where, f"the message must name the bad file: {message}"
+    if case != "lock missing":  # a missing file has no line to name
+        assert ":" in where and where.rsplit(":", 1)[1].isdigit(), f"the message must name a line: {message}"
+    if output is not None:
+        assert not output.exists(), "bad input must write nothing"
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_corpus_is_large_enough():
+    assert len(CORPUS) >= 20

@@ -1,0 +1,94 @@
+"""Semantic checks on the small model: each check finds its mistake, names the line, and is quiet otherwise."""
+
+from __future__ import annotations
+
+from blocks_fixtures import DOCKERFILE, small_model
+from docgen.blocks import parse_document
+from docgen.checks import check_coverage, lint
+
+
+def findings(tmp_path, dockerfile: str = DOCKERFILE, with_text: bool = True):
+    model = small_model(tmp_path, dockerfile)
+    return [(f.check, f.line, f.message) for f in lint(model, dockerfile if with_text else None)]
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_the_fixture_is_clean(tmp_path):
+    assert findings(tmp_path) == []
+
+
+def test_filter_that_matches_nothing(tmp_path):
+    text = DOCKERFILE.replace("    vllm.vllm_worker \\", "    vllm.vllm_worker \\\n    VLLM.typo \\")
+    found = findings(tmp_path, text)
+    assert ("filter-unmatched", line_of(text, "prefetch_venvs.py"),
+            "prefetch filter 'VLLM.typo' matches no actor that runs under uv") in found
+
+
+def test_dropping_a_filter_breaks_verify_list_count_and_not_prefetched_list(tmp_path):
+    text = DOCKERFILE.replace("    dtensor_policy_worker_v2.DTensorPolicyWorkerV2 \\\n", "")
+    found = {check: (line, msg) for check, line, msg in findings(tmp_path, text)}
+    assert set(found) == {"verify-list", "count-statement", "not-prefetched-list"}
+    assert found["verify-list"][0] == line_of(text, "for actor in")
+    assert "do not prefetch: rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2" in found["verify-list"][1]
+    assert found["count-statement"] == (line_of(text, "Three filters"),
+                                        "comment 'Three filters -> four venvs.' says 3 filters, 4 venvs; "
+                                        "the registry gives two (2) filters, three (3) venvs")
+    assert found["not-prefetched-list"][0] == line_of(text, "# Not prefetched")
+    assert "omits actors that get no venv: rl.models.policy.workers.dtensor_policy_worker_v2" in found["not-prefetched-list"][1]
+
+
+def test_verify_list_missing_a_venv(tmp_path):
+    text = DOCKERFILE.replace(
+        "    rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2 \\\n", "", 1)
+    [(check, _, msg)] = findings(tmp_path, text)
+    assert check == "verify-list" and msg.startswith("verification list misses prefetched venvs: rl.models.policy")
+
+
+def test_not_prefetched_list_naming_a_prefetched_actor(tmp_path):
+    text = DOCKERFILE.replace(
+        "#   rl.models.value.workers", "#   rl.models.generation.vllm.vllm_worker.VllmGenerationWorker: no\n"
+                                     "#   rl.models.value.workers")
+    [(check, _, msg)] = findings(tmp_path, text)
+    assert check == "not-prefetched-list" and msg.endswith("VllmGenerationWorker, but it is prefetched")
+
+
+def test_mixed_extras_needs_a_declaration(tmp_path):
+    text = DOCKERFILE.replace("    vllm.vllm_worker \\", "    vllm.vllm_worker \\\n    policy.workers. \\")
+    text = text.replace("# Three filters -> four venvs.", "# Four filters -> four venvs.")
+    found = findings(tmp_path, text)
+    assert [c for c, _, _ in found] == ["mixed-extras"]
+    assert "filter 'policy.workers.' matches actors of different extras" in found[0][2]
+    declared = text.replace("# Four filters", "# docgen: mixed-extras policy.workers.\n# Four filters")
+    assert findings(tmp_path, declared) == []
+    assert findings(tmp_path, declared, with_text=False) == []  # also found in the reader's heredoc bodies
+    stray = DOCKERFILE.replace("# Three filters", "# docgen: mixed-extras nothing.\n# Three filters")
+    assert [(c, m) for c, _, m in findings(tmp_path, stray)] == [
+        ("mixed-extras", "`# docgen: mixed-extras nothing.` names no prefetch filter")]
+
+
+def test_shared_build_order_must_match_the_comments(tmp_path):
+    automodel = "uv sync --frozen --no-install-project --extra automodel   # DTensor V2; builds Transformer-Engine\n"
+    mcore = "uv sync --frozen --no-install-project --extra mcore       # Megatron; reuses the Transformer-Engine wheel\n"
+    swapped = DOCKERFILE.replace(automodel + mcore, mcore + automodel)
+    found = [(c, line, m) for c, line, m in findings(tmp_path, swapped) if c == "warm-order"]
+    assert [line for _, line, _ in found] == [line_of(swapped, "--extra mcore"), line_of(swapped, "--extra automodel")]
+    assert "says it reuses transformer-engine, but it is the first warm step" in found[0][2]
+    assert "says it builds transformer-engine, but `uv sync mcore`" in found[1][2]
+
+
+def test_prefetched_extra_must_be_warmed_before_the_prefetch(tmp_path):
+    mcore = "uv sync --frozen --no-install-project --extra mcore       # Megatron; reuses the Transformer-Engine wheel\n"
+    text = DOCKERFILE.replace(mcore, "").replace('"/opt/ray_venvs/${actor}/bin/python" -c pass\n',
+                                                 '"/opt/ray_venvs/${actor}/bin/python" -c pass\n    uv sync --extra mcore\n')
+    found = [m for c, _, m in findings(tmp_path, text) if c == "warm-order"]
+    assert found == [f"MegatronPolicyWorker runs with extra 'mcore', which no `uv sync --extra` warms before the "
+                     f"prefetch (only after it, line {line_of(text, '    uv sync --extra mcore')})"]
+
+
+def test_coverage_names_missing_generators():
+    doc = parse_document("<!-- docgen:begin a -->\n<!-- docgen:end a -->\n", "README.md", {"a": {}, "b": {}}, frozenset())
+    assert [f.message for f in check_coverage([doc], ["a", "b"], "docs")] == [
+        "no page renders the required generator `b`"]
