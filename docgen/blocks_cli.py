@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_DOCKERFILE = "Dockerfile.nmp-rl-base"
@@ -47,17 +47,15 @@ def register(subparsers) -> None:
 
 # ------------------------------------------------------------------------------------------------ pipeline
 
-@dataclass
-class Page:
+class Page(NamedTuple):
     path: Path
     doc: object                      # blocks.Document
-    new_text: str = ""
-    block_changes: list = field(default_factory=list)
-    value_changes: list = field(default_factory=list)
+    new_text: str                    # the page with every block and value re-rendered
+    block_changes: list
+    value_changes: list
 
 
-@dataclass
-class Run:
+class Run(NamedTuple):
     root: Path
     model: object
     dockerfile_text: str
@@ -135,24 +133,25 @@ def prepare(args, *, render: bool = True) -> Run:
     explicit = bool(getattr(args, "paths", None))
     paths = [p if p.is_absolute() else Path.cwd() / p for p in args.paths] if explicit else discover_pages(root)
     params = {name: g.params for name, g in GENERATORS.items()}
-    pages = [Page(p, parse_document(_read(p), _display(p, root), params, frozenset(VALUES))) for p in paths]
+    docs = [(p, parse_document(_read(p), _display(p, root), params, frozenset(VALUES))) for p in paths]
 
-    if render:
-        src = RenderInputs(model, _load_image_size(root) if any(
-            b.generator == "image-size" for page in pages for b in page.doc.blocks) else None)
-        digests = InputDigests(src)
-        for page in pages:
-            def render_one(block, page=page):
-                try:
-                    body = render_block(block.generator, dict(block.args), src)
-                except ArgError as exc:
-                    raise InputError(page.doc.path, block.line, f"{block.generator}: {exc}") from None
-                return body, digests.of(GENERATORS[block.generator].inputs)
+    pages = []
+    src = RenderInputs(model, _load_image_size(root) if render and any(
+        b.generator == "image-size" for _, doc in docs for b in doc.blocks) else None)
+    digests = InputDigests(src)
+    for path, doc in docs:
+        def render_one(block, doc=doc):
+            try:
+                body = render_block(block.generator, dict(block.args), src)
+            except ArgError as exc:
+                raise InputError(doc.path, block.line, f"{block.generator}: {exc}") from None
+            return body, digests.of(GENERATORS[block.generator].inputs)
 
-            def value_one(value, page=page):
-                return VALUES[value.key][1](model)
+        def value_one(value):
+            return VALUES[value.key][1](model)
 
-            page.new_text, page.block_changes, page.value_changes = refresh(page.doc, render_one, value_one)
+        new_text, block_changes, value_changes = refresh(doc, render_one, value_one) if render else (doc.text, [], [])
+        pages.append(Page(path, doc, new_text, block_changes, value_changes))
 
     facts = facts_of(model)
     facts_path = root / FACTS_FILE

@@ -7,8 +7,7 @@ runs them alone; `docgen check` runs them with the drift check.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 if TYPE_CHECKING:
     from docgen.blocks import Document
@@ -19,8 +18,7 @@ _REUSE = re.compile(r"\breus(e|es|ed|ing)\b")
 _BUILD = re.compile(r"\bbuild(s|ing)?\b")
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     path: str
     line: int | None
     check: str

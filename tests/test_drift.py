@@ -77,7 +77,7 @@ def repo_copy(tmp_path):
 
 @needs_repo
 def test_committed_repository_is_clean_and_write_changes_nothing(repo_copy):
-    result = docgen("check")
+    result = docgen("check", "--root", str(REPO))
     assert result.returncode == 0, result.stdout + result.stderr
     before = snapshot_tree(repo_copy)
     assert docgen("write", "--root", str(repo_copy)).returncode == 0
@@ -212,6 +212,7 @@ def test_failed_replace_leaves_every_page_intact(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         main(["write", "--root", str(root)])
     assert snapshot_tree(root) == before  # no page touched, no temp file left behind
+    assert not list(root.rglob("*.tmp"))
 
 
 def test_killed_write_never_leaves_half_a_file(tmp_path):
@@ -226,17 +227,21 @@ def test_killed_write_never_leaves_half_a_file(tmp_path):
             text = text[:start] + text[text.index(b" -->", start):]
         p.write_bytes(text)
     blank = {p: p.read_bytes() for p in pages}
-    outcomes = set()
-    for delay in [0.05 * n for n in range(1, 16)]:
+    outcomes: set[bool] = set()
+    kills = 0
+    for delay in [0.02 * n for n in range(1, 150)]:  # widen until kills landed both before and after a write
         proc = subprocess.Popen([sys.executable, "-m", "docgen", "write", "--root", str(root)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        kills += 1
         for p in pages:
             data = p.read_bytes()
             assert data in (blank[p], rendered[p]), f"{p.name} is half written after a kill at {delay:.2f}s"
             outcomes.add(data == rendered[p])
             p.write_bytes(blank[p])
-        assert not [f for f in root.rglob("*.tmp")], "temp file left behind"
+        # (a SIGKILL between writing the temp file and os.replace may leave that temp file; the page is whole)
+        if outcomes == {True, False} and kills >= 10:
+            break
     assert outcomes == {True, False}, "the kills should land both before and after the writes"

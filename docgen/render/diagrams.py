@@ -3,8 +3,7 @@ only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.render.markdown import label, mermaid, node_id
 from docgen.render.stages import (
@@ -77,8 +76,7 @@ def diagram_build(model: "ImageModel") -> str:
     return mermaid(lines)
 
 
-@dataclass(frozen=True)
-class _Worker:
+class _Worker(NamedTuple):
     class_name: str
     extras: tuple[str, ...]
     path: str

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
@@ -39,7 +38,9 @@ def _registry(src: "RenderInputs") -> object:
 
 def _lock(src: "RenderInputs") -> object:
     snap = src.model.snapshot
-    return [{k: asdict(p) for k, p in snap.packages.items()}, snap.install_sets,
+    # tuples, not dataclasses.asdict: this runs on every check over ~500 packages
+    return [[(k, p.name, p.version, p.source_kind, p.source, p.source_built, p.editable)
+             for k, p in snap.packages.items()], snap.install_sets,
             [(s.key, s.extras) for s in snap.shared_builds]]
 
 

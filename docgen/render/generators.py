@@ -7,8 +7,7 @@ measurement (the image-size bench's output).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from docgen.render import diagrams, tables
 
@@ -18,19 +17,17 @@ if TYPE_CHECKING:
 INPUT_NAMES = ("dockerfile", "registry", "lock", "pyproject", "measurement")
 
 
-@dataclass(frozen=True)
-class RenderInputs:
+class RenderInputs(NamedTuple):
     """What renderers may read: the model and, for image-size only, the bench's measurement."""
     model: "ImageModel"
     image_size: dict | None = None
 
 
-@dataclass(frozen=True)
-class Generator:
+class Generator(NamedTuple):
     name: str
     inputs: tuple[str, ...]
     render: Callable[..., str]                 # (RenderInputs, **args) -> Markdown
-    params: dict[str, tuple[str, ...] | None] = field(default_factory=dict)  # allowed values; None = any
+    params: dict[str, tuple[str, ...] | None] = {}  # allowed values; None = any (never mutated)
 
 
 def _m(fn: Callable[..., str]) -> Callable[..., str]:

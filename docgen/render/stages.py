@@ -6,8 +6,7 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -17,8 +16,7 @@ PUBLISHED_STAGE = "nmp-rl-base"
 _ARG_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
-@dataclass(frozen=True)
-class CopyEdge:
+class CopyEdge(NamedTuple):
     source: str       # stage label (or an image reference for COPY --from=<image>)
     target: str       # stage label
     paths: tuple[str, ...]

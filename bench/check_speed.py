@@ -1,0 +1,79 @@
+"""How long `docgen check` takes as a whole process, against a bare interpreter start.
+
+    .venv/bin/python bench/check_speed.py [--root DIR] [--runs 10]
+
+Prints the median of N runs of: `python -c pass`, `docgen check` on the repository, and `docgen check` on a
+temporary copy with ten times as many Markdown pages (each docs page copied nine more times), to show how
+the check scales with the docs. Target: the repository check within 3x a bare start.
+
+Both are timed with a bytecode cache (in a temporary PYTHONPYCACHEPREFIX, so the tree stays clean), as a
+developer's or CI's Python has one; with PYTHONDONTWRITEBYTECODE set every run would recompile docgen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+COPIES = ("Dockerfile.nmp-rl-base", "README.md", "snapshot", "docs")
+
+
+def median_seconds(cmd: list[str], runs: int, env: dict, expect: int = 0) -> float:
+    times = []
+    for _ in range(runs + 1):  # the first run fills the caches and is not counted
+        start = time.perf_counter()
+        result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        times.append(time.perf_counter() - start)
+        if result.returncode != expect:
+            sys.exit(f"{' '.join(cmd)} exited {result.returncode}:\n{result.stdout}{result.stderr}")
+    return statistics.median(times[1:])
+
+
+def tenfold_copy(root: Path, into: Path) -> int:
+    for rel in COPIES:
+        src = root / rel
+        if src.is_dir():
+            shutil.copytree(src, into / rel)
+        elif src.exists():
+            shutil.copy2(src, into / rel)
+    pages = [p for p in (into / "docs").rglob("*.md")]
+    for n in range(1, 10):
+        for page in pages:
+            target = into / "docs" / f"copy{n}" / page.relative_to(into / "docs")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(page, target)
+    return len(list((into / "docs").rglob("*.md"))) + (1 if (into / "README.md").exists() else 0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=REPO)
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    root = args.root.resolve()
+    check = [sys.executable, "-m", "docgen", "check", "--root"]
+
+    pages = 1 + len(list((root / "docs").rglob("*.md")))
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as pycache:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = pycache
+        bare = median_seconds([sys.executable, "-c", "pass"], args.runs, env)
+        repo = median_seconds(check + [str(root)], args.runs, env)
+        big_pages = tenfold_copy(root, Path(tmp))
+        big = median_seconds(check + [tmp], args.runs, env)
+    print(f"python -c pass                  {bare * 1000:7.1f} ms")
+    print(f"docgen check, {pages:4d} pages       {repo * 1000:7.1f} ms  ({repo / bare:.1f}x bare start; target <= 3x)")
+    print(f"docgen check, {big_pages:4d} pages       {big * 1000:7.1f} ms  ({big / bare:.1f}x bare start, "
+          f"{(big - repo) / max(big_pages - pages, 1) * 1000:.2f} ms per extra page)")
+
+
+if __name__ == "__main__":
+    main()

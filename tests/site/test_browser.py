@@ -1,0 +1,91 @@
+"""The built site in a real Chromium: mermaid diagrams render, and no request leaves the local server."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.site.conftest import REPO
+from tests.site.html_pages import participant_labels, read_site
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ARTIFACTS = REPO / "artifacts"
+# Pages whose diagrams are rendered and checked: the workflow sequence diagrams first.
+DIAGRAM_PAGES = ("concepts/workflows/", "", "image/layering/")
+ALL_RENDERED = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
+                " return d.length > 0 && d.every(e => e.querySelector('svg')); })()")
+SVG_FACTS = ("[...document.querySelectorAll('div.mermaid')].map(d => { const s = d.querySelector('svg');"
+             " return {role: s.getAttribute('aria-roledescription'), text: s.textContent,"
+             " nodes: s.querySelectorAll('g.node, g.actor, rect.actor, text.actor').length}; })")
+
+
+def _requests(events):
+    return [e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"]
+
+
+def _problems(events, base):
+    """Requests that left the server, local ones that failed, and script errors."""
+    out = []
+    for url in _requests(events):
+        if not url.startswith((base, "data:", "blob:", "about:")):
+            out.append(f"outside request: {url}")
+    for e in events:
+        method, params = e.get("method"), e.get("params", {})
+        if method == "Network.responseReceived" and params["response"]["status"] >= 400:
+            out.append(f"HTTP {params['response']['status']}: {params['response']['url']}")
+        elif method == "Network.loadingFailed" and not params.get("canceled"):
+            out.append(f"failed: {params.get('errorText')} (request {params['requestId']})")
+        elif method == "Runtime.exceptionThrown":
+            out.append(f"script error: {params['exceptionDetails'].get('text')}")
+    return out
+
+
+@pytest.mark.parametrize("url", DIAGRAM_PAGES)
+def test_diagrams_render_with_their_participants(browser, site, site_server, url):
+    sources = read_site(site)[url].mermaid_sources
+    assert sources, f"/{url} has no mermaid diagram (are its docgen blocks filled?)"
+    events = browser.open(site_server + url)
+    assert browser.wait_for(ALL_RENDERED), f"/{url}: not every diagram turned into an SVG"
+    rendered = browser.evaluate(SVG_FACTS)
+    assert len(rendered) == len(sources)
+    for source, svg in zip(sources, rendered):
+        assert "Syntax error" not in svg["text"], source[:200]
+        assert svg["nodes"] >= 2, f"/{url}: a diagram rendered without nodes: {source[:200]}"
+        if source.lstrip().startswith("sequenceDiagram"):
+            assert svg["role"] == "sequence"
+            labels = participant_labels(source)
+            assert len(labels) >= 2
+            missing = [label for label in labels if label not in svg["text"]]
+            assert missing == [], f"/{url}: participants not drawn"
+    assert _problems(events + browser.drain_events(), site_server) == []
+
+
+def test_workflow_diagrams_show_the_workers(browser, site, site_server):
+    """DPO touches a policy worker only; GRPO adds the vLLM generation workers."""
+    sources = read_site(site)["concepts/workflows/"].mermaid_sources
+    assert len(sources) == 3  # DPO, GRPO on V2, GRPO on Megatron
+    dpo, grpo_v2, grpo_megatron = (participant_labels(s) for s in sources)
+    assert any("PolicyWorker" in p for p in dpo) and not any("Vllm" in p for p in dpo)
+    assert any("DTensorPolicyWorkerV2" in p for p in grpo_v2) and any("Vllm" in p for p in grpo_v2)
+    assert any("MegatronPolicyWorker" in p for p in grpo_megatron) and any("Vllm" in p for p in grpo_megatron)
+
+    browser.open(site_server + "concepts/workflows/")
+    assert browser.wait_for(ALL_RENDERED)
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "site-workflows-dpo.png"
+    browser.screenshot(shot, selector="div.mermaid svg", hide=".md-sidebar")
+    assert shot.stat().st_size > 10_000  # a blank capture of this size compresses to a few hundred bytes
+
+
+def test_no_page_requests_anything_outside_the_site(browser, site, site_server):
+    problems, seen = [], 0
+    for url, page in read_site(site).items():
+        events = browser.open(site_server + url)
+        if page.mermaid_sources:  # let mermaid finish: it is what would fetch anything late
+            browser.wait_for(ALL_RENDERED)
+        events += browser.drain_events()
+        seen += len(_requests(events))
+        problems += [f"/{url}: {p}" for p in _problems(events, site_server)]
+    assert seen > 50, "too few requests recorded: the Network domain is not reporting"
+    assert problems == []
+

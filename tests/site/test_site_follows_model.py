@@ -1,0 +1,96 @@
+"""Changing the model changes the site, with no hand edit: a copy of the repository with one prefetch
+filter fewer, after `docgen write` and a site build, shows one filter row fewer and eight venvs."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.site.conftest import MODEL_INPUTS, REPO, build_site
+
+pytestmark = pytest.mark.slow
+
+DROPPED_FILTER = "megatron_policy_worker.MegatronPolicyWorker"
+NOT_COPIED = {".venv", "node_modules", ".git", "site", "artifacts", ".pytest_cache", ".hypothesis"}
+
+
+def _has_write_command() -> bool:
+    import argparse
+
+    from docgen.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return "write" in sub.choices
+
+
+def _copy_repo(dst: Path) -> Path:
+    shutil.copytree(REPO, dst, symlinks=True,
+                    ignore=lambda d, names: NOT_COPIED & set(names) if Path(d) == REPO else set())
+    (dst / ".venv").symlink_to(REPO / ".venv")
+    if (REPO / "node_modules").is_dir():  # saves the npm install; build-docs checks the pinned version
+        (dst / "node_modules").symlink_to(REPO / "node_modules")
+    return dst
+
+
+def _python(root: Path, *args: str) -> subprocess.CompletedProcess:
+    # With cwd and PYTHONPATH at the copy, `import docgen` is the copy's (its REPO_ROOT is the copy).
+    return subprocess.run([str(root / ".venv" / "bin" / "python"), *args], cwd=root,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)},
+                          capture_output=True, text=True, timeout=300)
+
+
+def _drop_filter(dockerfile: Path, name: str) -> None:
+    lines = dockerfile.read_text().splitlines(keepends=True)
+    hits = [i for i, line in enumerate(lines) if line.strip().rstrip("\\").strip() == name]
+    assert len(hits) == 1, f"expected one prefetch filter line {name!r} in {dockerfile.name}, found {len(hits)}"
+    del lines[hits[0]]
+    dockerfile.write_text("".join(lines))
+
+
+def _text(page: Path) -> str:
+    """The page's words: comments (the docgen markers) vanish in place, tags become spaces."""
+    no_comments = re.sub(r"<!--.*?-->", "", page.read_text(), flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", no_comments)).split())
+
+
+def _filter_table(venvs_page: Path) -> str:
+    doc = venvs_page.read_text()
+    start = doc.index('id="the-filter-table"')
+    return doc[start:doc.index("<h2", start)]
+
+
+@pytest.mark.skipif(not all((REPO / p).exists() for p in MODEL_INPUTS), reason="no model inputs in the repo")
+def test_one_filter_fewer_changes_the_site(tmp_path):
+    if not _has_write_command():
+        pytest.skip("`docgen write` does not exist yet")
+    root = _copy_repo(tmp_path / "repo")
+    probe = _python(root, "-c", "import docgen; print(docgen.__file__)")
+    assert Path(probe.stdout.strip()).is_relative_to(root), "docgen would write into the checkout, not the copy"
+
+    written = _python(root, "-m", "docgen", "write", "--root", str(root))
+    assert written.returncode == 0, written.stdout + written.stderr
+    before = build_site(root, tmp_path / "before")
+    assert before.returncode == 0, before.output[-3000:]
+
+    _drop_filter(root / "Dockerfile.nmp-rl-base", DROPPED_FILTER)
+    written = _python(root, "-m", "docgen", "write", "--root", str(root))
+    assert written.returncode == 0, written.stdout + written.stderr
+    after = build_site(root, tmp_path / "after")
+    assert after.returncode == 0, after.output[-3000:]
+
+    venvs_before = before.site / "image" / "venvs" / "index.html"
+    venvs_after = after.site / "image" / "venvs" / "index.html"
+    table_before, table_after = _filter_table(venvs_before), _filter_table(venvs_after)
+    assert table_after.count("<tr>") == table_before.count("<tr>") - 1
+    assert DROPPED_FILTER in table_before and DROPPED_FILTER not in table_after
+
+    assert "Those filters give nine (9) venvs" in _text(venvs_before)
+    assert "Those filters give eight (8) venvs" in _text(venvs_after)
+    assert "The image passes seven filters" in _text(venvs_after)
+    assert (before.site / "reference/venvs/MegatronPolicyWorker/index.html").exists()
+    assert not (after.site / "reference/venvs/MegatronPolicyWorker/index.html").exists()
