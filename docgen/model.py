@@ -6,7 +6,7 @@ except `load_default_model`, the one convenience that reads the repository's own
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -33,8 +33,7 @@ def reason_backend_not_built(extras: Iterable[str]) -> str:
     return "backend not built: " + ", ".join(f"`{e}`" for e in extras) + " not warmed in the image"
 
 
-@dataclass(frozen=True)
-class Actor:
+class Actor(NamedTuple):
     """One entry of ACTOR_ENVIRONMENT_REGISTRY, for one value of NEMO_RL_PY_EXECUTABLES_SYSTEM."""
     fqn: str
     member: str | None          # PY_EXECUTABLES member (None: an inline executable, like modelopt's)
@@ -55,8 +54,7 @@ class Actor:
         return self.fqn.rsplit(".", 1)[0]
 
 
-@dataclass(frozen=True)
-class WarmStep:
+class WarmStep(NamedTuple):
     """One `uv sync` of the warm-up RUN: the base sync, one extra, or --all-groups."""
     label: str
     extras: tuple[str, ...]
@@ -65,8 +63,7 @@ class WarmStep:
     line: int
 
 
-@dataclass(frozen=True)
-class PrefetchFilter:
+class PrefetchFilter(NamedTuple):
     text: str
     actors: tuple[str, ...]     # uv actors whose FQN contains the text (registry order), minus negative matches
     extras: tuple[str, ...]     # the extras those actors run with (sorted union)
@@ -74,8 +71,7 @@ class PrefetchFilter:
     negative: bool = False
 
 
-@dataclass(frozen=True)
-class WorkerVenv:
+class WorkerVenv(NamedTuple):
     actor: str
     extras: tuple[str, ...]
     path: str
@@ -86,8 +82,7 @@ class WorkerVenv:
         return self.actor.rsplit(".", 1)[-1]
 
 
-@dataclass(frozen=True)
-class SkippedActor:
+class SkippedActor(NamedTuple):
     actor: str
     extras: tuple[str, ...]
     reason: str
@@ -97,8 +92,7 @@ class SkippedActor:
         return self.actor.rsplit(".", 1)[-1]
 
 
-@dataclass(frozen=True)
-class SharedBuild:
+class SharedBuild(NamedTuple):
     package: str
     version: str | None
     source_kind: str
@@ -106,16 +100,14 @@ class SharedBuild:
     extras: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class PrefetchOutcome:
+class PrefetchOutcome(NamedTuple):
     """What `prefetch_venvs.py <filters>` does with the registry, for one value of the system flag."""
     venvs: tuple[WorkerVenv, ...]
     system: tuple[Actor, ...]            # skipped: they run on the system interpreter
     unselected: tuple[Actor, ...]        # uv actors no filter selects (or a negative filter removed)
 
 
-@dataclass(frozen=True)
-class ImageModel:
+class ImageModel(NamedTuple):
     dockerfile: "DockerfileFacts"
     snapshot: "Snapshot"
     venv_dir: str
@@ -132,11 +124,13 @@ class ImageModel:
     shared_builds: tuple[SharedBuild, ...]
     extras_defined: tuple[str, ...]
     extras_not_warmed: tuple[str, ...]
-    _by_fqn: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- lookups -----------------------------------------------------------------------------------
     def actor(self, fqn: str) -> Actor:
-        return self._by_fqn[fqn]
+        for actor in self.actors:
+            if actor.fqn == fqn:
+                return actor
+        raise KeyError(fqn)
 
     def venv_packages(self, venv: WorkerVenv) -> tuple["SnapshotPackage", ...]:
         return self.snapshot.install_set(venv.extras)
@@ -321,7 +315,6 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
         shared_builds=tuple(shared),
         extras_defined=tuple(snapshot.extras),
         extras_not_warmed=tuple(e for e in snapshot.extras if normalize(e) not in warmed),
-        _by_fqn={a.fqn: a for a in actors},
     )
 
 

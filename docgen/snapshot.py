@@ -9,7 +9,7 @@ the heavy lock walk happens when the snapshot is made, never when docs are check
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 from pathlib import Path
 from typing import Iterable
 
@@ -49,8 +49,7 @@ def normalize(name: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
-class SnapshotPackage:
+class SnapshotPackage(NamedTuple):
     key: str
     name: str
     version: str | None
@@ -60,14 +59,12 @@ class SnapshotPackage:
     editable: bool
 
 
-@dataclass(frozen=True)
-class SharedBuildFact:
+class SharedBuildFact(NamedTuple):
     key: str
     extras: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     path: str
     provenance: dict
     project_name: str

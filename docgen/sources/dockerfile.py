@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 from pathlib import Path
 
 from docgen.errors import InputError
@@ -45,15 +45,13 @@ _SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "(", ")"})
 _SHELLS = frozenset({"sh", "bash", "dash"})
 
 
-@dataclass(frozen=True)
-class Heredoc:
+class Heredoc(NamedTuple):
     name: str
     body: str  # body lines, each ending in "\n"; leading tabs removed for <<-
     start_line: int  # first body line
 
 
-@dataclass(frozen=True)
-class Instruction:
+class Instruction(NamedTuple):
     keyword: str
     args: str
     flags: dict[str, tuple[str, ...]]
@@ -64,8 +62,7 @@ class Instruction:
     stage: str | None
 
 
-@dataclass(frozen=True)
-class Stage:
+class Stage(NamedTuple):
     name: str | None
     index: int
     base: str
@@ -73,8 +70,7 @@ class Stage:
     instructions: tuple[Instruction, ...]
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     name: str
     default: str | None
     stage: str | None
@@ -82,16 +78,14 @@ class Arg:
     comment: str
 
 
-@dataclass(frozen=True)
-class EnvVar:
+class EnvVar(NamedTuple):
     key: str
     value: str
     stage: str | None
     line: int
 
 
-@dataclass(frozen=True)
-class WarmSync:
+class WarmSync(NamedTuple):
     extras: tuple[str, ...]
     flags: tuple[str, ...]
     comment: str
@@ -99,34 +93,29 @@ class WarmSync:
     stage: str | None
 
 
-@dataclass(frozen=True)
-class PrefetchCall:
+class PrefetchCall(NamedTuple):
     filters: tuple[str, ...]
     negative_filters: tuple[str, ...]
     line: int
 
 
-@dataclass(frozen=True)
-class VerifyList:
+class VerifyList(NamedTuple):
     actors: tuple[str, ...]
     line: int
 
 
-@dataclass(frozen=True)
-class CountStatement:
+class CountStatement(NamedTuple):
     counts: tuple[tuple[int, str], ...]
     text: str
     line: int
 
 
-@dataclass(frozen=True)
-class NotPrefetchedList:
+class NotPrefetchedList(NamedTuple):
     actors: tuple[tuple[str, str], ...]
     line: int
 
 
-@dataclass(frozen=True)
-class DockerfileFacts:
+class DockerfileFacts(NamedTuple):
     path: str
     syntax_directive: int | None
     instructions: tuple[Instruction, ...]
@@ -306,7 +295,7 @@ def _stages(instructions: list[Instruction], path: str) -> tuple[tuple[Stage, ..
         elif not heads and ins.keyword != "ARG":
             raise InputError(path, ins.start_line, f"{ins.keyword} before the first FROM (only ARG may come first)")
         if heads:
-            ins = replace(ins, stage=heads[-1][0] if heads[-1][0] is not None else str(len(heads) - 1))
+            ins = ins._replace(stage=heads[-1][0] if heads[-1][0] is not None else str(len(heads) - 1))
             members[-1].append(ins)
         labelled.append(ins)
     stages = tuple(
@@ -370,8 +359,7 @@ def _envs(ins: Instruction, path: str) -> list[EnvVar]:
 # ---- layer 2: shell conventions inside RUN ----------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _ShellCommand:
+class _ShellCommand(NamedTuple):
     """One shell command with ``\\`` continuations joined; keeps the physical lines it came from."""
 
     pieces: tuple[tuple[int, str], ...]  # (line, code without trailing comment and backslash)

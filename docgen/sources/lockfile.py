@@ -114,6 +114,8 @@ class Lock:
     # (id(package), None | extra | 'group:<name>') -> [(edge, target)], resolved at read time.
     _edges: dict[tuple[int, str | None], list[tuple[Dependency, LockPackage]]] = field(default_factory=dict, repr=False)
     _by_name: dict[str, list[LockPackage]] = field(default_factory=dict, repr=False)
+    # install sets already walked: the snapshot asks for the same sets again when it looks for shared builds
+    _walked: dict[tuple, tuple[LockPackage, ...]] = field(default_factory=dict, repr=False)
 
     def find(self, name: str) -> tuple[LockPackage, ...]:
         return tuple(self._by_name.get(normalize(name), ()))
@@ -130,6 +132,16 @@ class Lock:
     def install_set(self, extras: Iterable[str] = (), groups: Iterable[str] | None = None, *,
                     platform: dict | None = None) -> tuple[LockPackage, ...]:
         """What `uv sync --frozen --extra X...` installs for the root project, the root excluded."""
+        extras = tuple(extras)
+        groups = None if groups is None else tuple(groups)
+        key = (frozenset(extras), None if groups is None else frozenset(groups),
+               None if platform is None else tuple(sorted(platform.items())))
+        if key not in self._walked:
+            self._walked[key] = self._walk(extras, groups, platform)
+        return self._walked[key]
+
+    def _walk(self, extras: tuple[str, ...], groups: tuple[str, ...] | None,
+              platform: dict | None) -> tuple[LockPackage, ...]:
         root = self.root_package()
         root_name = root.id.name
         wanted_extras = []

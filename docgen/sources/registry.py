@@ -14,7 +14,7 @@ import ast
 import json
 import re
 import shlex
-from dataclasses import dataclass
+from typing import NamedTuple
 from pathlib import Path
 
 from docgen.errors import InputError
@@ -47,8 +47,7 @@ def extras_of(command: str) -> tuple[str, ...]:
     return tuple(extras)
 
 
-@dataclass(frozen=True)
-class RegistryEntry:
+class RegistryEntry(NamedTuple):
     actor: str
     member: str | None  # PY_EXECUTABLES member of the default variant; None for an inline command
     command: str  # NEMO_RL_PY_EXECUTABLES_SYSTEM unset
@@ -70,8 +69,7 @@ class RegistryEntry:
         return self.command == SYSTEM_COMMAND
 
 
-@dataclass(frozen=True)
-class Registry:
+class Registry(NamedTuple):
     executables: dict[str, str]  # PY_EXECUTABLES member -> command, in class-body order
     entries: tuple[RegistryEntry, ...]  # ACTOR_ENVIRONMENT_REGISTRY order after every update
 
@@ -90,43 +88,37 @@ class Registry:
 # because upstream modules hold plenty of code the registry does not depend on.
 
 
-@dataclass(frozen=True)
-class _Command:
+class _Command(NamedTuple):
     text: str
     member: str | None = None
 
 
-@dataclass(frozen=True)
-class _Unresolved:
+class _Unresolved(NamedTuple):
     error: InputError
 
 
-@dataclass(frozen=True)
-class _External:
+class _External(NamedTuple):
     module: str
 
 
-@dataclass(frozen=True)
-class _Class:
+class _Class(NamedTuple):
     name: str
     members: dict[str, tuple[object, int]]  # name -> (value, line)
 
 
-@dataclass(frozen=True)
-class _Slot:
+class _Slot(NamedTuple):
     command: _Command
     file: str
     line: int
     source: str
 
 
-@dataclass
 class _Registry:
-    slots: dict[str, _Slot]
+    def __init__(self, slots: dict[str, _Slot]) -> None:
+        self.slots = slots
 
 
-@dataclass(frozen=True)
-class _LazyImport:
+class _LazyImport(NamedTuple):
     module: str | None  # dotted name; None when a relative import climbs out of the tree
     name: str
     file: Path
@@ -138,8 +130,7 @@ _ENVIRON = object()
 _ENV_GET = object()
 
 
-@dataclass(frozen=True)
-class _Module:
+class _Module(NamedTuple):
     path: Path
     rel: str
     lines: list[str]

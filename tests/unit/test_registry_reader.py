@@ -399,6 +399,6 @@ def test_render_round_trip_of_the_reference(tmp_path):
 def test_render_rejects_a_source_it_cannot_write():
     registry = read_registry_source(FIXTURES / "variants")
     entry = registry.entries[0]
-    odd = Registry(registry.executables, (type(entry)(**{**entry.__dict__, "source": "vendored"}),))
+    odd = Registry(registry.executables, (entry._replace(source="vendored"),))
     with pytest.raises(ValueError, match="vendored"):
         render_registry_source(odd)
