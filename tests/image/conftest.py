@@ -1,0 +1,54 @@
+"""Fixtures for tests against the hermetic nmp-rl-base image (built by scripts/build-image)."""
+
+import os
+
+import pytest
+
+IMAGE = os.environ.get("NMP_IMAGE", "nmp-rl-base:hermetic")
+HOW = "run scripts/build-image"
+
+
+def _unavailable(reason: str):
+    if os.environ.get("NMP_REQUIRE_IMAGE") == "1":
+        pytest.fail(f"{reason} (NMP_REQUIRE_IMAGE=1); {HOW}")
+    pytest.skip(f"{reason}; {HOW}")
+
+
+@pytest.fixture(scope="session")
+def docker_client():
+    try:
+        import docker
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:  # no SDK, no socket, engine down: all mean "no docker here"
+        _unavailable(f"no Docker engine answers ({type(exc).__name__}: {exc})")
+    return client
+
+
+@pytest.fixture(scope="session")
+def hermetic_image(docker_client):
+    import docker.errors
+    try:
+        return docker_client.images.get(IMAGE)
+    except docker.errors.ImageNotFound:
+        _unavailable(f"image {IMAGE} is absent")
+
+
+@pytest.fixture(scope="module")
+def container(docker_client, hermetic_image):
+    """One long-lived container per module; tests run commands in it with exec_run."""
+    c = docker_client.containers.run(hermetic_image.id, ["sleep", "infinity"], detach=True, init=True,
+                                     network_mode="none")
+    try:
+        yield c
+    finally:
+        c.remove(force=True)
+
+
+@pytest.fixture(scope="module")
+def sh(container):
+    """Run a bash command in the container as its default user; return (exit code, output)."""
+    def run(command: str, user: str = "") -> tuple[int, str]:
+        result = container.exec_run(["bash", "-c", command], user=user, demux=False)
+        return result.exit_code, result.output.decode(errors="replace")
+    return run
