@@ -154,10 +154,12 @@ def parse_steps(lines: list[str], path: str, first_line: int) -> tuple[ShellStep
         parts = [lines[i][2:]]
         i += 1
         while i < len(lines) and (source[-1].endswith("\\") or lines[i].startswith("> ")):
+            # a `> ` secondary prompt is the reader's typing aid, never part of the command
+            text = lines[i][2:] if lines[i].startswith("> ") else lines[i]
             if source[-1].endswith("\\"):
-                parts[-1] += "\n" + lines[i]   # bash joins backslash-newline itself
+                parts[-1] += "\n" + text   # bash joins backslash-newline itself
             else:
-                parts.append(lines[i][2:])
+                parts.append(text)
             source.append(lines[i])
             i += 1
         if not "".join(parts).strip():

@@ -150,3 +150,10 @@ def test_render_round_trips():
 def test_slugify():
     assert slugify("Who may write where?") == "who-may-write-where"
     assert slugify("!!!") == "section"
+
+
+def test_prompt_after_a_backslash_is_stripped_and_the_backslash_kept():
+    lines = ["$ for a in x \\", ">     y; do", ">   echo $a", "> done", "x", "y"]
+    [step] = parse_steps(lines, "p.md", 1)
+    assert step.command == "for a in x \\\n    y; do\n  echo $a\ndone"
+    assert step.expected == ("x", "y")
