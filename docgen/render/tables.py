@@ -235,9 +235,17 @@ def runtime_env(model: "ImageModel") -> str:
     return table(("ENV", "Value", "Set in stage"), rows)
 
 
+def human_size(n: float) -> str:
+    """Bytes in the unit a reader expects: 216.5 MB, 1.42 GB, 112.7 kB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.{2 if unit == 'GB' else 1}f} {unit}"
+    return f"{int(n)} B"
+
+
 def image_size(model: "ImageModel", measurement: dict | None) -> str:
     if not measurement:
-        return ("> The image size has not been measured yet: the image-size bench writes "
+        return ("> The image size has not been measured yet: `bench/image_size.py --record` writes "
                 "`docs/data/image-size.json`.\n")
     rows = []
     for key, title in (("image", "Image"), ("platform", "Platform"), ("measured_at", "Measured")):
@@ -245,8 +253,16 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
             rows.append((title, str(measurement[key])))
     size = measurement.get("size_bytes")
     if isinstance(size, (int, float)):
-        rows.append(("Size", f"{size / 1e9:.2f} GB ({int(size):,} bytes)"))
+        rows.append(("Size", f"{human_size(size)} ({int(size):,} bytes)"))
     for name, value in sorted((measurement.get("parts") or {}).items()):
         if isinstance(value, (int, float)):
-            rows.append((code(name), f"{value / 1e9:.2f} GB"))
-    return table(("Measure", "Value"), rows)
+            rows.append((code(name), human_size(value)))
+    out = table(("Measure", "Value"), rows)
+    production = measurement.get("production")
+    if isinstance(production, dict) and production.get("size_bytes"):
+        out += ("\nProduction image, measured elsewhere on " + str(production.get("measured_at", "an unknown date"))
+                + (f" ({production['where']})" if production.get("where") else "") + ": "
+                + human_size(production["size_bytes"]) + ".\n")
+    else:
+        out += "\nNo production figure is recorded: add one under `production` (size_bytes, measured_at, where).\n"
+    return out

@@ -1,0 +1,58 @@
+"""Measure the built hermetic image and record the figures the docs' image-size block renders.
+
+    .venv/bin/python bench/image_size.py            # print the measurement
+    .venv/bin/python bench/image_size.py --record   # also write docs/data/image-size.json, then `docgen write`
+
+The size is what `docker image inspect` reports; the parts are `du` of the big directories inside the
+image (symlinks counted as links, so a venv that links into the uv cache costs only its links). Production
+figures are not measured here: add them under "production" with the date and place they were measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORD = ROOT / "docs/data/image-size.json"
+DOCKER = "/usr/bin/docker"
+TAG = "nmp-rl-base:hermetic"
+PARTS = ("/opt/uv_cache", "/opt/ray_venvs", "/opt/nemo_rl_venv", "/opt/nemo-rl", "/opt/gym_venvs")
+
+
+def measure(tag: str = TAG) -> dict:
+    inspect = json.loads(subprocess.run([DOCKER, "image", "inspect", tag], check=True, capture_output=True,
+                                        text=True).stdout)[0]
+    du = subprocess.run([DOCKER, "run", "--rm", "--network", "none", "--entrypoint", "du", tag, "-sb", *PARTS],
+                        check=True, capture_output=True, text=True).stdout
+    parts = {path: int(size) for size, path in (line.split("\t", 1) for line in du.splitlines())}
+    return {
+        "image": tag,
+        "platform": f"{inspect['Os']}/{inspect['Architecture']}",
+        "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "size_bytes": int(inspect["Size"]),
+        "parts": parts,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--record", action="store_true", help=f"write {RECORD.relative_to(ROOT)}")
+    args = ap.parse_args()
+    figures = measure()
+    if args.record:
+        previous = json.loads(RECORD.read_text()) if RECORD.exists() else {}
+        if "production" in previous:  # measured elsewhere: keep it as it was recorded
+            figures["production"] = previous["production"]
+        RECORD.parent.mkdir(parents=True, exist_ok=True)
+        RECORD.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    json.dump(figures, sys.stdout, indent=2, sort_keys=True)
+    print()
+
+
+if __name__ == "__main__":
+    main()
