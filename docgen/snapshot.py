@@ -279,11 +279,11 @@ def load_snapshot(path: str | Path) -> Snapshot:
         project = data["project"]
         reg = data["registry"]
         lock = data["lock"]
+        lines = _actor_lines(text, [a["actor"] for a in reg["actors"]])
         entries = tuple(
             RegistryEntry(actor=a["actor"], member=a["member"], command=a["command"],
-                          command_system=a["command_system"], source=a["source"], file=str(path),
-                          line=_line_of(text, a["actor"]))
-            for a in reg["actors"])
+                          command_system=a["command_system"], source=a["source"], file=str(path), line=line)
+            for a, line in zip(reg["actors"], lines))
         registry = Registry(executables=dict(reg["executables"]), entries=entries)
         packages = {k: SnapshotPackage(key=k, **v) for k, v in lock["packages"].items()}
         return Snapshot(
@@ -309,6 +309,22 @@ def load_snapshot(path: str | Path) -> Snapshot:
         field_name = str(exc).strip("'\"")
         raise InputError(path, _line_of(text, field_name) or 1,
                          f"malformed snapshot: missing or wrong field {exc}; re-run `docgen snapshot`") from None
+
+
+def _actor_lines(text: str, actors: list[str]) -> list[int | None]:
+    """Line of each actor in the snapshot's registry section, in one forward scan (actors are in order)."""
+    pos = max(text.find('"registry"'), 0)
+    line = text.count("\n", 0, pos) + 1
+    out: list[int | None] = []
+    for actor in actors:
+        found = text.find(f'"{actor}"', pos)
+        if found < 0:
+            out.append(None)
+            continue
+        line += text.count("\n", pos, found)
+        pos = found
+        out.append(line)
+    return out
 
 
 def _line_of(text: str, needle: str) -> int | None:
