@@ -34,7 +34,7 @@ def _short(fqn: str) -> str:
 
 
 def _norm(text: str) -> str:
-    from docgen.snapshot import normalize
+    from docgen.names import normalize
     return normalize(text)
 
 

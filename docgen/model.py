@@ -243,7 +243,7 @@ def venv_dir_of(dockerfile: "DockerfileFacts") -> str:
 
 
 def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageModel:
-    from docgen.snapshot import normalize
+    from docgen.names import normalize
 
     venv_dir = venv_dir_of(dockerfile)
     steps = warm_steps_of(dockerfile)

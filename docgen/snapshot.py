@@ -15,6 +15,7 @@ from typing import Iterable
 
 from docgen import __version__
 from docgen.errors import InputError
+from docgen.names import normalize
 
 FORMAT = 1
 # Platform the install sets are computed for: the image is built for linux/amd64 with CPython 3.13.
@@ -32,21 +33,6 @@ NOTABLE_PACKAGES = (
 def combo_key(extras: Iterable[str]) -> str:
     """Name of an install set: the sorted, PEP 685-normalised extras joined by '+'; '' is the base venv."""
     return "+".join(sorted({normalize(e) for e in extras}))
-
-
-def normalize(name: str) -> str:
-    """PEP 503 / 685 name normalisation (what uv.lock uses for package and extra names)."""
-    out = []
-    prev_sep = False
-    for ch in name.lower():
-        if ch in "-_.":
-            if not prev_sep:
-                out.append("-")
-            prev_sep = True
-        else:
-            out.append(ch)
-            prev_sep = False
-    return "".join(out)
 
 
 class SnapshotPackage(NamedTuple):

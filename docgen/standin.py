@@ -51,7 +51,7 @@ class StandinPackage(NamedTuple):
 
 
 def _normalize(name: str) -> str:
-    from docgen.snapshot import normalize
+    from docgen.names import normalize
     return normalize(name)
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.expected import PREFETCHED_VENVS
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_DOCKERFILE = ROOT / "tests/fixtures/dockerfiles/eight-filters.Dockerfile"
 SNAPSHOT = ROOT / "snapshot/nemo-rl.json"
@@ -29,17 +31,7 @@ def docgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
                           cwd=cwd or ROOT, timeout=120)
 
 
-EXPECTED_VENVS = {
-    "nemo_rl.models.policy.workers.dtensor_policy_worker.DTensorPolicyWorker": ["fsdp"],
-    "nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2": ["automodel"],
-    "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker": ["mcore"],
-    "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker": ["vllm"],
-    "nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker": ["vllm"],
-    "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor": ["vllm"],
-    "nemo_rl.environments.nemo_gym.NemoGym": ["nemo_gym"],
-    "nemo_rl.environments.sandbox.nemo_gym_actor.SandboxedGymActor": ["nemo_gym"],
-    "nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor": ["nemo_gym"],
-}
+EXPECTED_VENVS = {actor: list(extras) for actor, extras in PREFETCHED_VENVS.items()}
 
 
 @pytest.mark.parametrize("dockerfile", [FIXTURE_DOCKERFILE, ROOT / "Dockerfile.nmp-rl-base"], ids=["fixture", "image"])

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from docgen.errors import InputError
 from docgen.sources import markers
-from docgen.sources.pyproject import ConflictItem, normalize, read_root_facts, toml_error_line
+from docgen.names import normalize
+from docgen.sources.pyproject import ConflictItem, read_root_facts, toml_error_line
 
 KNOWN_LOCK_VERSIONS = frozenset({1})
 SOURCE_KINDS = ("registry", "git", "url", "path", "directory", "editable", "virtual")

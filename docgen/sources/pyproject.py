@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docgen.errors import InputError
+from docgen.names import normalize
 
 
 @dataclass(frozen=True)
@@ -55,16 +56,10 @@ class ProjectFacts:
     extra_lines: dict[str, int]
 
 
-_NORMALIZE = re.compile(r"[-_.]+")
 _REQ_NAME = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _BRACE = re.compile(r"\{")
 _KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
-
-
-def normalize(name: str) -> str:
-    """PEP 503 name normalization (also PEP 685 for extras and groups)."""
-    return _NORMALIZE.sub("-", name).lower()
 
 
 def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:

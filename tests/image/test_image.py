@@ -4,18 +4,9 @@ import pytest
 
 pytestmark = [pytest.mark.image, pytest.mark.docker]
 
+from tests.expected import PREFETCHED
+
 VENV_DIR = "/opt/ray_venvs"
-PREFETCHED = (
-    "nemo_rl.models.policy.workers.dtensor_policy_worker.DTensorPolicyWorker",
-    "nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
-    "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker",
-    "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker",
-    "nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker",
-    "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor",
-    "nemo_rl.environments.nemo_gym.NemoGym",
-    "nemo_rl.environments.sandbox.nemo_gym_actor.SandboxedGymActor",
-    "nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor",
-)
 VLLM_EXTRA = {a for a in PREFETCHED if ".vllm." in a or a.endswith("SyncRolloutActor")}
 TE_VENVS = ("nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
             "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker")

@@ -1,6 +1,6 @@
 """Every prefetched venv in the built image holds exactly what the model derives from the image's own lock.
 
-Installed distributions are read inside a hardened container with each venv's interpreter
+Installed distributions are read inside the image (the image tests' shared container) with each venv's interpreter
 (importlib.metadata); the expected set is `read_lock(<the image's uv.lock>).install_set(<venv extras>)`,
 with each venv's extras from `docgen inventory --json`.
 """
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import re
 import subprocess
 import sys
 import tarfile
@@ -18,46 +16,16 @@ from pathlib import Path
 
 import pytest
 
+from docgen.names import normalize
+
 pytestmark = [pytest.mark.docker, pytest.mark.image]
 
 REPO = Path(__file__).resolve().parents[2]
-IMAGE = os.environ.get("NMP_RL_BASE_IMAGE", "nmp-rl-base:hermetic")
 CHECKOUT = "/opt/nemo-rl"
 LIST_DISTRIBUTIONS = (
     "import importlib.metadata as m, json; "
     "print(json.dumps(sorted({(d.metadata['Name'], d.version) for d in m.distributions()})))"
 )
-
-
-def _unavailable(reason: str):
-    if os.environ.get("NMP_REQUIRE_IMAGE") == "1":
-        pytest.fail(f"NMP_REQUIRE_IMAGE=1 and {reason}")
-    pytest.skip(f"{reason}; build it with scripts/build-image")
-
-
-def normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-@pytest.fixture(scope="module")
-def container():
-    import docker
-
-    from docgen.console.shell import SessionContainer
-
-    try:
-        client = docker.from_env(timeout=60)
-        client.ping()
-    except Exception as exc:
-        _unavailable(f"no Docker engine ({type(exc).__name__})")
-    try:
-        client.images.get(IMAGE)
-    except docker.errors.ImageNotFound:
-        _unavailable(f"image {IMAGE} is not built")
-    session = SessionContainer(client, IMAGE)
-    yield session.container
-    session.remove()
-    assert session.leftovers() == []
 
 
 @pytest.fixture(scope="module")

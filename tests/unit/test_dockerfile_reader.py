@@ -14,6 +14,7 @@ from textwrap import dedent
 import pytest
 
 from docgen.errors import InputError
+from tests.expected import PREFETCHED
 from docgen.sources.dockerfile import (
     Arg,
     CountStatement,
@@ -541,17 +542,7 @@ EIGHT_FILTER_NAMES = (
     "nemo_gym_actor.SandboxedGymActor",
     "broker_actor.SandboxEpisodeBrokerActor",
 )
-NINE_VERIFIED = (
-    "nemo_rl.models.policy.workers.dtensor_policy_worker.DTensorPolicyWorker",
-    "nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
-    "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker",
-    "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker",
-    "nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker",
-    "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor",
-    "nemo_rl.environments.nemo_gym.NemoGym",
-    "nemo_rl.environments.sandbox.nemo_gym_actor.SandboxedGymActor",
-    "nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor",
-)
+NINE_VERIFIED = PREFETCHED
 QUANT = "quantization worker, builds on first use"
 NOT_PREFETCHED = (
     ("nemo_rl.models.generation.sglang.sglang_worker.SGLangGenerationWorker", "sglang backend not built"),
