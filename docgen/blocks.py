@@ -14,7 +14,6 @@ keeps its stamps, so the inputs a stale block names always include the one that 
 passes the generator table and a render callback.
 """
 
-from __future__ import annotations
 
 import hashlib
 import re

@@ -5,7 +5,6 @@ in whether they save. Every page is parsed and rendered before anything is writt
 page leaves all pages untouched.
 """
 
-from __future__ import annotations
 
 import argparse
 import os
@@ -20,7 +19,14 @@ FACTS_FILE = "docs/.docgen-facts.json"
 IMAGE_SIZE_FILE = "docs/data/image-size.json"
 
 
-def register(subparsers) -> None:
+SHORT_HELP = {
+    "write": "re-render every generated block and value in place",
+    "check": "fail on stale blocks or inconsistent inputs (changes nothing)",
+    "lint": "only the semantic checks across the Dockerfile, the registry and the lock",
+}
+
+
+def register(subparsers, only: str | None = None) -> None:
     descriptions = {
         "write": "Re-render every generated block and inline value in place, and record the facts they were "
                  "rendered from in " + FACTS_FILE + ".",
@@ -30,7 +36,9 @@ def register(subparsers) -> None:
                 "against the registry and the lock; required generators present in the docs.",
     }
     for name, func in (("write", cmd_write), ("check", cmd_check), ("lint", cmd_lint)):
-        p = subparsers.add_parser(name, help=descriptions[name].split(";")[0].split(",")[0],
+        if only is not None and name != only:
+            continue
+        p = subparsers.add_parser(name, help=SHORT_HELP[name],
                                   description=descriptions[name])
         if name != "lint":
             p.add_argument("paths", nargs="*", type=Path, metavar="PATH",

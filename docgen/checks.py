@@ -4,7 +4,6 @@ Each check is a small pure function of the model returning findings with a file 
 runs them alone; `docgen check` runs them with the drift check.
 """
 
-from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Iterable, NamedTuple

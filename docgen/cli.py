@@ -13,6 +13,8 @@ from pathlib import Path
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+BLOCK_COMMANDS = ("write", "check", "lint")
+COMMANDS = ("inventory", "snapshot", "standin") + BLOCK_COMMANDS
 
 
 def _default(rel: str) -> Path:
@@ -65,7 +67,9 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
                    help="the NeMo-RL snapshot (default: the repository's snapshot/nemo-rl.json)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole CLI, or (with `only`) just the one subcommand a run asked for: building every
+    subparser costs about as much as a `docgen check` itself."""
     parser = argparse.ArgumentParser(
         prog="docgen",
         description="Documentation that cannot drift for the nmp-rl-base image: read the Dockerfile and the "
@@ -73,12 +77,30 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def wanted(name: str) -> bool:
+        return only is None or only == name
+
+    if wanted("inventory"):
+        _add_inventory(sub)
+    if wanted("snapshot"):
+        _add_snapshot(sub)
+    if wanted("standin"):
+        _add_standin(sub)
+    if only is None or only in BLOCK_COMMANDS:
+        from docgen import blocks_cli  # the generated-blocks commands: write, check, lint
+        blocks_cli.register(sub, only=only)
+    return parser
+
+
+def _add_inventory(sub) -> None:
     p = sub.add_parser("inventory", help="print the image inventory: filters, venvs, warmed extras, shared builds",
                        description="Print the image inventory derived from the Dockerfile and the snapshot.")
     _add_inputs(p)
     p.add_argument("--json", action="store_true", help="machine-readable JSON instead of a table")
     p.set_defaults(func=cmd_inventory)
 
+
+def _add_snapshot(sub) -> None:
     p = sub.add_parser("snapshot", help="read an RL checkout into a committed, diff-friendly snapshot",
                        description="Read NeMo-RL's pyproject.toml, uv.lock and actor registry from DIR and write "
                                    "a deterministic snapshot with provenance.")
@@ -91,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write ('-' = stdout)")
     p.set_defaults(func=cmd_snapshot)
 
+
+def _add_standin(sub) -> None:
     p = sub.add_parser("standin", help="generate the stand-in NeMo-RL workspace the hermetic image builds from",
                        description="Write a small NeMo-RL look-alike (same registry, extras, conflicts, prefetch "
                                    "tool; tiny packages named and versioned like the heavy ones) and lock it with uv.")
@@ -99,19 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-lock", action="store_true", help="do not run `uv lock` in the output")
     p.set_defaults(func=cmd_standin)
 
-    try:
-        from docgen import blocks_cli  # the generated-blocks commands: write, check, lint
-    except ImportError:
-        blocks_cli = None
-    if blocks_cli is not None:
-        blocks_cli.register(sub)
-    return parser
-
 
 def main(argv: list[str] | None = None) -> int:
     from docgen.errors import InputError
 
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(first if first in COMMANDS else None).parse_args(argv)
     try:
         return args.func(args)
     except InputError as exc:

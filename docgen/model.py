@@ -4,7 +4,6 @@ Pure functions over what the readers return (the Dockerfile facts and the NeMo-R
 except `load_default_model`, the one convenience that reads the repository's own files.
 """
 
-from __future__ import annotations
 
 from typing import NamedTuple
 from pathlib import Path

@@ -6,7 +6,6 @@ changes as a readable diff and the docs build offline. Loading it is a `json.loa
 the heavy lock walk happens when the snapshot is made, never when docs are checked.
 """
 
-from __future__ import annotations
 
 import json
 from typing import NamedTuple

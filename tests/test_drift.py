@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "unit"))
-from blocks_fixtures import DOCKERFILE, write_inputs  # noqa: E402
+from tests.unit.blocks_fixtures import DOCKERFILE, write_inputs  # noqa: E402
 
 from docgen.blocks_cli import FACTS_FILE  # noqa: E402
 from docgen.cli import main  # noqa: E402

@@ -1,7 +1,6 @@
 """Mermaid diagrams over the image model. Participants, class names and venv paths come from the model;
 only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
-from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 

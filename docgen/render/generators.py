@@ -5,7 +5,6 @@ dockerfile, registry, lock, pyproject (the last three are sections of the commit
 measurement (the image-size bench's output).
 """
 
-from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, NamedTuple
 

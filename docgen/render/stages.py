@@ -3,7 +3,6 @@
 Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 """
 
-from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, NamedTuple

@@ -11,7 +11,6 @@ Two layers:
 Only reads; never executes anything. Bad input raises ``InputError(path, line, message)``.
 """
 
-from __future__ import annotations
 
 import re
 import shlex
@@ -377,8 +376,13 @@ class _ShellCommand(NamedTuple):
                 return number
         return self.pieces[0][0]
 
-    def tokens(self, path: str, pattern: str) -> list[str]:
-        lexer = shlex.shlex(self.code, posix=True, punctuation_chars=True)
+    def tokens(self, path: str, pattern: str, until: str | None = None) -> list[str]:
+        """Shell words of the command; with `until`, only of the text before that pattern (shlex is slow
+        and a loop's body can hold hundreds of words nobody reads)."""
+        code = self.code
+        if until is not None and (stop := re.search(until, code)):
+            code = code[: stop.start()]
+        lexer = shlex.shlex(code, posix=True, punctuation_chars=True)
         lexer.whitespace_split, lexer.commenters = True, ""
         try:
             return list(lexer)
@@ -529,7 +533,7 @@ def _verify(shell: list[_ShellCommand], path: str) -> VerifyList | None:
         if not re.search(pattern, cmd.code):
             continue
         line = cmd.line_of(pattern)
-        for actors in _after(cmd.tokens(path, pattern), "for", "actor", "in"):
+        for actors in _after(cmd.tokens(path, pattern, until=r";\s*do\b"), "for", "actor", "in"):
             if found is not None:
                 raise InputError(path, line, f"second 'for actor in' loop (first at line {found.line})")
             found = VerifyList(tuple(actors), line)

@@ -8,12 +8,12 @@ Two inputs give the same `Registry`:
 `render_registry_source` is the inverse of the source reader: the three modules in upstream style.
 """
 
-from __future__ import annotations
 
 import ast
 import json
 import re
 import shlex
+from functools import lru_cache
 from typing import NamedTuple
 from pathlib import Path
 
@@ -39,8 +39,10 @@ _JSON_ENTRY_KEYS = ("actor", "py_executable", "command", _JSON_SYSTEM_KEY, "sour
 _FORK_COMMENT = re.compile(r"^[\s,]*#\s*(fork\s.*?)\s*$")
 
 
+@lru_cache(maxsize=None)
 def extras_of(command: str) -> tuple[str, ...]:
-    """Every `--extra X` (or `--extra=X`) of a uv command, in order."""
+    """Every `--extra X` (or `--extra=X`) of a uv command, in order (cached: a registry repeats a handful
+    of commands dozens of times, and shlex is slow)."""
     tokens = shlex.split(command)
     extras = [tokens[i + 1] for i, tok in enumerate(tokens[:-1]) if tok == "--extra"]
     extras += [tok.partition("=")[2] for tok in tokens if tok.startswith("--extra=")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blocks_fixtures import DOCKERFILE, small_model
+from tests.unit.blocks_fixtures import DOCKERFILE, small_model
 from docgen.blocks import parse_document
 from docgen.checks import check_coverage, lint
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from blocks_fixtures import DOCKERFILE, small_model, snapshot_data
+from tests.unit.blocks_fixtures import DOCKERFILE, small_model, snapshot_data
 from docgen.errors import InputError
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
 from docgen.render.tables import ArgError
