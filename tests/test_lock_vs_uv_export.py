@@ -39,7 +39,8 @@ WINDOWS_PY311 = {"sys_platform": "win32", "platform_system": "Windows", "os_name
 
 
 def _uv_env() -> dict[str, str]:
-    return {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "NO_COLOR": "1"}
+    # The machine's trust store holds the CA this network's TLS goes through; uv's bundled roots do not.
+    return {"UV_NATIVE_TLS": "1", **os.environ, "UV_PYTHON_DOWNLOADS": "never", "NO_COLOR": "1"}
 
 
 def _run_uv(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
