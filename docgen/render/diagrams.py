@@ -93,9 +93,11 @@ def _workers(model: "ImageModel", role: str, extra: str | None = None) -> list[_
 
 
 def _participant(pid: str, worker: _Worker) -> str:
-    built = "" if worker.prefetched else " (built on first use)"
-    return (f"    participant {pid} as {label(worker.class_name)} ({label(', '.join(worker.extras))})"
-            f"<br/>{label(worker.path)}{built}")
+    # The full venv path is in the message that starts the workers; a participant box that held it
+    # made every diagram thousands of pixels wide.
+    built = "built on first use" if not worker.prefetched else "prefetched venv"
+    return (f"    participant {pid} as {label(worker.class_name)}"
+            f"<br/>{label(', '.join(worker.extras))} extra, {built}")
 
 
 def _driver(model: "ImageModel", job: str) -> str:

@@ -118,20 +118,24 @@ def test_diagrams_take_participants_from_the_model(model):
     assert "participant venvs as 4 worker venvs in /opt/ray_venvs" in build
     assert "3 filters -> 4 venvs" in build and "uv sync mcore" in build and "uv cache /opt/uv_cache" in build
     dpo = render_block("diagram-dpo", {}, src)
-    assert "DTensorPolicyWorkerV2 (automodel)" in dpo and "MegatronPolicyWorker (mcore)" in dpo
+    assert "DTensorPolicyWorkerV2<br/>automodel extra, prefetched venv" in dpo
+    assert "MegatronPolicyWorker<br/>mcore extra" in dpo
+    # the venv path the workers start with, taken from the model
+    megatron_venv = next(v.path for v in model.venvs if v.class_name == "MegatronPolicyWorker")
+    assert f"start workers with {megatron_venv}/bin/python" in dpo
     assert "Vllm" not in dpo
     v2 = render_block("diagram-grpo-v2", {}, src)
-    assert "participant policy as DTensorPolicyWorkerV2 (automodel)" in v2 and "VllmGenerationWorker" in v2
+    assert "participant policy as DTensorPolicyWorkerV2<br/>automodel extra" in v2 and "VllmGenerationWorker" in v2
     assert "MathEnvironment<br/>system interpreter" in v2 and "refit" in v2
     megatron = render_block("diagram-grpo-megatron", {}, src)
-    assert "participant policy as MegatronPolicyWorker (mcore)" in megatron
+    assert "participant policy as MegatronPolicyWorker<br/>mcore extra" in megatron
 
 
 def test_unprefetched_policy_is_drawn_as_built_on_first_use(tmp_path):
     text = DOCKERFILE.replace("    megatron_policy_worker.MegatronPolicyWorker", "    nothing.Matches")
     model = small_model(tmp_path, text)
     out = render_block("diagram-grpo-megatron", {}, RenderInputs(model))
-    assert "MegatronPolicyWorker (mcore)" in out and "(built on first use)" in out
+    assert "MegatronPolicyWorker<br/>mcore extra, built on first use" in out
 
 
 def test_inventory_text(model):
