@@ -175,13 +175,17 @@ class Lock:
             queue.append((root, extra))
         installed: dict[int, LockPackage] = {}
 
-        def follow(edges: list[tuple[Dependency, LockPackage]]) -> None:
+        def follow(edges: list[tuple[Dependency, LockPackage]], owner: LockPackage) -> None:
             for dep, target in edges:
                 fresh = ()
                 if dep.extras:
                     fresh = {markers.conflict_item("extra", dep.name, x) for x in dep.extras} - activated
-                if dep.marker is not None and not markers.evaluate(
-                        dep.marker, env, activated | fresh if fresh else activated):
+                try:
+                    holds = dep.marker is None or markers.evaluate(
+                        dep.marker, env, activated | fresh if fresh else activated)
+                except markers.MarkerError as exc:
+                    raise InputError(self.path, owner.line, f"{owner.id.name} -> {dep.name}: {exc}") from None
+                if not holds:
                     continue
                 activated.update(fresh)
                 target_index = id(target)
@@ -192,10 +196,10 @@ class Lock:
                         queue.append((target, extra))
 
         for group in wanted_groups:
-            follow(self._edges[(root_index, "group:" + group)])
+            follow(self._edges[(root_index, "group:" + group)], root)
         while queue:
             package, extra = queue.popleft()
-            follow(self._edges.get((id(package), extra), ()))
+            follow(self._edges.get((id(package), extra), ()), package)
         installed.pop(root_index, None)
         self._refuse_conflicts(activated, root)
         return tuple(sorted(installed.values(), key=lambda p: p.key))

@@ -15,6 +15,7 @@ about thousands of times during a lock walk.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 # The image's interpreter: CPython 3.13 on linux x86_64 (NeMo-RL requires >=3.13.14,<3.14).
 DEFAULT_ENV: dict[str, str] = {
@@ -65,14 +66,97 @@ def evaluate(marker: str, env: tuple[tuple[str, str], ...], activated: set[str] 
     return _eval(node, activated)
 
 
+class MarkerError(ValueError):
+    """A marker string that is not PEP 508; the lock reader reports it with the edge's file and line."""
+
+
+class Variable(NamedTuple):
+    value: str
+
+
+class Value(NamedTuple):
+    value: str
+
+
+class Op(NamedTuple):
+    value: str
+
+
+_TOKEN = re.compile(r"""\s*(?:
+      (?P<paren>[()])
+    | (?P<op>===|==|!=|<=|>=|~=|<|>|not\s+in(?![\w.])|in(?![\w.]))
+    | (?P<bool>and|or)(?![\w.])
+    | (?P<string>'[^']*'|"[^"]*")
+    | (?P<variable>[A-Za-z_][A-Za-z0-9_.]*)
+    )""", re.VERBOSE)
+
+
 def _parse(marker: str) -> list:
+    """The marker as packaging's list form: atoms (lhs, Op, rhs) and sublists joined by 'and'/'or'.
+
+    Written here rather than taken from packaging because uv's conflict markers run to thousands of
+    characters and packaging's general parser made parsing them cost more than reading the whole lock."""
     tree = _parsed.get(marker)
     if tree is None:
-        from packaging.markers import Marker  # lazy: only walks that meet a marker pay for it
-
         text = _GROUP_VAR.sub(r"extra\1", marker) if "group" in marker else marker
-        tree = _parsed[marker] = Marker(text)._markers
+        tokens = _tokenize(text)
+        tree, end = _parse_expr(tokens, 0, text)
+        if end != len(tokens):
+            raise MarkerError(f"unexpected {tokens[end][1]!r} in marker {marker!r}")
+        _parsed[marker] = tree
     return tree
+
+
+def _tokenize(text: str) -> list[tuple[str, str]]:
+    tokens, pos, end = [], 0, len(text.rstrip())
+    while pos < end:
+        match = _TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise MarkerError(f"cannot read marker {text!r} at column {pos + 1}")
+        kind = match.lastgroup
+        word = match.group(kind)
+        tokens.append((kind, " ".join(word.split()) if kind == "op" else word))
+        pos = match.end()
+    return tokens
+
+
+def _parse_expr(tokens: list, i: int, text: str) -> tuple[list, int]:
+    items: list = []
+    while True:
+        item, i = _parse_atom(tokens, i, text)
+        items.append(item)
+        if i < len(tokens) and tokens[i][0] == "bool":
+            items.append(tokens[i][1])
+            i += 1
+            continue
+        return items, i
+
+
+def _parse_atom(tokens: list, i: int, text: str):
+    if i >= len(tokens):
+        raise MarkerError(f"marker {text!r} ends where a comparison was expected")
+    if tokens[i] == ("paren", "("):
+        inner, i = _parse_expr(tokens, i + 1, text)
+        if i >= len(tokens) or tokens[i] != ("paren", ")"):
+            raise MarkerError(f"unbalanced parenthesis in marker {text!r}")
+        return inner, i + 1
+    if i + 2 >= len(tokens):
+        raise MarkerError(f"marker {text!r} ends inside a comparison")
+    lhs, op, rhs = _operand(tokens[i], text), tokens[i + 1], _operand(tokens[i + 2], text)
+    if op[0] != "op":
+        raise MarkerError(f"expected a comparison operator, got {op[1]!r} in marker {text!r}")
+    if type(lhs) is type(rhs):
+        raise MarkerError(f"a comparison needs one variable and one quoted value in marker {text!r}")
+    return (lhs, Op(op[1]), rhs), i + 3
+
+
+def _operand(token: tuple[str, str], text: str):
+    kind, word = token
+    if kind == "string":
+        return Value(word[1:-1])
+    if kind == "variable":
+        return Variable(word)
+    raise MarkerError(f"expected a variable or a quoted value, got {word!r} in marker {text!r}")
 
 
 def _eval(node: _Node, activated) -> bool:

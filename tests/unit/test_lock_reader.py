@@ -379,3 +379,50 @@ def test_wheel_placeholders_keep_facts(nemo_lock) -> None:
     raw = tomllib.loads((NEMO_RL_REF / "uv.lock").read_text())["package"]
     assert [(p.has_wheels, p.has_sdist) for p in nemo_lock.packages] == \
         [(bool(r.get("wheels")), "sdist" in r) for r in raw]
+
+
+# ------------------------------------------------------------- the marker parser
+
+PARSER_CASES = [
+    "extra == 'extra-7-nemo-rl-vllm'",
+    "platform_machine == 'x86_64' and sys_platform == 'linux'",
+    "(platform_machine != 'x86_64' and extra == 'a') or (extra == 'b' and extra != 'c') or extra == 'd'",
+    "python_full_version >= '3.13.14' and python_version < '3.14'",
+    "'linux' == sys_platform or 'x86' in platform_machine",
+    "platform_machine not in 'arm64 aarch64'",
+    "((extra == 'a'))",
+    'sys_platform == "darwin"',
+]
+
+
+@pytest.mark.parametrize("marker", PARSER_CASES)
+def test_marker_parser_builds_packagings_tree(marker: str) -> None:
+    def shape(node):
+        if isinstance(node, list):
+            return [shape(x) for x in node]
+        if isinstance(node, str):
+            return node
+        lhs, op, rhs = node
+        return (type(lhs).__name__, lhs.value, op.value, type(rhs).__name__, rhs.value)
+
+    assert shape(markers._parse(marker)) == shape(Marker(marker)._markers)
+
+
+@pytest.mark.parametrize("marker", [
+    "extra ==", "extra == 'a' and", "(extra == 'a'", "extra == 'a')", "extra 'a'", "'a' == 'b'",
+    "extra == 'a' xor extra == 'b'", "extra == 'unterminated",
+])
+def test_marker_parser_refuses_what_is_not_pep_508(marker: str) -> None:
+    with pytest.raises(markers.MarkerError):
+        markers._parse(marker)
+
+
+def test_a_bad_marker_in_the_lock_names_file_and_line(tmp_path: Path) -> None:
+    text = SMALL_LOCK.replace("marker = \"sys_platform == 'darwin'\"", "marker = \"sys_platform = 'darwin'\"")
+    assert text != SMALL_LOCK
+    path = _write(tmp_path, text)
+    lock = read_lock(path, root="app")
+    with pytest.raises(InputError) as err:
+        lock.install_set()
+    assert err.value.path == str(path) and err.value.line == _line_of(text, 'name = "app"')
+    assert "mac-only" in err.value.message
