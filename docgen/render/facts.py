@@ -10,9 +10,10 @@ Line numbers are left out of both: moving a Dockerfile line does not change what
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import TYPE_CHECKING, Callable
+
+from docgen.blocks import digest
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -23,7 +24,7 @@ FACTS_FORMAT = 1
 
 def _short_hash(value: object) -> str:
     text = json.dumps(value, sort_keys=True, default=list, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+    return digest(text)
 
 
 def _dockerfile(src: "RenderInputs") -> object:
