@@ -22,7 +22,8 @@ from typing import Callable, Mapping, NamedTuple
 from docgen.errors import InputError
 
 _MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
-_FENCE = re.compile(r"^ {0,3}(?P<run>`{3,}|~{3,})(?P<info>.*)$")
+# Any indentation and block-quote prefix: fences sit in list items, admonitions and quotes (superfences).
+_FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # Lines end at "\n" only: str.splitlines would also split at \x1c-\x1e, \x0c, \u2028..., which editors

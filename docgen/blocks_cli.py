@@ -80,12 +80,8 @@ def _root(args) -> Path:
 
 
 def _read(path: Path) -> str:
-    from docgen.errors import InputError
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:  # newline="": keep CRLF as it is
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, f"cannot read: {exc}") from None
+    from docgen.errors import read_input
+    return read_input(path, newline="")  # newline="": keep CRLF as it is
 
 
 def discover_pages(root: Path) -> list[Path]:
@@ -112,12 +108,32 @@ def _load_image_size(root: Path) -> dict | None:
     path = root / IMAGE_SIZE_FILE
     if not path.is_file():
         return None
+    text = _read(path)
     try:
-        data = json.loads(_read(path))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise InputError(path, 1, "expected a JSON object")
+
+    def fail(key: str, message: str):
+        found = text.find(f'"{key}"')
+        return InputError(path, text.count("\n", 0, found) + 1 if found >= 0 else 1, message)
+
+    def check_size(key: str, value) -> None:
+        import math
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise fail(key, f"{key}: expected a size in bytes, got {value!r}")
+
+    for key in ("parts", "production"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise fail(key, f"{key}: expected a JSON object, got {data[key]!r}")
+    if data.get("size_bytes") is not None:
+        check_size("size_bytes", data["size_bytes"])
+    for name, value in (data.get("parts") or {}).items():
+        check_size(name, value)
+    if (data.get("production") or {}).get("size_bytes") is not None:
+        check_size("size_bytes", data["production"]["size_bytes"])
     return data
 
 
@@ -128,7 +144,7 @@ def prepare(args, *, render: bool = True) -> Run:
     from docgen.render.facts import InputDigests, dump_facts, facts_of
     from docgen.render.generators import GENERATORS, RenderInputs, render_block
     from docgen.render.tables import ArgError
-    from docgen.render.values import VALUES
+    from docgen.render.values import VALUES, render_value
     from docgen.snapshot import load_snapshot
     from docgen.sources.dockerfile import parse_dockerfile
 
@@ -156,7 +172,7 @@ def prepare(args, *, render: bool = True) -> Run:
             return body, digests.of(GENERATORS[block.generator].inputs)
 
         def value_one(value):
-            return VALUES[value.key][1](model)
+            return render_value(value.key, model)
 
         new_text, block_changes, value_changes = refresh(doc, render_one, value_one) if render else (doc.text, [], [])
         pages.append(Page(path, doc, new_text, block_changes, value_changes))

@@ -69,18 +69,20 @@ def check_verify_list(model: "ImageModel") -> list[Finding]:
 def declared_mixed_extras(model: "ImageModel", dockerfile_text: str | None = None) -> dict[str, int | None]:
     """Filters declared with `# docgen: mixed-extras <filter>`. From the raw text when given (any comment
     line), else from the comments the reader keeps (above instructions and inside heredocs)."""
+    from docgen.sources.dockerfile import split_lines
+
     declared: dict[str, int | None] = {}
     if dockerfile_text is not None:
-        for n, line in enumerate(dockerfile_text.splitlines(), 1):
+        for n, line in enumerate(split_lines(dockerfile_text), 1):
             if m := _MIXED_DECLARATION.match(line):
                 declared.setdefault(m.group(1), n)
         return declared
     for ins in model.dockerfile.instructions:
-        for line in ins.comment.splitlines():
+        for line in ins.comment.split("\n"):
             if m := _MIXED_DECLARATION.match("# " + line):
                 declared.setdefault(m.group(1), ins.start_line)
         for doc in ins.heredocs:
-            for n, line in enumerate(doc.body.splitlines(), doc.start_line):
+            for n, line in enumerate(split_lines(doc.body), doc.start_line):
                 if m := _MIXED_DECLARATION.match(line):
                     declared.setdefault(m.group(1), n)
     return declared

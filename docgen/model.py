@@ -131,9 +131,6 @@ class ImageModel(NamedTuple):
                 return actor
         raise KeyError(fqn)
 
-    def venv_packages(self, venv: WorkerVenv) -> tuple["SnapshotPackage", ...]:
-        return self.snapshot.install_set(venv.extras)
-
     def key_packages(self, extra: str) -> tuple["SnapshotPackage", ...]:
         return self.snapshot.key_packages(extra)
 

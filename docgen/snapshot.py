@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from docgen import __version__
-from docgen.errors import InputError
+from docgen.errors import InputError, read_input
 from docgen.names import normalize
 
 FORMAT = 1
@@ -134,7 +134,7 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
         registry_path = Path(registry_facts)
         registry = registry_reader.read_registry_json(registry_path)
         inputs["registry"] = _sha256(registry_path)
-        facts = json.loads(registry_path.read_text())
+        facts = json.loads(read_input(registry_path, "registry facts"))
         upstream = facts.get("upstream", {}) if isinstance(facts, dict) else {}
         fork = facts.get("fork", {}) if isinstance(facts, dict) else {}
         repo = repo or fork.get("repo") or upstream.get("repo")
@@ -222,7 +222,7 @@ def write_atomic(path: str | Path, text: str) -> None:
     import os
     import tempfile
 
-    path = Path(path)
+    path = Path(os.path.realpath(path))  # through a symlink: replace its target, keep the link
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -249,10 +249,7 @@ def load_snapshot(path: str | Path) -> Snapshot:
     from docgen.sources.registry import Registry, RegistryEntry
 
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read the snapshot: {exc.strerror}") from None
+    text = read_input(path, "the snapshot")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -269,8 +266,20 @@ def load_snapshot(path: str | Path) -> Snapshot:
             RegistryEntry(actor=a["actor"], member=a["member"], command=a["command"],
                           command_system=a["command_system"], source=a["source"], file=str(path), line=line)
             for a, line in zip(reg["actors"], lines))
+        for a, line in zip(reg["actors"], lines):
+            for field in ("actor", "command", "command_system"):
+                if not isinstance(a[field], str):
+                    raise InputError(path, line or _line_of(text, field) or 1,
+                                     f"malformed snapshot: actor field {field!r} is {a[field]!r}, not a string")
         registry = Registry(executables=dict(reg["executables"]), entries=entries)
         packages = {k: SnapshotPackage(key=k, **v) for k, v in lock["packages"].items()}
+        referenced = [(f"install set {k!r}", m) for k, members in lock["install_sets"].items() for m in members]
+        referenced += [("shared build", s["package"]) for s in lock["shared_builds"]]
+        for where, key in referenced:
+            if key not in packages:
+                raise InputError(path, _line_of(text, key) or 1,
+                                 f"malformed snapshot: {where} names package {key!r}, which lock.packages lacks; "
+                                 "re-run `docgen snapshot`")
         return Snapshot(
             path=str(path),
             provenance=data["provenance"],
@@ -289,7 +298,7 @@ def load_snapshot(path: str | Path) -> Snapshot:
             shared_builds=tuple(SharedBuildFact(key=s["package"], extras=tuple(s["extras"]))
                                 for s in lock["shared_builds"]),
         )
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
         # json keeps no positions; name the line of the field when it is there, else the first line
         field_name = str(exc).strip("'\"")
         raise InputError(path, _line_of(text, field_name) or 1,

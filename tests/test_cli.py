@@ -190,6 +190,37 @@ def registry_source_case(module_text: str):
     return run
 
 
+def not_utf8_case(name: str):
+    """An RL input with a Latin-1 byte where UTF-8 is expected."""
+    def run(tmp_path: Path):
+        d = rl_dir(tmp_path)
+        (d / name).write_bytes((d / name).read_bytes() + "# caf\u00e9\n".encode("latin-1"))
+        return ["snapshot", "--from", str(d), "--registry-facts", str(d / "registry.json"),
+                "-o", str(tmp_path / "out.json")], tmp_path / "out.json"
+    return run
+
+
+def snapshot_edit_case(edit):
+    """The committed snapshot, changed by `edit` (on its parsed JSON) before docgen reads it."""
+    def run(tmp_path: Path):
+        data = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+        edit(data)
+        path = tmp_path / "snap.json"
+        path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        return ["inventory", "--dockerfile", str(FIXTURE_DOCKERFILE), "--snapshot", str(path)], None
+    return run
+
+
+def _snapshot_not_utf8(tmp_path: Path):
+    path = tmp_path / "snap.json"
+    path.write_bytes(SNAPSHOT.read_bytes().replace(b'"provenance": {', b'"provenance": {\n  "note": "caf\xe9",', 1))
+    return ["inventory", "--dockerfile", str(FIXTURE_DOCKERFILE), "--snapshot", str(path)], None
+
+
+def _drop_first_base_package(data: dict) -> None:
+    del data["lock"]["packages"][data["lock"]["install_sets"][""][0]]
+
+
 REG_HEAD = "from nemo_rl.distributed.virtual_cluster import PY_EXECUTABLES\n"
 
 CORPUS = {
@@ -220,6 +251,16 @@ CORPUS = {
             "actor": "nemo_rl.x.Y", "py_executable": "FSDP", "command": "uv run --locked --extra fsdp --directory {git_root}",
             "with_NEMO_RL_PY_EXECUTABLES_SYSTEM=1": "uv run --locked --extra fsdp --directory {git_root}",
             "source": "upstream"}]}),
+    "pyproject not UTF-8": not_utf8_case("pyproject.toml"),
+    "lock not UTF-8": not_utf8_case("uv.lock"),
+    "snapshot not UTF-8": _snapshot_not_utf8,
+    "snapshot extras not a table": snapshot_edit_case(
+        lambda d: d["project"].update(extras=list(d["project"]["extras"]))),
+    "snapshot install set names a package it lacks": snapshot_edit_case(_drop_first_base_package),
+    "snapshot shared build names a package it lacks": snapshot_edit_case(
+        lambda d: d["lock"]["shared_builds"].append({"package": "nope==1", "extras": ["vllm", "fsdp"]})),
+    "snapshot actor command not a string": snapshot_edit_case(
+        lambda d: d["registry"]["actors"][0].update(command=None)),
     "registry dict absent": registry_source_case(REG_HEAD + "OTHER = {}\n"),
     "unknown PY_EXECUTABLES member": registry_source_case(
         REG_HEAD + 'ACTOR_ENVIRONMENT_REGISTRY = {\n    "a.B": PY_EXECUTABLES.NOPE,\n}\n'),
@@ -257,3 +298,31 @@ def test_bad_input_exits_2_naming_file_and_line(case, tmp_path):
 
 def test_corpus_is_large_enough():
     assert len(CORPUS) >= 20
+
+
+IMAGE_SIZE_PAGE = "# Size\n\n<!-- docgen:begin image-size -->\n<!-- docgen:end image-size -->\n"
+
+
+@pytest.mark.parametrize("measurement", [
+    '{"parts": [1, 2]}',
+    '{"size_bytes": "big"}',
+    '{"size_bytes": NaN}',
+    '{"size_bytes": 1e400}',
+    '{"parts": {"/opt": "1 GB"}}',
+    '{"production": {"size_bytes": "big"}}',
+    '{"production": [1]}',
+], ids=["parts-list", "size-string", "size-nan", "size-inf", "part-string", "production-size-string",
+        "production-list"])
+def test_malformed_image_size_measurement_is_bad_input(measurement, tmp_path):
+    (tmp_path / "docs/data").mkdir(parents=True)
+    (tmp_path / "docs/size.md").write_text(IMAGE_SIZE_PAGE)
+    (tmp_path / "docs/data/image-size.json").write_text(measurement + "\n")
+    for command in ("check", "write"):
+        run = docgen(command, "--root", str(tmp_path), "--dockerfile", str(FIXTURE_DOCKERFILE),
+                     "--snapshot", str(SNAPSHOT))
+        assert run.returncode == 2, (command, run.returncode, run.stderr)
+        assert "Traceback" not in run.stderr
+        assert run.stderr.strip().splitlines()[-1].startswith(
+            f"docgen: error: {tmp_path / 'docs/data/image-size.json'}:1: "), run.stderr
+    assert (tmp_path / "docs/size.md").read_text() == IMAGE_SIZE_PAGE
+    assert not (tmp_path / "docs/.docgen-facts.json").exists()

@@ -12,10 +12,7 @@ from docgen.errors import InputError
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
-NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-).split()
+from docgen.names import NUMBER_WORDS
 
 TE_PACKAGE = "transformer-engine"
 VLLM_PACKAGE = "vllm"

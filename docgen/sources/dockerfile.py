@@ -17,7 +17,8 @@ import shlex
 from typing import NamedTuple
 from pathlib import Path
 
-from docgen.errors import InputError
+from docgen.errors import InputError, read_input
+from docgen.names import NUMBER_WORDS
 
 KEYWORDS = frozenset(
     "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN SHELL "
@@ -30,10 +31,7 @@ _COMMENT_LINE = re.compile(r"^\s*#")
 _DIRECTIVE = re.compile(r"^#\s*(syntax|escape|check)\s*=\s*(\S.*)$", re.IGNORECASE)
 _HEREDOC = re.compile(r"(?<![<\w])<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _LEADING_FLAG = re.compile(r"^--([A-Za-z][\w-]*)(?:=(\S*))?(?:\s+|$)")
-_NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-).split()
+_NUMBER_WORDS = NUMBER_WORDS
 _NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
 _COUNT_PAIR = r"\b" + _NUMBER + r"\s+([A-Za-z][A-Za-z_-]*)"
 _PAIR_AT_END = re.compile(_COUNT_PAIR + r"\s*$", re.IGNORECASE)
@@ -153,15 +151,20 @@ class DockerfileFacts(NamedTuple):
 
 
 def read_dockerfile(path: str | Path) -> DockerfileFacts:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, f"cannot read Dockerfile: {exc}") from None
-    return parse_dockerfile(text, str(path))
+    return parse_dockerfile(read_input(path, "Dockerfile"), str(path))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Docker reads them: split at "\n" only, a trailing "\r" dropped. (str.splitlines would also
+    split at form feeds and Unicode line separators, cutting a comment in two and shifting line numbers.)"""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
-    lines = text.splitlines()
+    lines = split_lines(text)
     syntax_line, directive_lines = _directives(lines)
     stages, instructions = _stages(_instructions(lines, path, directive_lines), path)
     shell = [cmd for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines)]
@@ -437,7 +440,7 @@ def _shell_commands(ins: Instruction, lines: list[str]) -> list[_ShellCommand]:
         return [
             cmd
             for doc in ins.heredocs
-            for cmd in _join_shell(list(enumerate(doc.body.splitlines(), doc.start_line)), ins.stage)
+            for cmd in _join_shell(list(enumerate(split_lines(doc.body), doc.start_line)), ins.stage)
         ]
     after_keyword = (lines[ins.start_line - 1].split(None, 1) + [""])[1]
     numbered = [(ins.start_line, after_keyword)] + [

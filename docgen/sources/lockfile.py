@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docgen.errors import InputError
+from docgen.errors import InputError, read_input
 from docgen.sources import markers
 from docgen.names import normalize
 from docgen.sources.pyproject import ConflictItem, read_root_facts, toml_error_line
@@ -257,7 +257,7 @@ class Lock:
 
 def _edge_line(path: str, owner: LockPackage, dep: Dependency) -> int:
     """The line of the edge's `{ name = ...` below the owner's header (only computed on errors)."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    lines = read_input(path).split("\n")  # the line ends TOML counts, as the header scan does
     needle = f'{{ name = "{dep.name}"'
     version = f'version = "{dep.version}"' if dep.version else "version = "
     for number in range(owner.line, len(lines) + 1):
@@ -312,10 +312,7 @@ def read_lock(path: str | Path, root: str | None = None, default_groups: Sequenc
     """Read uv.lock. `root` (the project uv syncs) and its default groups come from the
     pyproject.toml beside the lock unless given."""
     path = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    text = read_input(path)
     try:
         data = tomllib.loads(_without_artifact_urls(text))
     except tomllib.TOMLDecodeError as exc:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from docgen.errors import InputError
+from docgen.errors import InputError, read_input
 from docgen.names import normalize
 
 
@@ -74,7 +74,7 @@ class _Lines:
     """Where tables and keys sit in the raw text (1-based lines)."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
+        self.lines = text.split("\n")  # tomllib ends lines at "\n" only (read_input made CRLF LF)
         self.tables: dict[str, int] = {}
         self.keys: dict[tuple[str, str], int] = {}
         table = ""
@@ -241,10 +241,7 @@ def _source_kind(entry: dict, name: str, line: int, path: Path) -> tuple[str, st
 
 
 def _load(path: Path) -> tuple[str, dict]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    text = read_input(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import NamedTuple
 from pathlib import Path
 
-from docgen.errors import InputError
+from docgen.errors import InputError, read_input
 
 SYSTEM_COMMAND = "sys.executable"
 SYSTEM_FLAG = "NEMO_RL_PY_EXECUTABLES_SYSTEM"
@@ -164,10 +164,7 @@ class _SourceTree:
             if ns is None:
                 raise InputError(path, 1, "circular import")
             return ns
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(path, None, f"cannot read module: {exc}") from None
+        text = read_input(path, "module")
         try:
             tree = ast.parse(text, filename=str(path))
         except SyntaxError as exc:
@@ -472,10 +469,7 @@ def _entry_lines(text: str) -> list[int]:
 def read_registry_json(path: str | Path) -> Registry:
     """The registry from the facts file (format of nemo-rl-ref/registry.json)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, f"cannot read registry facts: {exc}") from None
+    text = read_input(path, "registry facts")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

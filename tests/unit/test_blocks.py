@@ -66,6 +66,23 @@ def test_markers_in_fences_and_code_spans_are_text():
     assert write(text) == text
 
 
+def test_markers_in_indented_fences_are_text():
+    # mkdocs admonitions, list items and block quotes hold fences indented past three spaces (superfences)
+    text = ("!!! example\n\n    ```markdown\n    <!-- docgen:begin nope -->\n    ```\n\n"
+            "- item\n\n        ~~~\n        <!-- docgen:value nope -->\n        ~~~\n\n"
+            "> ```\n> <!-- docgen:end x -->\n> ```\n")
+    doc = parse(text)
+    assert doc.blocks == () and doc.values == ()
+    assert write(text) == text
+
+
+def test_fence_inside_an_indented_block_body_is_skipped_over():
+    bodies = {"greeting": "```mermaid\nflowchart TD\n<!-- docgen:end greeting -->\n```\n", "table": ""}
+    text = "!!! note\n    <!-- docgen:begin greeting -->\n    <!-- docgen:end greeting -->\n"
+    new, _, _ = refresh(parse(text), *render_with(bodies))
+    assert len(parse(new).blocks) == 1
+
+
 def test_fence_inside_a_block_body_is_skipped_over():
     bodies = {"greeting": "```mermaid\nflowchart TD\n<!-- docgen:end greeting -->\n```\n", "table": ""}
     text = "<!-- docgen:begin greeting -->\n<!-- docgen:end greeting -->\n"

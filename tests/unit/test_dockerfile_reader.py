@@ -524,6 +524,26 @@ def test_broken_corpus_is_broad_enough():
     assert len(BROKEN) >= 12 and len({b[0] for b in BROKEN}) == len(BROKEN)
 
 
+def test_lines_end_at_newline_only():
+    # Docker splits lines at "\n" (a trailing "\r" dropped); str.splitlines would also split at form
+    # feeds and Unicode line separators, shifting every later line number or cutting a comment in two.
+    text = ("FROM debian\n# a comment\u2028with a line separator\n# and a \x0c form feed\r\n"
+            "RUN <<EOF bash\n# body \x1c comment\nuv sync --extra vllm\nEOF\n"
+            "RUN python tools/prefetch_venvs.py some.Filter\n")
+    facts = parse_dockerfile(text, "t.Dockerfile")
+    assert [(i.keyword, i.start_line) for i in facts.instructions] == [("FROM", 1), ("RUN", 4), ("RUN", 8)]
+    assert [(w.extras, w.line) for w in facts.warm_syncs] == [(("vllm",), 6)]
+    assert facts.prefetch.line == 8
+
+
+def test_read_dockerfile_not_utf8_names_the_line(tmp_path):
+    path = tmp_path / "Dockerfile"
+    path.write_bytes(b"FROM debian\n# caf\xe9\n")
+    with pytest.raises(InputError) as caught:
+        read_dockerfile(path)
+    assert caught.value.line == 2 and "UTF-8" in caught.value.message
+
+
 def test_read_dockerfile_missing_file_is_input_error(tmp_path):
     with pytest.raises(InputError) as caught:
         read_dockerfile(tmp_path / "absent.Dockerfile")

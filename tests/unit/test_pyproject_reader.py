@@ -125,3 +125,21 @@ def test_nemo_rl_pyproject() -> None:
     assert (by_name["nemo-automodel"][0].kind, by_name["tensorrt-llm"][0].kind) == ("editable", "path")
     assert by_name["nemo_gym"][0].kind == "workspace"
     assert _assert_requirement_lines(facts) == 132
+
+
+def test_line_numbers_count_newlines_only(tmp_path: Path) -> None:
+    # TOML strings may hold U+2028 and lines end at "\n": the line of each key must not shift after it
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[project]\nname = "app"\ndescription = "one\u2028two"\n\n[project.optional-dependencies]\n'
+                    'vllm = ["six"]\n', encoding="utf-8")
+    facts = read_pyproject(path)
+    assert facts.extra_lines == {"vllm": 6}
+    assert facts.extras["vllm"][0].line == 6
+
+
+def test_not_utf8_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_bytes(b'[project]\nname = "app"\n# caf\xe9\n')
+    with pytest.raises(InputError) as caught:
+        read_pyproject(path)
+    assert caught.value.line == 3 and "not UTF-8" in caught.value.message
