@@ -295,8 +295,8 @@ def block_diff(change: BlockChange) -> str:
     """A unified diff of one stale block, numbered as in its file."""
     import difflib
 
-    old = change.old.splitlines(keepends=True)
-    new = change.new.splitlines(keepends=True)
+    old = _LINE.findall(change.old)   # lines end at "\n" only, as the block's own line numbers do
+    new = _LINE.findall(change.new)
     lines = list(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}", n=2))
     # difflib numbers from the start of the region; shift the hunk headers to the file's own line numbers
     offset = change.block.begin + 1

@@ -12,11 +12,9 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
-DEFAULT_DOCKERFILE = "Dockerfile.nmp-rl-base"
-DEFAULT_SNAPSHOT = "snapshot/nemo-rl.json"
-FACTS_FILE = "docs/.docgen-facts.json"
-IMAGE_SIZE_FILE = "docs/data/image-size.json"
+from docgen.layout import (
+    DEFAULT_DOCKERFILE, DEFAULT_SNAPSHOT, EXIT_FINDINGS, EXIT_OK, FACTS_FILE, IMAGE_SIZE_FILE, REPO_ROOT,
+)
 
 
 SHORT_HELP = {
@@ -75,7 +73,6 @@ class Run(NamedTuple):
 
 
 def _root(args) -> Path:
-    from docgen.cli import REPO_ROOT
     return (args.root or REPO_ROOT).resolve()
 
 

@@ -10,9 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+from docgen.layout import DEFAULT_DOCKERFILE, DEFAULT_SNAPSHOT, EXIT_BAD_INPUT, EXIT_OK, REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 BLOCK_COMMANDS = ("write", "check", "lint")
 COMMANDS = ("inventory", "snapshot", "standin") + BLOCK_COMMANDS
 
@@ -61,9 +60,9 @@ def cmd_standin(args: argparse.Namespace) -> int:
 
 
 def _add_inputs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dockerfile", type=Path, default=_default("Dockerfile.nmp-rl-base"),
+    p.add_argument("--dockerfile", type=Path, default=_default(DEFAULT_DOCKERFILE),
                    help="the image's Dockerfile (default: the repository's Dockerfile.nmp-rl-base)")
-    p.add_argument("--snapshot", type=Path, default=_default("snapshot/nemo-rl.json"),
+    p.add_argument("--snapshot", type=Path, default=_default(DEFAULT_SNAPSHOT),
                    help="the NeMo-RL snapshot (default: the repository's snapshot/nemo-rl.json)")
 
 
@@ -118,7 +117,7 @@ def _add_standin(sub) -> None:
     p = sub.add_parser("standin", help="generate the stand-in NeMo-RL workspace the hermetic image builds from",
                        description="Write a small NeMo-RL look-alike (same registry, extras, conflicts, prefetch "
                                    "tool; tiny packages named and versioned like the heavy ones) and lock it with uv.")
-    p.add_argument("--snapshot", type=Path, default=_default("snapshot/nemo-rl.json"))
+    p.add_argument("--snapshot", type=Path, default=_default(DEFAULT_SNAPSHOT))
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
     p.add_argument("--no-lock", action="store_true", help="do not run `uv lock` in the output")
     p.set_defaults(func=cmd_standin)

@@ -10,14 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from docgen.errors import InputError
+from docgen.layout import DEFAULT_DOCKERFILE, DEFAULT_SNAPSHOT, REPO_ROOT
 
 if TYPE_CHECKING:  # keep start-up lean: these are only needed for type names
     from docgen.snapshot import Snapshot, SnapshotPackage
     from docgen.sources.dockerfile import DockerfileFacts
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DOCKERFILE = "Dockerfile.nmp-rl-base"
-DEFAULT_SNAPSHOT = "snapshot/nemo-rl.json"
 PUBLISHED_STAGE = "nmp-rl-base"
 DEFAULT_VENV_DIR = "/opt/ray_venvs"
 SYSTEM_COMMAND = "sys.executable"
@@ -264,11 +262,12 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
     outcome_system = run_prefetch(actors_system, pf.filters, pf.negative_filters, venv_dir)
     uv_actors = [a for a in actors if not a.is_system]
 
+    lines = pf.filter_lines or (pf.line,) * len(pf.filters)
     filters = tuple(
-        PrefetchFilter(text=f, line=pf.line,
+        PrefetchFilter(text=f, line=line,
                        actors=tuple(v.actor for v in outcome.venvs if f in v.filters),
                        extras=tuple(sorted({e for v in outcome.venvs if f in v.filters for e in v.extras})))
-        for f in pf.filters)
+        for f, line in zip(pf.filters, lines))
     negative = tuple(
         PrefetchFilter(text=n, line=pf.line, negative=True,
                        actors=tuple(a.fqn for a in uv_actors if n in a.fqn), extras=())

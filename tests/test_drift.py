@@ -21,7 +21,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "unit"))
 from tests.unit.blocks_fixtures import DOCKERFILE, write_inputs  # noqa: E402
 
-from docgen.blocks_cli import FACTS_FILE  # noqa: E402
+from docgen.layout import FACTS_FILE  # noqa: E402
 from docgen.cli import main  # noqa: E402
 from docgen.render.generators import GENERATORS  # noqa: E402
 

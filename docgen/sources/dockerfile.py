@@ -94,6 +94,7 @@ class PrefetchCall(NamedTuple):
     filters: tuple[str, ...]
     negative_filters: tuple[str, ...]
     line: int
+    filter_lines: tuple[int, ...] = ()   # physical line of each filter (findings point at the filter itself)
 
 
 class VerifyList(NamedTuple):
@@ -523,7 +524,8 @@ def _prefetch(shell: list[_ShellCommand], path: str, last_line: int | None) -> P
             raise InputError(path, line, f"second prefetch_venvs.py call (first at line {calls[0].line})")
         if not filters:
             raise InputError(path, line, "prefetch_venvs.py call without filters")
-        calls.append(PrefetchCall(tuple(filters), tuple(negative), line))
+        filter_lines = tuple(cmd.line_of(rf"(?:^|\s){re.escape(f)}(?:\s|$)") for f in filters)
+        calls.append(PrefetchCall(tuple(filters), tuple(negative), line, filter_lines))
     if not calls:
         raise InputError(path, last_line, "no prefetch_venvs.py call in any RUN instruction")
     return calls[0]

@@ -23,7 +23,7 @@ def test_the_fixture_is_clean(tmp_path):
 def test_filter_that_matches_nothing(tmp_path):
     text = DOCKERFILE.replace("    vllm.vllm_worker \\", "    vllm.vllm_worker \\\n    VLLM.typo \\")
     found = findings(tmp_path, text)
-    assert ("filter-unmatched", line_of(text, "prefetch_venvs.py"),
+    assert ("filter-unmatched", line_of(text, "VLLM.typo"),
             "prefetch filter 'VLLM.typo' matches no actor that runs under uv") in found
 
 

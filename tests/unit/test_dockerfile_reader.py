@@ -364,7 +364,8 @@ def test_prefetch_call_filters_one_per_continuation_line_and_negative_filters():
         """,
         tail=False,
     )
-    assert facts.prefetch == PrefetchCall(("vllm.vllm_worker", "nemo_gym.NemoGym"), ("async_utils", "sglang"), 4)
+    assert facts.prefetch == PrefetchCall(("vllm.vllm_worker", "nemo_gym.NemoGym"), ("async_utils", "sglang"), 4,
+                                          filter_lines=(5, 6))
 
 
 def test_verify_loop_spanning_continuation_lines():
