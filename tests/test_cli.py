@@ -4,8 +4,6 @@ bad-input corpus (exit 2, a message naming file and line, no traceback, nothing 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path

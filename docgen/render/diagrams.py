@@ -115,7 +115,7 @@ def diagram_dpo(model: "ImageModel") -> str:
     for n, (pid, venv) in enumerate(zip(ids, policies)):
         lines.append(f"    {'alt' if n == 0 else 'else'} policy backend {label(', '.join(venv.extras))}")
         lines.append(f"        driver->>{pid}: start workers with {label(venv.path)}/bin/python")
-        lines.append(f"        loop each batch of chosen and rejected responses")
+        lines.append("        loop each batch of chosen and rejected responses")
         lines.append(f"            driver->>{pid}: reference log-probs of the batch")
         lines.append(f"            driver->>{pid}: train step on the DPO loss")
         lines.append(f"            {pid}-->>driver: loss and metrics")
