@@ -8,7 +8,7 @@ measurement (the image-size bench's output).
 
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from docgen.render import diagrams, tables
+from docgen.render import diagrams, tables, transcripts
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -54,6 +54,7 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("build-options", (_D,), _m(tables.build_options)),
     Generator("runtime-env", (_D,), _m(tables.runtime_env)),
     Generator("image-size", ("measurement",), lambda src: tables.image_size(src.model, src.image_size)),
+    Generator("console-venvs", (_D, _R), _m(transcripts.console_venvs)),
     Generator("diagram-build", (_D, _R), _m(diagrams.diagram_build)),
     Generator("diagram-dpo", (_D, _R), _m(diagrams.diagram_dpo)),
     Generator("diagram-grpo-v2", (_D, _R),

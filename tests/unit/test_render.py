@@ -147,3 +147,14 @@ def test_inventory_text(model):
 def test_renderers_follow_the_snapshot(tmp_path):
     model = small_model(tmp_path, data=snapshot_data(te_version="2.16.0"))
     assert render_value("te.version", model) == "2.16.0"
+
+
+def test_console_venvs_transcript_follows_the_model(model, tmp_path):
+    out = render_block("console-venvs", {}, RenderInputs(model))
+    names = sorted(v.actor for v in model.venvs)
+    assert out == ("```console\n$ echo \"$NEMO_RL_VENV_DIR\"\n/opt/ray_venvs\n$ ls /opt/ray_venvs\n"
+                   + "".join(f"{n}\n" for n in names)
+                   + f"$ ls /opt/ray_venvs | wc -l\n{len(names)}\n```\n")
+    fewer = small_model(tmp_path, DOCKERFILE.replace("    dtensor_policy_worker_v2.DTensorPolicyWorkerV2 \\\n", ""))
+    out_fewer = render_block("console-venvs", {}, RenderInputs(fewer))
+    assert "DTensorPolicyWorkerV2" not in out_fewer and f"| wc -l\n{len(names) - 1}\n" in out_fewer
