@@ -1,9 +1,10 @@
 """Read a Dockerfile into plain facts with 1-based line numbers.
 
 Two layers:
-  1. Dockerfile syntax: instructions (with ``\\`` continuations, comments inside continuation runs,
-     heredocs), stages, ARG, ENV and instruction flags. Written here rather than borrowed, because we
-     need the exact line of every fact for error messages and documentation links.
+  1. Dockerfile syntax: instructions (with ``\\`` continuations, or backtick ones under ``# escape=```,
+     comments inside continuation runs, heredocs), stages, ARG, ENV and instruction flags. Written here
+     rather than borrowed, because we need the exact line of every fact for error messages and
+     documentation links.
   2. The image's shell conventions, read from RUN scripts: ``uv sync`` warm-up commands, the single
      ``prefetch_venvs.py`` call, the ``for actor in ...`` verification loop, and two comment forms
      (``N things -> M things`` count statements and the ``# Not prefetched`` list).
@@ -27,9 +28,12 @@ KEYWORDS = frozenset(
 HEREDOC_KEYWORDS = frozenset({"RUN", "COPY", "ADD"})  # the only instructions Docker reads heredocs for
 
 _CONTINUATION = re.compile(r"\\[ \t]*$")  # same rule as BuildKit: backslash, then only blanks
+# Instruction continuation per ``# escape=`` value; BuildKit accepts no others. Shell text (a heredoc body)
+# keeps the shell's own backslash continuation whatever the directive says.
+_ESCAPE_CONTINUATIONS = {"\\": _CONTINUATION, "`": re.compile(r"`[ \t]*$")}
 _COMMENT_LINE = re.compile(r"^\s*#")
 _DIRECTIVE = re.compile(r"^#\s*(syntax|escape|check)\s*=\s*(\S.*)$", re.IGNORECASE)
-_HEREDOC = re.compile(r"(?<![<\w])<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
+_HEREDOC_WORD = re.compile(r"\d*<<(-?)([^<]+)")  # a whole shell word, as BuildKit: [fd]<<[-]WORD
 _LEADING_FLAG = re.compile(r"^--([A-Za-z][\w-]*)(?:=(\S*))?(?:\s+|$)")
 _NUMBER_WORDS = NUMBER_WORDS
 _NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
@@ -166,9 +170,10 @@ def split_lines(text: str) -> list[str]:
 
 def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     lines = split_lines(text)
-    syntax_line, directive_lines = _directives(lines)
-    stages, instructions = _stages(_instructions(lines, path, directive_lines), path)
-    shell = [cmd for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines)]
+    syntax_line, directive_lines, escape = _directives(lines, path)
+    continuation = _ESCAPE_CONTINUATIONS[escape]
+    stages, instructions = _stages(_instructions(lines, path, directive_lines, escape), path)
+    shell = [cmd for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines, continuation)]
     return DockerfileFacts(
         path=path,
         syntax_directive=syntax_line,
@@ -187,20 +192,30 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
 # ---- layer 1: Dockerfile syntax ---------------------------------------------------------------
 
 
-def _directives(lines: list[str]) -> tuple[int | None, set[int]]:
-    """Parser directives: known ``# key=value`` lines at the very top, ended by any other line."""
-    syntax, seen = None, set()
+def _directives(lines: list[str], path: str) -> tuple[int | None, set[int], str]:
+    """Parser directives: known ``# key=value`` lines at the very top, ended by any other line.
+    Returns the ``# syntax=`` line, the directive lines and the escape character (``# escape=``)."""
+    syntax, seen, keys, escape = None, set(), set(), "\\"
     for number, line in enumerate(lines, 1):
         match = _DIRECTIVE.match(line.strip())
         if not match:
             break
+        key, value = match.group(1).lower(), match.group(2).strip()
+        if key in keys:
+            raise InputError(path, number, f"only one {key} parser directive can be used")
         seen.add(number)
-        if match.group(1).lower() == "syntax":
+        keys.add(key)
+        if key == "syntax":
             syntax = number
-    return syntax, seen
+        elif key == "escape":
+            if value not in _ESCAPE_CONTINUATIONS:
+                raise InputError(path, number, f"invalid escape token {value!r} does not match ` or \\")
+            escape = value
+    return syntax, seen, escape
 
 
-def _instructions(lines: list[str], path: str, skip: set[int]) -> list[Instruction]:
+def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> list[Instruction]:
+    continuation = _ESCAPE_CONTINUATIONS[escape]
     found: list[Instruction] = []
     comment: list[str] = []
     i = 0
@@ -215,12 +230,12 @@ def _instructions(lines: list[str], path: str, skip: set[int]) -> list[Instructi
             i += 1
             continue
         pieces = [(number, line)]
-        while _CONTINUATION.search(pieces[-1][1]):
+        while continuation.search(pieces[-1][1]):
             i += 1
             while i < len(lines) and (not lines[i].strip() or _COMMENT_LINE.match(lines[i])):
                 i += 1  # Docker drops comment and blank lines inside a continuation run
             if i >= len(lines):
-                raise InputError(path, pieces[-1][0], "line continuation '\\' at end of file")
+                raise InputError(path, pieces[-1][0], f"line continuation '{escape}' at end of file")
             pieces.append((i + 1, lines[i]))
         i += 1
         keyword, first_args = (pieces[0][1].split(None, 1) + [""])[:2]
@@ -228,13 +243,14 @@ def _instructions(lines: list[str], path: str, skip: set[int]) -> list[Instructi
         if keyword not in KEYWORDS:
             raise InputError(path, number, f"unknown instruction {keyword!r}")
         parts = [first_args] + [text for _, text in pieces[1:]]
-        args = " ".join(p for p in (_CONTINUATION.sub("", p).strip() for p in parts) if p)
+        args = " ".join(p for p in (continuation.sub("", p).strip() for p in parts) if p)
         heredocs: list[Heredoc] = []
         if keyword in HEREDOC_KEYWORDS:
-            markers = [(n, m) for n, text in pieces for m in _HEREDOC.finditer(text)]
-            for marker_line, marker in markers:
-                heredoc, i = _read_heredoc(lines, i, marker, marker_line, path)
-                heredocs.append(heredoc)
+            joined = [(n, continuation.sub("", text)) for n, text in pieces]  # BuildKit joins them without a blank
+            for marker_line, word in _shell_words(joined) or []:  # a quote left open: BuildKit finds no heredoc
+                if (marker := _HEREDOC_WORD.fullmatch(word)) and (name := shlex.split(marker.group(2))):
+                    heredoc, i = _read_heredoc(lines, i, marker.group(1) == "-", name[0], marker_line, path)
+                    heredocs.append(heredoc)
         found.append(
             Instruction(
                 keyword=keyword,
@@ -251,9 +267,40 @@ def _instructions(lines: list[str], path: str, skip: set[int]) -> list[Instructi
     return found
 
 
-def _read_heredoc(lines: list[str], i: int, marker: re.Match, marker_line: int, path: str) -> tuple[Heredoc, int]:
+def _shell_words(pieces: list[tuple[int, str]]) -> list[tuple[int, str]] | None:
+    """Words of the pieces' text joined as is, split at unquoted blanks, quotes and ``\\`` escapes kept
+    (as BuildKit splits a line to find heredocs; a mid-line ``#`` is no comment there). Each word comes
+    with the line it starts on; None when a quote is left open."""
+    words: list[tuple[int, str]] = []
+    word, start, quote, escaped = "", 0, "", False
+    for number, text in pieces:
+        for char in text:
+            if char.isspace() and not (quote or escaped):
+                if word:
+                    words.append((start, word))
+                word = ""
+                continue
+            if not word:
+                start = number
+            word += char
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote != "'":
+                escaped = True
+            elif quote:
+                quote = "" if char == quote else quote
+            elif char in "'\"":
+                quote = char
+    if quote:
+        return None
+    word = word[:-1] if escaped else word  # BuildKit's lexer drops a lone escape at the very end
+    return words + [(start, word)] if word else words
+
+
+def _read_heredoc(
+    lines: list[str], i: int, strip_tabs: bool, name: str, marker_line: int, path: str
+) -> tuple[Heredoc, int]:
     """Body starts at lines[i]; returns the heredoc and the index after its terminator."""
-    strip_tabs, name = marker.group(1) == "-", marker.group(3)
     body: list[str] = []
     start = i + 1
     while i < len(lines):
@@ -411,14 +458,16 @@ def _split_comment(line: str) -> tuple[str, str]:
     return line, ""
 
 
-def _join_shell(numbered: list[tuple[int, str]], stage: str | None) -> list[_ShellCommand]:
+def _join_shell(
+    numbered: list[tuple[int, str]], stage: str | None, continuation: re.Pattern[str] = _CONTINUATION
+) -> list[_ShellCommand]:
     commands, pieces = [], []
     for number, line in numbered:
         if not pieces and (not line.strip() or _COMMENT_LINE.match(line)):
             continue
         code, comment = _split_comment(line)
-        if _CONTINUATION.search(code) and not comment:
-            pieces.append((number, _CONTINUATION.sub("", code)))
+        if continuation.search(code) and not comment:
+            pieces.append((number, continuation.sub("", code)))
             continue
         pieces.append((number, code))
         commands.append(_ShellCommand(tuple(pieces), comment, stage))
@@ -428,14 +477,16 @@ def _join_shell(numbered: list[tuple[int, str]], stage: str | None) -> list[_She
     return commands
 
 
-def _shell_commands(ins: Instruction, lines: list[str]) -> list[_ShellCommand]:
+def _shell_commands(ins: Instruction, lines: list[str], continuation: re.Pattern[str]) -> list[_ShellCommand]:
     """Shell commands of a RUN: its heredoc bodies, or (without heredocs) the instruction itself.
+    ``continuation`` joins the instruction's lines (the escape directive's); a body keeps the shell's ``\\``.
 
     A heredoc body is shell only when the RUN runs it with a shell (``RUN <<EOF`` or ``RUN <<EOF bash``);
     ``RUN python3 <<EOF`` or ``RUN cat <<EOF >file`` feed it to something else.
     """
     if ins.heredocs:
-        runner = _HEREDOC.sub("", _without_flags(ins.args)).split()
+        words = _shell_words([(ins.start_line, _without_flags(ins.args))]) or []
+        runner = [word for _, word in words if not _HEREDOC_WORD.fullmatch(word)]
         if runner and runner[0].rsplit("/", 1)[-1] not in _SHELLS:
             return []
         return [
@@ -454,11 +505,11 @@ def _shell_commands(ins: Instruction, lines: list[str]) -> list[_ShellCommand]:
     for number, text in numbered:
         if in_flags:
             text = _without_flags(text.strip())
-            in_flags = not text or _CONTINUATION.fullmatch(text) is not None
+            in_flags = not text or continuation.fullmatch(text) is not None
         stripped.append((number, text))
     if stripped[0][1].lstrip().startswith("["):
         return []  # exec form: JSON, no shell
-    return _join_shell(stripped, ins.stage)
+    return _join_shell(stripped, ins.stage, continuation)
 
 
 def _after(tokens: list[str], *head: str) -> list[list[str]]:

@@ -30,6 +30,7 @@ from docgen.sources.dockerfile import (
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dockerfiles"
 EIGHT_FILTERS = FIXTURES / "eight-filters.Dockerfile"
+BACKTICK_ESCAPE = FIXTURES / "backtick-escape.Dockerfile"
 REAL_DOCKERFILE = Path(__file__).resolve().parents[2] / "Dockerfile.nmp-rl-base"
 
 # Every Dockerfile must run prefetch_venvs.py once; literals about other things get this tail.
@@ -143,6 +144,69 @@ def test_syntax_comment_after_other_content_is_not_a_directive():
 def test_directive_line_is_not_part_of_a_comment_block():
     facts = parse("# syntax=docker/dockerfile:1\n# About X.\nARG X=1\nFROM debian\n")
     assert facts.args[0].comment == "About X."
+
+
+def test_escape_directive_backtick_continues_instructions_and_shell_text_keeps_backslash():
+    # As BuildKit: the backtick continues (and is removed from) instruction lines, RUN shell lines too;
+    # a heredoc body is handed to the shell as is, so its backslash continuations stay shell ones.
+    facts = parse("""\
+        # escape=`
+        FROM debian AS base
+        ARG A=1 `
+            B=2
+        RUN --mount=type=cache,target=/c `
+            # a Dockerfile comment inside the continuation run
+            cd /x && `
+            uv sync --extra vllm
+        RUN <<EOF
+        uv sync \\
+            --extra fsdp
+        EOF
+        """)
+    assert facts.args == (Arg("A", "1", "base", 3, ""), Arg("B", "2", "base", 3, ""))
+    run = only(facts, "RUN")[0]
+    assert (run.args, run.start_line, run.end_line) == ("--mount=type=cache,target=/c cd /x && uv sync --extra vllm", 5, 8)
+    assert run.flags == {"mount": ("type=cache,target=/c",)}
+    assert facts.warm_syncs == (WarmSync(("vllm",), (), "", 8, "base"), WarmSync(("fsdp",), (), "", 10, "base"))
+
+
+def test_heredoc_word_ending_in_a_lone_backslash_drops_it_like_buildkit():
+    # Under `escape=`` a backslash can end the line; BuildKit's lexer drops it from the heredoc word.
+    facts = parse("# escape=`\nFROM debian\nRUN cat <<EOF\\\nhi\nEOF\n")
+    assert only(facts, "RUN")[0].heredocs == (Heredoc("EOF", "hi\n", 4),)
+
+
+def test_escape_directive_only_counts_before_any_other_line():
+    facts = parse("# About this file.\n# escape=x\nFROM debian\nRUN echo a\\\n  b\n")
+    assert only(facts, "RUN")[0].args == "echo a b"  # a plain comment: no error, backslash still continues
+
+
+# Each case is built so that BuildKit fails to parse it unless it reads the same heredocs: a heredoc it
+# saw but we did not would be unterminated, one we saw but it did not leaves body lines that are not
+# instructions. Checked against BuildKit by test_heredoc_markers_agree_with_buildkit.
+HEREDOC_MARKERS = [
+    # (id, Dockerfile text after FROM, heredoc names)
+    ("double-quoted", 'RUN echo "a <<EOF b"\n', ()),
+    ("single-quoted-dash", "RUN echo 'c <<-EOF d' && true\n", ()),
+    ("quote-spans-continuation", 'RUN echo "a \\\n  <<EOF b"\n', ()),
+    ("escaped-quote-glued", 'RUN echo \\"<<EOF\n', ()),
+    ("glued-to-a-word", "RUN echo a<<EOF\n", ()),
+    ("unquoted", "RUN cat <<EOF\nhi\nEOF\n", ("EOF",)),
+    ("after-quoted-one", 'RUN echo "<<X" && cat <<EOF\nhi\nEOF\n', ("EOF",)),
+    ("quoted-word", "RUN cat <<'EOF' <<-\"TAB\"\nhi\nEOF\n\tTAB\n", ("EOF", "TAB")),
+    ("partly-quoted-word", 'RUN cat <<E"O"F\nhi\nEOF\n', ("EOF",)),
+    ("file-descriptor", "RUN cat 0<<EOF\nhi\nEOF\n", ("EOF",)),
+    ("word-is-the-name", "RUN cat <<EOF; true\nhi\nEOF;\n", ("EOF;",)),  # BuildKit does not split at ';'
+    ("after-hash", "RUN echo hi # <<EOF\nEOF\n", ("EOF",)),  # a '#' mid-line is shell text, not a comment
+    ("split-by-continuation", "RUN cat <<\\\nEOF\nhi\nEOF\n", ("EOF",)),  # joined without a blank
+]
+
+
+@pytest.mark.parametrize(("text", "names"), [c[1:] for c in HEREDOC_MARKERS], ids=[c[0] for c in HEREDOC_MARKERS])
+def test_only_unquoted_heredoc_words_start_heredocs(text, names):
+    facts = parse("FROM debian\n" + text)
+    assert tuple(doc.name for ins in facts.instructions for doc in ins.heredocs) == names
+    assert facts.instructions[-1].args == "python tools/prefetch_venvs.py some.Filter"
 
 
 # ---- stages -----------------------------------------------------------------------------------
@@ -463,6 +527,11 @@ BROKEN = [
     ("continuation-then-comments-at-eof", "FROM d\nRUN echo \\\n# c\n\n", 2, "end of file"),
     ("run-before-from", "ARG A=1\n\nRUN true\nFROM d\n", 3, "before the first FROM"),
     ("unknown-keyword", "FROM d\nRUNN true\n", 2, "unknown instruction 'RUNN'"),
+    ("invalid-escape-directive", "# syntax=docker/dockerfile:1\n# escape=x\nFROM d\n", 2, "invalid escape token 'x'"),
+    ("repeated-escape-directive", "# escape=`\n# escape=`\nFROM d\n", 2, "only one escape parser directive"),
+    ("backslash-under-backtick-escape", "# escape=`\nFROM d\nRUN echo a \\\n  b\n", 4, "unknown instruction 'B'"),
+    ("backtick-continuation-at-eof", "# escape=`\nFROM d\nRUN echo a `\n", 3, "line continuation '`' at end of file"),
+    ("open-quote-hides-heredoc", 'FROM d\nRUN echo "a <<EOF\nEOF\n', 3, "unknown instruction 'EOF'"),
     ("from-without-image", "FROM d\n\nFROM --platform=linux/amd64\n", 3, "FROM without an image"),
     ("as-without-name", "FROM d AS\n", 1, "without a stage name"),
     ("from-extra-words", "FROM d AS x y\n", 1, "image [AS name]"),
@@ -717,10 +786,10 @@ def base_image_stand_in(docker_buildx):
         _run("docker", "image", "rm", STAND_IN, timeout=60)
 
 
-def _buildx_call(call: str, *extra: str) -> dict:
+def _buildx_call(call: str, *extra: str, dockerfile: Path = EIGHT_FILTERS) -> dict:
     result = _run(
         "docker", "buildx", "build", f"--call={call},format=json", "--progress=plain",
-        "-f", str(EIGHT_FILTERS), *extra, str(FIXTURES),
+        "-f", str(dockerfile), *extra, str(dockerfile.parent),
     )  # fmt: skip
     assert result.returncode == 0, f"buildx --call={call} failed:\n{result.stderr[-2000:]}"
     return json.loads(result.stdout[result.stdout.index("{") :])
@@ -737,18 +806,20 @@ def _first_line(record: dict) -> int | None:
 
 
 @pytest.mark.docker
-def test_stages_agree_with_buildkit_targets(docker_buildx):
-    facts = read_dockerfile(EIGHT_FILTERS)
-    targets = _field(_buildx_call("targets"), "targets")
+@pytest.mark.parametrize("dockerfile", [EIGHT_FILTERS, BACKTICK_ESCAPE], ids=lambda p: p.stem)
+def test_stages_agree_with_buildkit_targets(docker_buildx, dockerfile):
+    facts = read_dockerfile(dockerfile)
+    targets = _field(_buildx_call("targets", dockerfile=dockerfile), "targets")
     assert [(_field(t, "name"), _field(t, "base"), _first_line(t)) for t in targets] == [
         (s.name, s.base, s.line) for s in facts.stages
     ]
-    assert [bool(_field(t, "default")) for t in targets] == [False, False, False, True]
+    assert [bool(_field(t, "default")) for t in targets] == [s is facts.stages[-1] for s in facts.stages]
 
 
 @pytest.mark.docker
-def test_args_agree_with_buildkit_outline(base_image_stand_in):
-    facts = read_dockerfile(EIGHT_FILTERS)
+@pytest.mark.parametrize("dockerfile", [EIGHT_FILTERS, BACKTICK_ESCAPE], ids=lambda p: p.stem)
+def test_args_agree_with_buildkit_outline(base_image_stand_in, dockerfile):
+    facts = read_dockerfile(dockerfile)
     # BuildKit reports, per target, the ARGs that target uses. A stage ARG without a default that
     # re-declares a global one is reported as the global one (its value and line).
     global_args = {a.name: a for a in facts.args if a.stage is None}
@@ -760,8 +831,36 @@ def test_args_agree_with_buildkit_outline(base_image_stand_in):
 
     reported: dict[str, tuple[str, int | None]] = {}
     for stage in facts.stages:
-        outline = _buildx_call("outline", "--target", stage.name, "--build-arg", f"BASE_IMAGE={base_image_stand_in}")
+        outline = _buildx_call(
+            "outline", "--target", stage.name, "--build-arg", f"BASE_IMAGE={base_image_stand_in}", dockerfile=dockerfile
+        )
         for arg in _field(outline, "args") or []:
             fact = (_field(arg, "value") or "", _first_line(arg))
             assert reported.setdefault(_field(arg, "name"), fact) == fact, f"{arg} reported twice, differently"
     assert reported == expected
+
+
+def test_backtick_fixture_facts():
+    facts = read_dockerfile(BACKTICK_ESCAPE)
+    assert [(a.name, a.default, a.stage, a.line) for a in facts.args] == [
+        ("BASE_IMAGE", "debian:trixie-slim", None, 6),
+        ("UV_VERSION", "0.11.33", None, 8),
+        ("EXTRAS", "vllm fsdp", None, 8),
+        ("UV_VERSION", None, "base", 12),
+        ("VENV_DIR", "/opt/ray_venvs", "base", 14),
+        ("EXTRAS", None, "builder", 20),
+    ]
+    assert {e.key: e.value for e in facts.envs_of("final")} == {"NEMO_RL_VENV_DIR": "${VENV_DIR}", "UV_LINK_MODE": "copy"}
+    assert [(w.extras, w.line) for w in facts.warm_syncs] == [(("vllm",), 24), (("fsdp",), 26)]
+    assert facts.prefetch == PrefetchCall(("vllm.vllm_worker", "nemo_gym.NemoGym"), (), 28, filter_lines=(29, 30))
+    assert [ins.heredocs for ins in facts.instructions if ins.keyword == "RUN"][0] == ()  # the quoted <<EOF
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize(("text", "names"), [c[1:] for c in HEREDOC_MARKERS], ids=[c[0] for c in HEREDOC_MARKERS])
+def test_heredoc_markers_agree_with_buildkit(docker_buildx, tmp_path, text, names):
+    # The same text parses for BuildKit too, so it reads the same heredocs (see HEREDOC_MARKERS).
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text("FROM scratch\n" + text + PREFETCH_TAIL)
+    _buildx_call("outline", dockerfile=dockerfile)
+    assert tuple(doc.name for ins in read_dockerfile(dockerfile).instructions for doc in ins.heredocs) == names
