@@ -99,19 +99,12 @@ def _display(path: Path, root: Path) -> str:
 
 
 def _load_image_size(root: Path) -> dict | None:
-    import json
-    from docgen.errors import InputError
+    from docgen.errors import InputError, read_json_object
 
     path = root / IMAGE_SIZE_FILE
     if not path.is_file():
         return None
-    text = _read(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise InputError(path, 1, "expected a JSON object")
+    text, data = read_json_object(path, "the image-size record")
 
     def fail(key: str, message: str):
         found = text.find(f'"{key}"')

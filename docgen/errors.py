@@ -19,6 +19,20 @@ class InputError(Exception):
         return f"{where}: {self.message}"
 
 
+def read_json_object(path: str | Path, what: str = "") -> tuple[str, dict]:
+    """An input file holding one JSON object: (its text, for finding lines later; the object)."""
+    import json
+
+    text = read_input(path, what)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise InputError(path, 1, "expected a JSON object")
+    return text, data
+
+
 def read_input(path: str | Path, what: str = "", *, newline: str | None = None) -> str:
     """The text of an input file. Unreadable (missing, a directory, no permission) or non-UTF-8 input is an
     InputError naming the file, and for a bad byte its line. `newline=None` turns CRLF and CR into LF as

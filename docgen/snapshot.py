@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from docgen import __version__
-from docgen.errors import InputError, read_input
+from docgen.errors import InputError, read_input, read_json_object
 from docgen.names import normalize
 
 FORMAT = 1
@@ -249,13 +249,9 @@ def load_snapshot(path: str | Path) -> Snapshot:
     from docgen.sources.registry import Registry, RegistryEntry
 
     path = Path(path)
-    text = read_input(path, "the snapshot")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        found = data.get("format") if isinstance(data, dict) else None
+    text, data = read_json_object(path, "the snapshot")
+    if data.get("format") != FORMAT:
+        found = data.get("format")
         raise InputError(path, 1, f"unsupported snapshot format {found!r} (docgen {__version__} reads {FORMAT})")
     try:
         project = data["project"]

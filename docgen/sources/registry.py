@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import NamedTuple
 from pathlib import Path
 
-from docgen.errors import InputError, read_input
+from docgen.errors import InputError, read_json_object
 
 SYSTEM_COMMAND = "sys.executable"
 SYSTEM_FLAG = "NEMO_RL_PY_EXECUTABLES_SYSTEM"
@@ -111,13 +111,7 @@ def _entry_lines(text: str) -> list[int]:
 def read_registry_json(path: str | Path) -> Registry:
     """The registry from the facts file (format of nemo-rl-ref/registry.json)."""
     path = Path(path)
-    text = read_input(path, "registry facts")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise InputError(path, 1, "expected a JSON object")
+    text, data = read_json_object(path, "registry facts")
 
     executables = data.get("py_executables")
     if not (

@@ -345,7 +345,7 @@ def test_facts_file_syntax_and_shape_errors(tmp_path):
     broken = json.dumps(FACTS, indent=1).replace('"pkg.B",', '"pkg.B"')
     with pytest.raises(InputError) as caught:
         read_registry_json(write_facts(tmp_path, broken))
-    assert "invalid JSON" in caught.value.message
+    assert "not valid JSON" in caught.value.message
     assert '"pkg.B"' in broken.splitlines()[caught.value.line - 2]
     with pytest.raises(InputError, match=r"registry\.json:2: 'py_executables' must map"):
         read_registry_json(write_facts(tmp_path, {"py_executables": ["SYSTEM"], "registry": []}))
