@@ -283,14 +283,7 @@ def _shell_words(pieces: list[tuple[int, str]]) -> list[tuple[int, str]] | None:
             if not word:
                 start = number
             word += char
-            if escaped:
-                escaped = False
-            elif char == "\\" and quote != "'":
-                escaped = True
-            elif quote:
-                quote = "" if char == quote else quote
-            elif char in "'\"":
-                quote = char
+            quote, escaped = _shell_state(char, quote, escaped)
     if quote:
         return None
     word = word[:-1] if escaped else word  # BuildKit's lexer drops a lone escape at the very end
@@ -445,17 +438,23 @@ def _split_comment(line: str) -> tuple[str, str]:
     """Split a shell line at an unquoted ``#`` that starts a word: (code, comment text)."""
     quote, escaped = "", False
     for pos, char in enumerate(line):
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "#" and (pos == 0 or line[pos - 1].isspace()):
+        if char == "#" and not (quote or escaped) and (pos == 0 or line[pos - 1].isspace()):
             return line[:pos], line[pos + 1 :].strip()
+        quote, escaped = _shell_state(char, quote, escaped)
     return line, ""
+
+
+def _shell_state(char: str, quote: str, escaped: bool) -> tuple[str, bool]:
+    """The (open quote, pending backslash) state after reading `char`, as a POSIX shell tracks it."""
+    if escaped:
+        return quote, False
+    if char == "\\" and quote != "'":
+        return quote, True
+    if quote:
+        return ("" if char == quote else quote), False
+    if char in "'\"":
+        return char, False
+    return quote, False
 
 
 def _join_shell(
