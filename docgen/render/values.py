@@ -52,23 +52,23 @@ def _count_word(key: str) -> Callable[["ImageModel"], str]:
     return lambda model: number_word(model.counts[key])
 
 
-# value key -> (inputs it reads, function of the model)
-VALUES: dict[str, tuple[tuple[str, ...], Callable[["ImageModel"], str]]] = {
-    "filters.count": (("dockerfile", "registry"), _count("filters")),
-    "filters.count.word": (("dockerfile", "registry"), _count_word("filters")),
-    "venvs.count": (("dockerfile", "registry"), _count("venvs")),
-    "venvs.count.word": (("dockerfile", "registry"), _count_word("venvs")),
-    "warm_extras.count": (("dockerfile",), _count("warm_extras")),
-    "warm_extras.count.word": (("dockerfile",), _count_word("warm_extras")),
-    "actors.count": (("registry",), _count("actors")),
-    "system_actors.count": (("registry",), _count("system_actors")),
-    "not_prefetched.count": (("dockerfile", "registry"), _count("not_prefetched")),
-    "te.version": (("dockerfile", "lock"), lambda m: warmed_version(m, TE_PACKAGE)),
-    "vllm.version": (("dockerfile", "lock"), lambda m: warmed_version(m, VLLM_PACKAGE, prefer="vllm")),
-    "uv.version": (("dockerfile",), lambda m: arg_default(m, "UV_VERSION")),
-    "python.version": (("dockerfile",), lambda m: arg_default(m, "PYTHON_VERSION")),
+# value key -> its text, as a function of the model (a stale value shows old -> new text in `check`)
+VALUES: dict[str, Callable[["ImageModel"], str]] = {
+    "filters.count": _count("filters"),
+    "filters.count.word": _count_word("filters"),
+    "venvs.count": _count("venvs"),
+    "venvs.count.word": _count_word("venvs"),
+    "warm_extras.count": _count("warm_extras"),
+    "warm_extras.count.word": _count_word("warm_extras"),
+    "actors.count": _count("actors"),
+    "system_actors.count": _count("system_actors"),
+    "not_prefetched.count": _count("not_prefetched"),
+    "te.version": lambda m: warmed_version(m, TE_PACKAGE),
+    "vllm.version": lambda m: warmed_version(m, VLLM_PACKAGE, prefer="vllm"),
+    "uv.version": lambda m: arg_default(m, "UV_VERSION"),
+    "python.version": lambda m: arg_default(m, "PYTHON_VERSION"),
 }
 
 
 def render_value(key: str, model: "ImageModel") -> str:
-    return VALUES[key][1](model)
+    return VALUES[key](model)
