@@ -8,6 +8,8 @@ runs them alone; `docgen check` runs them with the drift check.
 import re
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
+from docgen.model import class_name_of
+
 if TYPE_CHECKING:
     from docgen.blocks import Document
     from docgen.model import ImageModel
@@ -26,10 +28,6 @@ class Finding(NamedTuple):
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: [{self.check}] {self.message}"
-
-
-def _short(fqn: str) -> str:
-    return fqn.rsplit(".", 1)[-1]
 
 
 def _norm(text: str) -> str:
@@ -96,7 +94,7 @@ def check_mixed_extras(model: "ImageModel", dockerfile_text: str | None = None) 
     for f in model.filters:
         kinds = sorted({model.actor(a).extras for a in f.actors})
         if len(kinds) > 1 and f.text not in declared:
-            detail = "; ".join(f"{_short(a)}: {'+'.join(model.actor(a).extras) or 'base'}" for a in f.actors)
+            detail = "; ".join(f"{class_name_of(a)}: {'+'.join(model.actor(a).extras) or 'base'}" for a in f.actors)
             found.append(Finding(path, f.line, "mixed-extras",
                                  f"filter {f.text!r} matches actors of different extras ({detail}); "
                                  f"declare it with `# docgen: mixed-extras {f.text}` if intended"))
@@ -171,7 +169,7 @@ def check_warm_order(model: "ImageModel") -> list[Finding]:
             if _norm(extra) not in warmed:
                 when = f" (only after it, line {later[_norm(extra)]})" if _norm(extra) in later else ""
                 found.append(Finding(path, model.dockerfile.prefetch.line, "warm-order",
-                                     f"{_short(venv.actor)} runs with extra {extra!r}, which no `uv sync --extra` "
+                                     f"{class_name_of(venv.actor)} runs with extra {extra!r}, which no `uv sync --extra` "
                                      f"warms before the prefetch{when}"))
     for shared in model.shared_builds:
         package = _norm(shared.package)

@@ -26,6 +26,16 @@ REASON_SYSTEM = "system interpreter (no venv)"
 REASON_NOT_SELECTED = "not selected by any filter; builds on the node at first use"
 
 
+def class_name_of(fqn: str) -> str:
+    """`nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker` -> `MegatronPolicyWorker`."""
+    return fqn.rsplit(".", 1)[-1]
+
+
+def venv_path(venv_dir: str, fqn: str) -> str:
+    """NeMo-RL's rule: every uv actor gets its own venv at $NEMO_RL_VENV_DIR/<FQN>, prefetched or not."""
+    return f"{venv_dir.rstrip('/')}/{fqn}"
+
+
 def reason_backend_not_built(extras: Iterable[str]) -> str:
     return "backend not built: " + ", ".join(f"`{e}`" for e in extras) + " not warmed in the image"
 
@@ -44,7 +54,7 @@ class Actor(NamedTuple):
 
     @property
     def class_name(self) -> str:
-        return self.fqn.rsplit(".", 1)[-1]
+        return class_name_of(self.fqn)
 
     @property
     def module(self) -> str:
@@ -76,7 +86,7 @@ class WorkerVenv(NamedTuple):
 
     @property
     def class_name(self) -> str:
-        return self.actor.rsplit(".", 1)[-1]
+        return class_name_of(self.actor)
 
 
 class SkippedActor(NamedTuple):
@@ -86,7 +96,7 @@ class SkippedActor(NamedTuple):
 
     @property
     def class_name(self) -> str:
-        return self.actor.rsplit(".", 1)[-1]
+        return class_name_of(self.actor)
 
 
 class SharedBuild(NamedTuple):
@@ -203,7 +213,7 @@ def run_prefetch(actors: Iterable[Actor], filters: Iterable[str], negative: Iter
             system.append(actor)
             continue
         venvs.append(WorkerVenv(actor=actor.fqn, extras=actor.extras,
-                                path=f"{venv_dir.rstrip('/')}/{actor.fqn}", filters=hits))
+                                path=venv_path(venv_dir, actor.fqn), filters=hits))
     return PrefetchOutcome(tuple(venvs), tuple(system), tuple(unselected))
 
 

@@ -4,6 +4,7 @@ only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from docgen.model import venv_path
 from docgen.render.markdown import label, mermaid, node_id
 from docgen.render.stages import (
     base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label,
@@ -88,7 +89,7 @@ def _workers(model: "ImageModel", role: str, extra: str | None = None) -> list[_
     venvs = [v for v in model.venvs if role_of(v.actor) == role and (extra is None or extra in v.extras)]
     if venvs or extra is None:
         return [_Worker(v.class_name, v.extras, v.path, True) for v in venvs]
-    return [_Worker(a.class_name, a.extras, f"{model.venv_dir.rstrip('/')}/{a.fqn}", False)
+    return [_Worker(a.class_name, a.extras, venv_path(model.venv_dir, a.fqn), False)
             for a in model.actors if role_of(a.fqn) == role and a.extras == (extra,)]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from docgen.model import venv_path
 from docgen.render.markdown import code, short_fqn, table
 from docgen.render.stages import (
     base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
@@ -132,7 +133,7 @@ def filter_table(model: "ImageModel") -> str:
 def venv_inventory(model: "ImageModel") -> str:
     rows = [(code(base_venv(model)), "driver (`uv run` on the head node)", "(base, all groups)", "at image build")]
     rows += [(code(v.path), v.class_name, _extra_column(v.extras), "at image build") for v in model.venvs]
-    rows += [(code(f"{model.venv_dir.rstrip('/')}/{s.actor}"), s.class_name, _extra_column(s.extras),
+    rows += [(code(venv_path(model.venv_dir, s.actor)), s.class_name, _extra_column(s.extras),
               "on the node at first use") for s in model.not_prefetched]
     return table(("Venv", "Used by", "Extras", "Built"), rows)
 
