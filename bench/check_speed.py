@@ -6,35 +6,29 @@ Prints the median of N runs of: `python -c pass`, `docgen check` on the reposito
 temporary copy with ten times as many Markdown pages (each docs page copied nine more times), to show how
 the check scales with the docs. Target: the repository check within 3x a bare start.
 
-Both are timed with a bytecode cache (in a temporary PYTHONPYCACHEPREFIX, so the tree stays clean), as a
-developer's or CI's Python has one; with PYTHONDONTWRITEBYTECODE set every run would recompile docgen.
+All runs share one bytecode cache (bench/timing.py), as a developer's or CI's Python has one; with this
+machine's PYTHONDONTWRITEBYTECODE every run would recompile docgen.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import wall  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 COPIES = ("Dockerfile.nmp-rl-base", "README.md", "snapshot", "docs")
 
 
-def median_seconds(cmd: list[str], runs: int, env: dict, expect: int = 0) -> float:
-    times = []
-    for _ in range(runs + 1):  # the first run fills the caches and is not counted
-        start = time.perf_counter()
-        result = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        times.append(time.perf_counter() - start)
-        if result.returncode != expect:
-            sys.exit(f"{' '.join(cmd)} exited {result.returncode}:\n{result.stdout}{result.stderr}")
-    return statistics.median(times[1:])
+def median_seconds(cmd: list[str], runs: int) -> float:
+    """Median wall time of `cmd` as a whole process (it must exit 0; the warm-up run is not counted)."""
+    return statistics.median(wall(cmd, runs=runs))
 
 
 def tenfold_copy(root: Path, into: Path) -> int:
@@ -62,13 +56,11 @@ def main() -> None:
     check = [sys.executable, "-m", "docgen", "check", "--root"]
 
     pages = 1 + len(list((root / "docs").rglob("*.md")))
-    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as pycache:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = pycache
-        bare = median_seconds([sys.executable, "-c", "pass"], args.runs, env)
-        repo = median_seconds(check + [str(root)], args.runs, env)
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = median_seconds([sys.executable, "-c", "pass"], args.runs)
+        repo = median_seconds(check + [str(root)], args.runs)
         big_pages = tenfold_copy(root, Path(tmp))
-        big = median_seconds(check + [tmp], args.runs, env)
+        big = median_seconds(check + [tmp], args.runs)
     print(f"python -c pass                  {bare * 1000:7.1f} ms")
     print(f"docgen check, {pages:4d} pages       {repo * 1000:7.1f} ms  ({repo / bare:.1f}x bare start; target <= 3x)")
     print(f"docgen check, {big_pages:4d} pages       {big * 1000:7.1f} ms  ({big / bare:.1f}x bare start, "
