@@ -1,7 +1,9 @@
-"""The docgen command line: parse arguments, call the pipeline, map outcomes to exit codes.
+"""The docgen command line: parse arguments, find the project, call the pipeline, map outcomes to exit codes.
 
 Exit codes: 0 ok, 1 findings or drift, 2 bad input (a message naming file and line; nothing written).
-Imports stay inside the commands so `docgen inventory` starts fast.
+Every subcommand takes --root, --config and --verbose; the project (which tree, which inputs) is found
+from the working directory, never from where docgen is installed (docgen.project).
+Imports stay inside the commands so `docgen check` starts fast.
 """
 
 from __future__ import annotations
@@ -10,14 +12,28 @@ import argparse
 import sys
 from pathlib import Path
 
-from docgen.layout import DEFAULT_DOCKERFILE, DEFAULT_SNAPSHOT, EXIT_BAD_INPUT, EXIT_OK, REPO_ROOT
+from docgen.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK
 
-BLOCK_COMMANDS = ("write", "check", "lint")
-COMMANDS = ("inventory", "snapshot", "standin") + BLOCK_COMMANDS
+COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint")
 
 
-def _default(rel: str) -> Path:
-    return REPO_ROOT / rel
+def _project(args: argparse.Namespace):
+    from docgen.project import find_project
+
+    project = find_project(args.root, args.config)
+    overrides = {}
+    for key in ("dockerfile", "snapshot"):
+        value = getattr(args, key, None)
+        if value is not None:
+            overrides[key] = Path(value).absolute()
+    return project._replace(**overrides) if overrides else project
+
+
+def _say_project(args, project) -> None:
+    if args.verbose:
+        print(f"docgen: root {project.root} ({project.how}); config "
+              f"{project.config_file or 'none (defaults)'}; dockerfile {project.display(project.dockerfile)}; "
+              f"snapshot {project.display(project.snapshot)}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -25,7 +41,9 @@ def _default(rel: str) -> Path:
 def cmd_inventory(args: argparse.Namespace) -> int:
     from docgen.model import load_model
 
-    model = load_model(args.dockerfile, args.snapshot)
+    project = _project(args)
+    _say_project(args, project)
+    model = load_model(project.dockerfile, project.snapshot)
     if args.json:
         import json
         print(json.dumps(model.inventory(), indent=2))
@@ -36,65 +54,94 @@ def cmd_inventory(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    from docgen.snapshot import build_snapshot, dump_snapshot, write_atomic
+    from docgen.io import write_file
+    from docgen.snapshot.build import build_snapshot, dump_snapshot
 
     data = build_snapshot(args.from_dir, registry_facts=args.registry_facts, repo=args.repo, ref=args.ref)
     text = dump_snapshot(data)
     if str(args.output) == "-":
         sys.stdout.write(text)
-    else:
-        write_atomic(args.output, text)
-        counts = {k: len(v) for k, v in data["lock"]["install_sets"].items()}
-        print(f"wrote {args.output}: {len(data['lock']['packages'])} packages, "
-              f"{len(data['registry']['actors'])} actors, install sets {counts}", file=sys.stderr)
+        return EXIT_OK
+    project = _project(args)
+    _say_project(args, project)
+    output = Path(args.output).absolute() if args.output is not None else project.snapshot
+    write_file(project.root, output, text)
+    counts = {k: len(v) for k, v in data["lock"]["install_sets"].items()}
+    print(f"wrote {project.display(output)}: {len(data['lock']['packages'])} packages, "
+          f"{len(data['registry']['actors'])} actors, install sets {counts}", file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_standin(args: argparse.Namespace) -> int:
-    from docgen.snapshot import load_snapshot
+    from docgen.snapshot.load import load_snapshot
     from docgen.standin import generate
 
-    generate(load_snapshot(args.snapshot), Path(args.out), lock=not args.no_lock)
+    project = _project(args)
+    _say_project(args, project)
+    generate(load_snapshot(project.snapshot), Path(args.out), lock=not args.no_lock)
     print(f"wrote the stand-in NeMo-RL workspace to {args.out}", file=sys.stderr)
     return EXIT_OK
 
 
-def _add_inputs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dockerfile", type=Path, default=_default(DEFAULT_DOCKERFILE),
-                   help="the image's Dockerfile (default: the repository's Dockerfile.nmp-rl-base)")
-    p.add_argument("--snapshot", type=Path, default=_default(DEFAULT_SNAPSHOT),
-                   help="the NeMo-RL snapshot (default: the repository's snapshot/nemo-rl.json)")
+def _run(args: argparse.Namespace, *, render: bool = True):
+    from docgen.check.pipeline import prepare
+
+    project = _project(args)
+    run = prepare(project, getattr(args, "paths", None) or None, render=render)
+    if args.verbose:
+        from docgen.check.report import verbose_line
+        print(verbose_line(run), file=sys.stderr)
+    return run
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole CLI, or (with `only`) just the one subcommand a run asked for: building every
-    subparser costs about as much as a `docgen check` itself."""
-    parser = argparse.ArgumentParser(
-        prog="docgen",
-        description="Documentation that cannot drift for the nmp-rl-base image: read the Dockerfile and the "
-                    "NeMo-RL snapshot, render generated blocks, check them and the inputs' agreement.",
-        epilog="Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def cmd_write(args: argparse.Namespace) -> int:
+    from docgen.check.pipeline import write
 
-    def wanted(name: str) -> bool:
-        return only is None or only == name
+    for line in write(_run(args)):
+        print(f"docgen: {line}", file=sys.stderr)
+    return EXIT_OK
 
-    if wanted("inventory"):
-        _add_inventory(sub)
-    if wanted("snapshot"):
-        _add_snapshot(sub)
-    if wanted("standin"):
-        _add_standin(sub)
-    if only is None or only in BLOCK_COMMANDS:
-        from docgen import blocks_cli  # the generated-blocks commands: write, check, lint
-        blocks_cli.register(sub, only=only)
-    return parser
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from docgen.check.pipeline import findings_of
+    from docgen.check.report import report
+
+    run = _run(args)
+    findings = findings_of(run)
+    drift = report(args.format, run, findings, include_drift=True)
+    return EXIT_FINDINGS if findings or drift else EXIT_OK
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from docgen.check.pipeline import findings_of
+    from docgen.check.report import report
+
+    run = _run(args, render=False)
+    findings = findings_of(run)
+    report(args.format, run, findings, include_drift=False)
+    return EXIT_FINDINGS if findings else EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------- parsers
+
+def _common(p: argparse.ArgumentParser, *, inputs: bool = True) -> None:
+    g = p.add_argument_group("project")
+    g.add_argument("--root", type=Path, default=None, metavar="DIR",
+                   help="the repository to work on (default: the nearest folder upwards from the working "
+                        "directory with docgen.toml or [tool.docgen] in pyproject.toml, else the git top level)")
+    g.add_argument("--config", type=Path, default=None, metavar="FILE",
+                   help="a docgen.toml or pyproject.toml to read the configuration from (root: its folder)")
+    g.add_argument("-v", "--verbose", action="store_true",
+                   help="say on stderr which root, configuration and input files were used")
+    if inputs:
+        g.add_argument("--dockerfile", type=Path, default=None, help="override the configured Dockerfile")
+        g.add_argument("--snapshot", type=Path, default=None, help="override the configured NeMo-RL snapshot")
 
 
 def _add_inventory(sub) -> None:
     p = sub.add_parser("inventory", help="print the image inventory: filters, venvs, warmed extras, shared builds",
                        description="Print the image inventory derived from the Dockerfile and the snapshot.")
-    _add_inputs(p)
+    _common(p)
     p.add_argument("--json", action="store_true", help="machine-readable JSON instead of a table")
     p.set_defaults(func=cmd_inventory)
 
@@ -103,13 +150,15 @@ def _add_snapshot(sub) -> None:
     p = sub.add_parser("snapshot", help="read an RL checkout into a committed, diff-friendly snapshot",
                        description="Read NeMo-RL's pyproject.toml, uv.lock and actor registry from DIR and write "
                                    "a deterministic snapshot with provenance.")
+    _common(p, inputs=False)
     p.add_argument("--from", dest="from_dir", type=Path, required=True, metavar="DIR",
                    help="an RL checkout (pyproject.toml, uv.lock, nemo_rl/ registry modules)")
     p.add_argument("--registry-facts", type=Path, default=None, metavar="FILE",
                    help="read the actor registry from a JSON facts file instead of DIR's Python sources")
     p.add_argument("--repo", default=None, help="provenance: the RL repository (default: from the facts file)")
     p.add_argument("--ref", default=None, help="provenance: the RL ref (default: from the facts file)")
-    p.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="where to write ('-' = stdout)")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="where to write ('-' = stdout; default: the configured snapshot)")
     p.set_defaults(func=cmd_snapshot)
 
 
@@ -117,10 +166,55 @@ def _add_standin(sub) -> None:
     p = sub.add_parser("standin", help="generate the stand-in NeMo-RL workspace the hermetic image builds from",
                        description="Write a small NeMo-RL look-alike (same registry, extras, conflicts, prefetch "
                                    "tool; tiny packages named and versioned like the heavy ones) and lock it with uv.")
-    p.add_argument("--snapshot", type=Path, default=_default(DEFAULT_SNAPSHOT))
+    _common(p)
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
     p.add_argument("--no-lock", action="store_true", help="do not run `uv lock` in the output")
     p.set_defaults(func=cmd_standin)
+
+
+_BLOCKS = {
+    "write": ("re-render every generated block and value in place",
+              "Re-render every generated block and inline value in the pages docgen owns, and record the facts "
+              "they were rendered from; all files or none.", cmd_write),
+    "check": ("fail on stale blocks or inconsistent inputs (changes nothing)",
+              "Change nothing; exit 1 when a block, a value or the recorded facts are stale (with a diff and what "
+              "changed in the facts) or when a semantic check finds something.", cmd_check),
+    "lint": ("only the semantic checks across the Dockerfile, the registry and the lock",
+             "Semantic checks only: the Dockerfile's filters, verification list, comments and warm order against "
+             "the registry and the lock; required generators present in the docs.", cmd_lint),
+}
+
+
+def _add_block_command(sub, name: str) -> None:
+    short, description, func = _BLOCKS[name]
+    p = sub.add_parser(name, help=short, description=description)
+    _common(p)
+    if name != "lint":
+        p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                       help="Markdown files (default: the pages the configuration names)")
+    if name != "write":
+        p.add_argument("--format", choices=("text", "github", "json"), default="text",
+                       help="github: workflow annotations; json: one report object")
+    p.set_defaults(func=func)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole CLI, or (with `only`) just the one subcommand a run asked for: building every
+    subparser costs about as much as a `docgen check` itself."""
+    from docgen import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="docgen",
+        description="Documentation that cannot drift for the nmp-rl-base image: read the Dockerfile and the "
+                    "NeMo-RL snapshot, render generated blocks, check them and the inputs' agreement.",
+        epilog="Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
+    parser.add_argument("--version", action="version", version=f"docgen {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin}
+    for name in COMMANDS:
+        if only is None or only == name:
+            adders[name](sub) if name in adders else _add_block_command(sub, name)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

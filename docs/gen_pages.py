@@ -1,4 +1,4 @@
-"""mkdocs-gen-files script: the reference pages that come straight from the model and the CLI.
+"""mkdocs-gen-files glue: writes the site-only pages docgen.render.site renders from the model and the CLI.
 
 Writes, at build time only (nothing lands in docs/):
   reference/cli.md                  every docgen subcommand's argparse help
@@ -11,81 +11,23 @@ are appended here to the "Worker venvs" section of mkdocs.yml's explicit nav rat
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 from pathlib import Path
 
 import mkdocs_gen_files
 
-REPO_ROOT = Path(mkdocs_gen_files.config.config_file_path).resolve().parent
-sys.path.insert(0, str(REPO_ROOT))  # the docgen package of this checkout, even from a copy of the repo
+from docgen.cli import build_parser
+from docgen.errors import InputError
+from docgen.model import load_model
+from docgen.project import find_project
+from docgen.render.site import cli_page, venv_index, venv_page, venv_page_names
 
-from docgen.cli import build_parser  # noqa: E402
-from docgen.errors import InputError  # noqa: E402
-from docgen.model import load_default_model  # noqa: E402
+# the repository this site belongs to: the folder of mkdocs.yml, found like every docgen command finds it
+REPO_ROOT = Path(mkdocs_gen_files.config.config_file_path).resolve().parent
 
 VENV_DIR = "reference/venvs"
 VENV_INDEX = f"{VENV_DIR}/index.md"
 HELP_WIDTH = "100"  # argparse wraps to $COLUMNS; fix it so the page does not depend on the terminal
-
-
-def md_cell(text: str) -> str:
-    return str(text).replace("|", "\\|")
-
-
-def cli_page(parser: argparse.ArgumentParser) -> str:
-    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    out = ["# docgen command line", "",
-           "Generated at site build time from the argparse parser `docgen.cli.build_parser()`: "
-           "what `python -m docgen COMMAND --help` prints.", "",
-           "## docgen", "", "```text", parser.format_help().rstrip(), "```", ""]
-    for name, sub in subparsers.choices.items():
-        out += [f"## docgen {name}", "", "```text", sub.format_help().rstrip(), "```", ""]
-    return "\n".join(out)
-
-
-def venv_page_names(venvs) -> dict[str, str]:
-    """Actor FQN -> page stem: the class name, or the full FQN where two venvs share a class name."""
-    seen: dict[str, int] = {}
-    for v in venvs:
-        seen[v.class_name] = seen.get(v.class_name, 0) + 1
-    return {v.actor: v.class_name if seen[v.class_name] == 1 else v.actor for v in venvs}
-
-
-def source_cell(pkg) -> str:
-    if pkg.source_kind == "registry":
-        return "registry"
-    return f"{pkg.source_kind}: `{md_cell(pkg.source)}`" if pkg.source else pkg.source_kind
-
-
-def venv_page(model, venv) -> str:
-    packages = sorted(model.snapshot.install_set(venv.extras), key=lambda p: (p.name, p.source))
-    extras = ", ".join(f"`{e}`" for e in venv.extras) or "(none: the base install set)"
-    out = [f"# {venv.class_name}", "",
-           f"- Actor: `{venv.actor}`",
-           f"- Extras: {extras}",
-           f"- Venv: `{venv.path}`",
-           f"- Packages: {len(packages)}", "",
-           "Generated at site build time from the committed NeMo-RL snapshot: the install set uv locks for "
-           "these extras.", "",
-           "| package | version | source |", "|---|---|---|"]
-    for p in packages:
-        out.append(f"| {md_cell(p.name)} | {md_cell(p.version or '(none)')} | {source_cell(p)} |")
-    return "\n".join(out) + "\n"
-
-
-def venv_index(model, names: dict[str, str]) -> str:
-    out = ["# Worker venvs", "",
-           f"The image prefetches {len(model.venvs)} worker venvs under `{model.venv_dir}`, one per actor "
-           "selected by the prefetch filters (see [Prefetch filters and venvs](../../image/venvs.md)). "
-           "Each page lists what uv installs into that venv.", "",
-           "| actor class | extras | venv path | packages |", "|---|---|---|---|"]
-    for v in model.venvs:
-        extras = ", ".join(f"`{e}`" for e in v.extras)
-        count = len(model.snapshot.install_set(v.extras))
-        out.append(f"| [{v.class_name}]({names[v.actor]}.md) | {extras} | `{v.path}` | {count} |")
-    return "\n".join(out) + "\n"
 
 
 def add_venv_pages_to_nav(config, entries: list[dict]) -> None:
@@ -111,7 +53,8 @@ def main() -> None:
         fh.write(cli_page(build_parser()))
 
     try:
-        model = load_default_model(REPO_ROOT)
+        project = find_project(cwd=REPO_ROOT)
+        model = load_model(project.dockerfile, project.snapshot)
     except InputError as exc:  # bad input: say where, not a traceback (gen-files reports the exit)
         raise SystemExit(f"gen_pages.py: {exc}")
     names = venv_page_names(model.venvs)

@@ -20,8 +20,8 @@ import pytest
 from packaging.markers import Marker
 
 from docgen.errors import InputError
-from docgen.sources.lockfile import LockPackage, read_lock
-from docgen.sources.markers import DEFAULT_ENV
+from docgen.snapshot.lockfile import LockPackage, read_lock
+from docgen.snapshot.markers import DEFAULT_ENV
 
 pytestmark = pytest.mark.slow
 

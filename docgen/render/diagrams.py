@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import venv_path
 from docgen.render.markdown import label, mermaid, node_id
-from docgen.render.stages import (
+from docgen.model.stages import (
     base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label,
 )
 from docgen.render.tables import ArgError

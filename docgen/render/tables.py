@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from docgen.model import venv_path
 from docgen.render.markdown import code, short_fqn, table
-from docgen.render.stages import (
+from docgen.model.stages import (
     base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
 )
 from docgen.render.values import TE_PACKAGE

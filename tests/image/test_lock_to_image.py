@@ -31,7 +31,7 @@ LIST_DISTRIBUTIONS = (
 @pytest.fixture(scope="module")
 def image_lock(container, tmp_path_factory):
     """uv.lock and pyproject.toml copied out of the image's NeMo-RL checkout, read by docgen."""
-    from docgen.sources.lockfile import read_lock
+    from docgen.snapshot.lockfile import read_lock
 
     dest = tmp_path_factory.mktemp("image-lock")
     for name in ("uv.lock", "pyproject.toml"):

@@ -40,11 +40,10 @@ def test_nav_covers_every_page(site):
     assert in_nav - content_pages == set(), "nav entries without a page"
 
 
-def test_generated_reference_pages_follow_the_model(site):
+def test_generated_reference_pages_follow_the_model(site, repo_model):
     from docgen.cli import build_parser
-    from docgen.model import load_default_model
 
-    model = load_default_model(REPO)
+    model = repo_model
     venv_pages = sorted(p.parent.name for p in (site / "reference" / "venvs").glob("*/index.html"))
     assert venv_pages == sorted(v.class_name for v in model.venvs)
     for venv in model.venvs:

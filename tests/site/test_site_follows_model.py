@@ -38,9 +38,9 @@ def _copy_repo(dst: Path) -> Path:
 
 
 def _python(root: Path, *args: str) -> subprocess.CompletedProcess:
-    # With cwd and PYTHONPATH at the copy, `import docgen` is the copy's (its REPO_ROOT is the copy).
+    # docgen finds the tree to work on from the working directory: the copy, whatever .venv it runs from
     return subprocess.run([str(root / ".venv" / "bin" / "python"), *args], cwd=root,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)},
+                          env={"PATH": "/usr/bin:/bin"},
                           capture_output=True, text=True, timeout=300)
 
 
@@ -72,13 +72,13 @@ def test_one_filter_fewer_changes_the_site(tmp_path):
     probe = _python(root, "-c", "import docgen; print(docgen.__file__)")
     assert Path(probe.stdout.strip()).is_relative_to(root), "docgen would write into the checkout, not the copy"
 
-    written = _python(root, "-m", "docgen", "write", "--root", str(root))
+    written = _python(root, "-m", "docgen", "write")
     assert written.returncode == 0, written.stdout + written.stderr
     before = build_site(root, tmp_path / "before")
     assert before.returncode == 0, before.output[-3000:]
 
     _drop_filter(root / "Dockerfile.nmp-rl-base", DROPPED_FILTER)
-    written = _python(root, "-m", "docgen", "write", "--root", str(root))
+    written = _python(root, "-m", "docgen", "write")
     assert written.returncode == 0, written.stdout + written.stderr
     after = build_site(root, tmp_path / "after")
     assert after.returncode == 0, after.output[-3000:]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 from docgen.model import build_model
-from docgen.snapshot import FORMAT, load_snapshot
-from docgen.sources.dockerfile import parse_dockerfile
+from docgen.snapshot.load import FORMAT, load_snapshot
+from docgen.inputs.dockerfile import parse_dockerfile
 
 GIT = "{git_root}"
 

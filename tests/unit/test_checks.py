@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from tests.unit.blocks_fixtures import DOCKERFILE, small_model
 from docgen.blocks import parse_document
-from docgen.checks import check_coverage, lint
+from docgen.check.lint import check_coverage, lint
 
 
-def findings(tmp_path, dockerfile: str = DOCKERFILE, with_text: bool = True):
+def findings(tmp_path, dockerfile: str = DOCKERFILE):
     model = small_model(tmp_path, dockerfile)
-    return [(f.check, f.line, f.message) for f in lint(model, dockerfile if with_text else None)]
+    return [(f.check, f.line, f.message) for f in lint(model)]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -63,7 +63,6 @@ def test_mixed_extras_needs_a_declaration(tmp_path):
     assert "filter 'policy.workers.' matches actors of different extras" in found[0][2]
     declared = text.replace("# Four filters", "# docgen: mixed-extras policy.workers.\n# Four filters")
     assert findings(tmp_path, declared) == []
-    assert findings(tmp_path, declared, with_text=False) == []  # also found in the reader's heredoc bodies
     stray = DOCKERFILE.replace("# Three filters", "# docgen: mixed-extras nothing.\n# Three filters")
     assert [(c, m) for c, _, m in findings(tmp_path, stray)] == [
         ("mixed-extras", "`# docgen: mixed-extras nothing.` names no prefetch filter")]

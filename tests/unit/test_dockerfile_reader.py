@@ -15,7 +15,7 @@ import pytest
 
 from docgen.errors import InputError
 from tests.expected import PREFETCHED
-from docgen.sources.dockerfile import (
+from docgen.inputs.dockerfile import (
     Arg,
     CountStatement,
     EnvVar,

@@ -9,9 +9,9 @@ import pytest
 from packaging.markers import Marker
 
 from docgen.errors import InputError
-from docgen.sources import markers
-from docgen.sources.lockfile import KNOWN_LOCK_VERSIONS, Dependency, read_lock
-from docgen.sources.pyproject import read_pyproject
+from docgen.snapshot import markers
+from docgen.snapshot.lockfile import KNOWN_LOCK_VERSIONS, Dependency, read_lock
+from docgen.snapshot.pyproject import read_pyproject
 
 NEMO_RL_REF = Path("/work/shared/nemo-rl-ref")
 needs_ref = pytest.mark.skipif(not NEMO_RL_REF.is_dir(), reason="needs /work/shared/nemo-rl-ref")

@@ -10,8 +10,8 @@ from docgen.errors import InputError
 from docgen.model import (
     REASON_NOT_SELECTED, Actor, build_model, reason_backend_not_built, run_prefetch,
 )
-from docgen.snapshot import FORMAT, load_snapshot
-from docgen.sources.dockerfile import parse_dockerfile
+from docgen.snapshot.load import FORMAT, load_snapshot
+from docgen.inputs.dockerfile import parse_dockerfile
 
 GIT = "{git_root}"
 
@@ -22,7 +22,7 @@ def uv(*extras: str) -> str:
 
 
 def actor(fqn: str, command: str) -> Actor:
-    from docgen.sources.registry import extras_of
+    from docgen.snapshot.registry import extras_of
     return Actor(fqn=fqn, member=None, command=command, extras=extras_of(command), source="upstream")
 
 
@@ -167,16 +167,3 @@ def test_warming_an_undefined_extra_is_bad_input(tmp_path):
     with pytest.raises(InputError) as err:
         build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
     assert err.value.line == 10 and "nope" in err.value.message
-
-
-def test_write_atomic_keeps_a_symlink_and_writes_its_target(tmp_path):
-    from docgen.snapshot import write_atomic
-
-    target = tmp_path / "shared" / "real.md"
-    target.parent.mkdir()
-    target.write_text("old\n")
-    link = tmp_path / "page.md"
-    link.symlink_to(target)
-    write_atomic(link, "new\n")
-    assert link.is_symlink() and target.read_text() == "new\n"
-    assert sorted(p.name for p in target.parent.iterdir()) == ["real.md"]  # no temporary file left

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from docgen.errors import InputError
-from docgen.sources.pyproject import ConflictItem, SourceSpec, read_pyproject, read_root_facts
+from docgen.snapshot.pyproject import ConflictItem, SourceSpec, read_pyproject, read_root_facts
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_WS = REPO / "tests" / "fixtures" / "lockws" / "ws" / "pyproject.toml"

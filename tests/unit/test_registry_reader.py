@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from docgen.errors import InputError
-from docgen.sources.registry import (
+from docgen.snapshot.registry import (
     MODELOPT_MODULE,
     REGISTRY_MODULE,
     SYSTEM_COMMAND,
@@ -21,9 +21,9 @@ from docgen.sources.registry import (
     Registry,
     extras_of,
     read_registry_json,
-    read_registry_source,
-    render_registry_source,
 )
+from docgen.snapshot.registry_source import read_registry_source
+from docgen.standin.registry_py import render_registry_source
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "registry"
 MIRROR = FIXTURES / "mirror"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from docgen.snapshot import load_snapshot
-from docgen.sources.registry import read_registry_source
+from docgen.snapshot.load import load_snapshot
+from docgen.snapshot.registry_source import read_registry_source
 from docgen.standin import generate, plan_packages
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,8 @@ import shlex
 from typing import NamedTuple
 from pathlib import Path
 
-from docgen.errors import InputError, read_input
+from docgen.errors import InputError
+from docgen.io import read_input
 from docgen.names import NUMBER_WORDS
 
 KEYWORDS = frozenset(
@@ -129,6 +130,7 @@ class DockerfileFacts(NamedTuple):
     verify: VerifyList | None
     counts: tuple[CountStatement, ...]
     not_prefetched: NotPrefetchedList | None
+    mixed_extras: tuple[tuple[str, int], ...] = ()   # `# docgen: mixed-extras <filter>` declarations, with lines
 
     def stage(self, name: str | Stage) -> Stage:
         """The stage called ``name`` (case-insensitive, as Docker), or by ``str(index)`` if unnamed."""
@@ -153,6 +155,10 @@ class DockerfileFacts(NamedTuple):
                 if env.stage == _stage_label(link):
                     effective[env.key] = env
         return tuple(effective.values())
+
+
+# A comment anywhere in the file that declares a filter meant to select actors of different extras.
+MIXED_DECLARATION = re.compile(r"^\s*#\s*docgen:\s*mixed-extras\s+(\S+)")
 
 
 def read_dockerfile(path: str | Path) -> DockerfileFacts:
@@ -186,6 +192,8 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         verify=_verify(shell, path),
         counts=tuple(c for n, line in enumerate(lines, 1) if (c := _count_statement(line, n))),
         not_prefetched=_not_prefetched(lines, path),
+        mixed_extras=tuple((m.group(1), n) for n, line in enumerate(lines, 1)
+                           if "docgen:" in line and (m := MIXED_DECLARATION.match(line))),
     )
 
 

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from docgen.errors import InputError, read_input
+from docgen.errors import InputError
+from docgen.io import read_input
 from docgen.names import normalize
 
 

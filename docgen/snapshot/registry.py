@@ -1,8 +1,7 @@
 """NeMo-RL's actor registry: which Python executable each Ray actor runs under.
 
 Two inputs give the same `Registry`:
-- the RL source tree, read with `ast` by `docgen.sources.registry_source` (`read_registry_source`,
-  and its inverse `render_registry_source`, are reachable from here too);
+- the RL source tree, read with `ast` by `docgen.snapshot.registry_source.read_registry_source`;
 - the facts file (`registry.json`) that stands in for the source where the source is unavailable,
   read here by `read_registry_json`.
 """
@@ -15,7 +14,8 @@ from functools import lru_cache
 from typing import NamedTuple
 from pathlib import Path
 
-from docgen.errors import InputError, read_json_object
+from docgen.errors import InputError
+from docgen.io import read_json_object
 
 SYSTEM_COMMAND = "sys.executable"
 SYSTEM_FLAG = "NEMO_RL_PY_EXECUTABLES_SYSTEM"
@@ -30,6 +30,7 @@ REGISTRY_SOURCES = (VIRTUAL_CLUSTER, REGISTRY_MODULE, MODELOPT_MODULE)
 EXECUTABLES_CLASS = "PY_EXECUTABLES"
 REGISTRY_NAME = "ACTOR_ENVIRONMENT_REGISTRY"
 MODELOPT_REGISTRY_NAME = "MODELOPT_ACTOR_REGISTRY"
+MODELOPT_PREFIX = "nemo_rl.modelopt."   # actors registered by the modelopt module, not the main registry
 _JSON_SYSTEM_KEY = f"with_{SYSTEM_FLAG}=1"
 _JSON_ENTRY_KEYS = ("actor", "py_executable", "command", _JSON_SYSTEM_KEY, "source")
 
@@ -155,11 +156,3 @@ def read_registry_json(path: str | Path) -> Registry:
             )
         )
     return Registry(dict(executables), tuple(entries))
-
-
-def __getattr__(name: str):
-    # The source reader lives in its own module so that loading a snapshot does not import `ast`.
-    if name in ("read_registry_source", "render_registry_source"):
-        from docgen.sources import registry_source
-        return getattr(registry_source, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
-    from docgen.sources.dockerfile import Stage
+    from docgen.inputs.dockerfile import Stage
 
 PUBLISHED_STAGE = "nmp-rl-base"
 _ARG_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")

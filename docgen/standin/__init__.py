@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from docgen.errors import InputError
 
-FILES = Path(__file__).resolve().parent / "standin_files"
+FILES = Path(__file__).resolve().parent / "files"
 BACKEND = "standin_backend"
 PROJECT = "nemo-rl"
 REQUIRES_PYTHON = ">=3.11"  # the host's 3.11 locks it, the image's 3.13 runs it
@@ -144,7 +144,7 @@ def _root_pyproject(snapshot, packages, requirements, members: dict[str, str]) -
 
 def _files(snapshot) -> dict[str, str]:
     """{relative path: text} of the whole stand-in workspace (uv.lock excluded)."""
-    from docgen.sources.registry import render_registry_source
+    from docgen.standin.registry_py import render_registry_source
 
     backend = (FILES / f"{BACKEND}.py").read_text()
     packages, requirements = plan_packages(snapshot)

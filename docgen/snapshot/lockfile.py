@@ -20,10 +20,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docgen.errors import InputError, read_input
-from docgen.sources import markers
+from docgen.errors import InputError
+from docgen.io import read_input
+from docgen.snapshot import markers
 from docgen.names import normalize
-from docgen.sources.pyproject import ConflictItem, read_root_facts, toml_error_line
+from docgen.snapshot.pyproject import ConflictItem, read_root_facts, toml_error_line
 
 KNOWN_LOCK_VERSIONS = frozenset({1})
 SOURCE_KINDS = ("registry", "git", "url", "path", "directory", "editable", "virtual")

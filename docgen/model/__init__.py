@@ -1,7 +1,7 @@
 """The image model: every fact and count the docs state about nmp-rl-base, derived once.
 
 Pure functions over what the readers return (the Dockerfile facts and the NeMo-RL snapshot); no I/O
-except `load_default_model`, the one convenience that reads the repository's own files.
+except `load_model`, the one convenience that reads both inputs from their paths.
 """
 
 
@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from docgen.errors import InputError
-from docgen.layout import DEFAULT_DOCKERFILE, DEFAULT_SNAPSHOT, REPO_ROOT
 
 if TYPE_CHECKING:  # keep start-up lean: these are only needed for type names
-    from docgen.snapshot import Snapshot, SnapshotPackage
-    from docgen.sources.dockerfile import DockerfileFacts
+    from docgen.snapshot.load import Snapshot, SnapshotPackage
+    from docgen.inputs.dockerfile import DockerfileFacts
 
 PUBLISHED_STAGE = "nmp-rl-base"
 DEFAULT_VENV_DIR = "/opt/ray_venvs"
@@ -191,7 +190,7 @@ def actors_from_registry(registry, *, system_flag: bool) -> tuple[Actor, ...]:
 
 
 def _extras_of(command: str) -> tuple[str, ...]:
-    from docgen.sources.registry import extras_of
+    from docgen.snapshot.registry import extras_of
     return extras_of(command)
 
 
@@ -324,12 +323,7 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
 
 
 def load_model(dockerfile: str | Path, snapshot: str | Path) -> ImageModel:
-    from docgen.snapshot import load_snapshot
-    from docgen.sources.dockerfile import read_dockerfile
+    from docgen.snapshot.load import load_snapshot
+    from docgen.inputs.dockerfile import read_dockerfile
 
     return build_model(read_dockerfile(dockerfile), load_snapshot(snapshot))
-
-
-def load_default_model(repo_root: str | Path = REPO_ROOT) -> ImageModel:
-    root = Path(repo_root)
-    return load_model(root / DEFAULT_DOCKERFILE, root / DEFAULT_SNAPSHOT)

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from docgen.blocks import Document
     from docgen.model import ImageModel
 
-_MIXED_DECLARATION = re.compile(r"^\s*#\s*docgen:\s*mixed-extras\s+(\S+)")
 _REUSE = re.compile(r"\breus(e|es|ed|ing)\b")
 _BUILD = re.compile(r"\bbuild(s|ing)?\b")
 
@@ -64,32 +63,12 @@ def check_verify_list(model: "ImageModel") -> list[Finding]:
     return found
 
 
-def declared_mixed_extras(model: "ImageModel", dockerfile_text: str | None = None) -> dict[str, int | None]:
-    """Filters declared with `# docgen: mixed-extras <filter>`. From the raw text when given (any comment
-    line), else from the comments the reader keeps (above instructions and inside heredocs)."""
-    from docgen.sources.dockerfile import split_lines
-
-    declared: dict[str, int | None] = {}
-    if dockerfile_text is not None:
-        for n, line in enumerate(split_lines(dockerfile_text), 1):
-            if m := _MIXED_DECLARATION.match(line):
-                declared.setdefault(m.group(1), n)
-        return declared
-    for ins in model.dockerfile.instructions:
-        for line in ins.comment.split("\n"):
-            if m := _MIXED_DECLARATION.match("# " + line):
-                declared.setdefault(m.group(1), ins.start_line)
-        for doc in ins.heredocs:
-            for n, line in enumerate(split_lines(doc.body), doc.start_line):
-                if m := _MIXED_DECLARATION.match(line):
-                    declared.setdefault(m.group(1), n)
-    return declared
-
-
-def check_mixed_extras(model: "ImageModel", dockerfile_text: str | None = None) -> list[Finding]:
+def check_mixed_extras(model: "ImageModel") -> list[Finding]:
     """One filter selecting actors of different extras usually matches more than its author meant."""
     path = model.dockerfile.path
-    declared = declared_mixed_extras(model, dockerfile_text)
+    declared: dict[str, int] = {}
+    for text, line in model.dockerfile.mixed_extras:
+        declared.setdefault(text, line)
     found = []
     for f in model.filters:
         kinds = sorted({model.actor(a).extras for a in f.actors})
@@ -199,11 +178,11 @@ def check_coverage(documents: Iterable["Document"], required: Iterable[str], whe
             for name in required if name not in used]
 
 
-def lint(model: "ImageModel", dockerfile_text: str | None = None) -> list[Finding]:
+def lint(model: "ImageModel") -> list[Finding]:
     return [
         *check_filters_match(model),
         *check_verify_list(model),
-        *check_mixed_extras(model, dockerfile_text),
+        *check_mixed_extras(model),
         *check_count_statements(model),
         *check_warm_order(model),
         *check_not_prefetched_list(model),

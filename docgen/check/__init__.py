@@ -1,0 +1,1 @@
+"""The one pipeline for write/check/lint (pipeline), the semantic checks (lint), one reporter per format (report)."""

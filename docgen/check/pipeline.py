@@ -1,0 +1,128 @@
+"""The one pipeline behind `docgen write`, `docgen check` and `docgen lint`.
+
+Inputs (Dockerfile + snapshot) -> model -> every page parsed and every block rendered -> findings. `write`
+and `check` run exactly this and differ only in whether they save; everything is parsed and rendered before
+anything is written, so bad input in one page leaves all pages untouched. Nothing after `build_model`
+reads a raw input again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from docgen.project import Project
+
+
+class Page(NamedTuple):
+    path: Path
+    raw: bytes                       # exactly what was read: the writer refuses to replace a changed page
+    doc: object                      # blocks.Document
+    new_text: str                    # the page with every block and value re-rendered
+    block_changes: list
+    value_changes: list
+
+
+class Run(NamedTuple):
+    project: Project
+    model: object
+    pages: list[Page]
+    explicit_paths: bool
+    facts: dict
+    facts_text: str
+    recorded_facts_raw: bytes | None
+    recorded_facts_text: str | None
+
+
+def _read_page(path: Path, project: Project) -> tuple[bytes, str]:
+    from docgen.io import decode, read_bytes
+
+    if path.is_symlink():
+        from docgen.errors import InputError
+        raise InputError(project.display(path), None, "a page docgen owns is a symlink; docgen reads and writes "
+                                                      "only regular files inside the root")
+    raw = read_bytes(path, "the page")
+    return raw, decode(project.display(path), raw, "the page", newline="")  # newline="": keep CRLF
+
+
+def prepare(project: Project, paths: list[Path] | None = None, *, render: bool = True) -> Run:
+    from docgen.blocks import parse_document, refresh
+    from docgen.blocks.facts import InputDigests, dump_facts, facts_of
+    from docgen.errors import InputError
+    from docgen.inputs.dockerfile import parse_dockerfile
+    from docgen.inputs.image_size import load_image_size
+    from docgen.io import decode, read_bytes, read_input
+    from docgen.model import build_model
+    from docgen.render.generators import GENERATORS, RenderInputs, render_block
+    from docgen.render.tables import ArgError
+    from docgen.render.values import VALUES, render_value
+    from docgen.snapshot.load import load_snapshot
+
+    required_unknown = [g for g in project.required or () if g not in GENERATORS]
+    if required_unknown:
+        raise InputError(project.display(project.config_file or project.root), None,
+                         f"required: unknown generator(s) {', '.join(required_unknown)}")
+    dockerfile_text = read_input(project.dockerfile, "the Dockerfile", newline="")
+    model = build_model(parse_dockerfile(dockerfile_text, project.display(project.dockerfile)),
+                        load_snapshot(project.snapshot))
+    explicit = bool(paths)
+    page_paths = [Path.cwd() / p for p in paths] if explicit else project.page_paths()
+    params = {name: g.params for name, g in GENERATORS.items()}
+    docs = []
+    for p in page_paths:
+        raw, text = _read_page(p, project)
+        docs.append((p, raw, parse_document(text, project.display(p), params, frozenset(VALUES))))
+
+    image_size = None
+    if render and any(b.generator == "image-size" for _, _, doc in docs for b in doc.blocks):
+        image_size = load_image_size(project.image_size, project.display(project.image_size))
+    src = RenderInputs(model, image_size)
+    digests = InputDigests(src)
+    pages = []
+    for path, raw, doc in docs:
+        def render_one(block, doc=doc):
+            try:
+                body = render_block(block.generator, dict(block.args), src)
+            except ArgError as exc:
+                raise InputError(doc.path, block.line, f"{block.generator}: {exc}") from None
+            return body, digests.of(GENERATORS[block.generator].inputs)
+
+        def value_one(value):
+            return render_value(value.key, model)
+
+        new_text, block_changes, value_changes = refresh(doc, render_one, value_one) if render else (doc.text, [], [])
+        pages.append(Page(path, raw, doc, new_text, block_changes, value_changes))
+
+    facts = facts_of(model)
+    recorded_raw = recorded = None
+    if project.facts.exists() or project.facts.is_symlink():
+        recorded_raw = read_bytes(project.facts, "the facts record")
+        recorded = decode(project.display(project.facts), recorded_raw, "the facts record", newline="")
+    return Run(project, model, pages, explicit, facts, dump_facts(facts), recorded_raw, recorded)
+
+
+def findings_of(run: Run):
+    from docgen.check.lint import check_coverage, lint
+    from docgen.render.generators import REQUIRED_GENERATORS
+
+    findings = lint(run.model)
+    if not run.explicit_paths:  # coverage speaks about the whole doc set, not a chosen few pages
+        required = run.project.required if run.project.required is not None else REQUIRED_GENERATORS
+        findings += check_coverage([p.doc for p in run.pages], required, " + ".join(run.project.pages))
+    return findings
+
+
+def write(run: Run) -> list[str]:
+    """Save every changed page and the facts record, all or nothing. Returns what changed, for the log."""
+    from docgen.io import Output, write_files
+
+    outputs, log = [], []
+    for page in run.pages:
+        if page.new_text != page.doc.text:
+            outputs.append(Output(page.path, page.new_text, page.raw, check_expected=True))
+            log.append(f"updated {page.doc.path} ({len(page.block_changes)} blocks, {len(page.value_changes)} values)")
+    if run.recorded_facts_text != run.facts_text:
+        outputs.append(Output(run.project.facts, run.facts_text, run.recorded_facts_raw, check_expected=True))
+        log.append(f"updated {run.project.display(run.project.facts)}")
+    write_files(run.project.root, outputs)
+    return log

@@ -1,0 +1,1 @@
+"""Phase B inputs read on every commit: the Dockerfile and the image-size record."""

@@ -1,0 +1,185 @@
+"""Which repository docgen works on, and where that repository keeps docgen's inputs and outputs.
+
+The root is found the way users know from other tools, never from where docgen is installed:
+  1. `--root DIR` (or the folder of `--config FILE`) when given;
+  2. else, from the working directory upwards, the first folder holding a `docgen.toml` or a
+     `pyproject.toml` with a `[tool.docgen]` table;
+  3. else the top of the git work tree holding the working directory (defaults apply);
+  4. else bad input (exit 2): docgen will not guess a tree to check.
+
+The configuration names the inputs and the outputs, relative to the root. Every key is optional:
+
+    [tool.docgen]                                  # or the same keys at the top of docgen.toml
+    dockerfile = "Dockerfile.nmp-rl-base"
+    snapshot = "snapshot/nemo-rl.json"
+    pages = ["README.md", "docs/**/*.md"]          # the pages docgen owns; others are not its business
+    facts = "docs/.docgen-facts.json"
+    image-size = "docs/data/image-size.json"
+    required = ["quick-inventory", ...]            # generators the pages must use (default: every one)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from docgen.errors import InputError
+
+CONFIG_FILE = "docgen.toml"
+DEFAULTS = {
+    "dockerfile": "Dockerfile.nmp-rl-base",
+    "snapshot": "snapshot/nemo-rl.json",
+    "pages": ("README.md", "docs/**/*.md"),
+    "facts": "docs/.docgen-facts.json",
+    "image-size": "docs/data/image-size.json",
+    "required": None,   # None: every generator docgen has
+}
+
+
+class Project(NamedTuple):
+    root: Path                     # absolute, resolved
+    config_file: Path | None       # where the configuration came from (None: defaults, git top level)
+    how: str                       # how the root was found, for --verbose and the JSON report
+    dockerfile: Path
+    snapshot: Path
+    pages: tuple[str, ...]         # globs relative to the root
+    facts: Path
+    image_size: Path
+    required: tuple[str, ...] | None
+
+    def display(self, path: str | Path) -> str:
+        """A path as reports show it: relative to the root when inside it."""
+        try:
+            return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def page_paths(self) -> list[Path]:
+        """The pages the globs match, sorted, without hidden folders or files."""
+        found: set[Path] = set()
+        for pattern in self.pages:
+            for path in self.root.glob(pattern):
+                rel = path.relative_to(self.root)
+                if any(part.startswith(".") for part in rel.parts) or not path.name.endswith(".md"):
+                    continue
+                if path.is_file() or path.is_symlink():
+                    found.add(path)
+        return sorted(found)
+
+    def describe(self) -> dict:
+        return {"root": str(self.root), "found_by": self.how,
+                "config": str(self.config_file) if self.config_file else None,
+                "dockerfile": self.display(self.dockerfile), "snapshot": self.display(self.snapshot),
+                "pages": list(self.pages), "facts": self.display(self.facts),
+                "image_size": self.display(self.image_size),
+                "required": list(self.required) if self.required is not None else "all"}
+
+
+# ------------------------------------------------------------------------------------------------ discovery
+
+def _has_table(pyproject: Path) -> bool:
+    """Cheap test before parsing: does this pyproject.toml mention a [tool.docgen] table at all?"""
+    try:
+        with open(pyproject, "rb") as fh:
+            return b"[tool.docgen" in fh.read(1 << 20)
+    except OSError:
+        return False
+
+
+def _config_in(folder: Path) -> Path | None:
+    if (folder / CONFIG_FILE).is_file():
+        return folder / CONFIG_FILE
+    if (folder / "pyproject.toml").is_file() and _has_table(folder / "pyproject.toml"):
+        return folder / "pyproject.toml"
+    return None
+
+
+def _git_top(start: Path) -> Path | None:
+    """The work tree holding `start`: the nearest folder with a `.git` entry (a folder, or the file a
+    `git worktree` or a submodule has)."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def find_project(root: str | Path | None = None, config: str | Path | None = None,
+                 cwd: str | Path | None = None) -> Project:
+    here = Path(os.path.abspath(cwd or os.getcwd()))
+    if config is not None:
+        config_path = Path(os.path.abspath(config))
+        if not config_path.is_file():
+            raise InputError(config_path, None, "--config: no such file")
+        base = Path(os.path.abspath(root)) if root is not None else config_path.parent
+        return _load(base, config_path, "--config")
+    if root is not None:
+        base = Path(os.path.abspath(root))
+        if not base.is_dir():
+            raise InputError(base, None, "--root: not a directory")
+        return _load(base, _config_in(base), "--root")
+    for folder in (here, *here.parents):
+        found = _config_in(folder)
+        if found is not None:
+            return _load(folder, found, f"found {found.name} upwards from the working directory")
+    top = _git_top(here)
+    if top is not None:
+        return _load(top, None, "git top level (no docgen configuration found)")
+    raise InputError(here, None, f"no {CONFIG_FILE} or pyproject.toml with [tool.docgen] here or above, and not "
+                                 "inside a git work tree; run docgen in the repository or pass --root")
+
+
+def _line_of(text: str, key: str) -> int | None:
+    import re
+    found = re.search(rf"^\s*\"?{re.escape(key)}\"?\s*=", text, re.M)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def _load(root: Path, config_file: Path | None, how: str) -> Project:
+    settings: dict = {}
+    if config_file is not None:
+        settings = _read_settings(config_file)
+    values = {**DEFAULTS, **settings}
+    root = Path(os.path.realpath(root))
+
+    def path_of(key: str) -> Path:
+        return root / values[key]
+
+    required = values["required"]
+    return Project(root=root, config_file=config_file, how=how,
+                   dockerfile=path_of("dockerfile"), snapshot=path_of("snapshot"),
+                   pages=tuple(values["pages"]), facts=path_of("facts"), image_size=path_of("image-size"),
+                   required=tuple(required) if required is not None else None)
+
+
+def _read_settings(config_file: Path) -> dict:
+    import tomllib
+
+    from docgen.io import read_input
+
+    text = read_input(config_file, "the docgen configuration")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        import re
+        m = re.search(r"line (\d+)", str(exc))
+        raise InputError(config_file, int(m.group(1)) if m else None, f"not valid TOML: {exc}") from None
+    if config_file.name == "pyproject.toml":
+        data = data.get("tool", {}).get("docgen", {})
+    elif isinstance(data.get("tool"), dict) and "docgen" in data["tool"]:
+        data = data["tool"]["docgen"]   # docgen.toml may use the same table as pyproject.toml
+    if not isinstance(data, dict):
+        raise InputError(config_file, None, "[tool.docgen] must be a table")
+    for key, value in data.items():
+        line = _line_of(text, key)
+        if key not in DEFAULTS:
+            raise InputError(config_file, line, f"unknown docgen setting {key!r} (known: {', '.join(DEFAULTS)})")
+        if key in ("pages", "required"):
+            if not (isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)):
+                raise InputError(config_file, line, f"{key}: expected a non-empty list of strings")
+        elif not (isinstance(value, str) and value):
+            raise InputError(config_file, line, f"{key}: expected a path relative to the root")
+        for path in (value if isinstance(value, list) else [value]):
+            if key != "required" and (os.path.isabs(path) or ".." in Path(path).parts):
+                raise InputError(config_file, line, f"{key}: {path!r} must stay inside the root")
+    return data

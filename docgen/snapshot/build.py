@@ -1,0 +1,137 @@
+"""Phase A, run by maintainers when NeMo-RL's ref moves: read an RL checkout (pyproject.toml, uv.lock, the
+actor registry) once into a deterministic, sorted JSON snapshot with one package or set member per line, so
+reviewers see registry and lock changes as a readable diff and the docs build offline.
+"""
+
+import json
+from pathlib import Path
+
+from docgen import __version__
+from docgen.errors import InputError
+from docgen.io import read_input
+from docgen.names import normalize
+from docgen.snapshot.load import FORMAT, NOTABLE_PACKAGES, PLATFORM, combo_key  # noqa: F401
+
+# ---------------------------------------------------------------------------------------------- making
+
+def _sha256(path: Path) -> str:
+    import hashlib
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _git(rl_dir: Path, *args: str) -> str | None:
+    import subprocess
+    try:
+        out = subprocess.run(["git", "-C", str(rl_dir), *args], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
+                   repo: str | None = None, ref: str | None = None) -> dict:
+    """Read an RL checkout into the snapshot's JSON-able form (deterministic)."""
+    import hashlib
+
+    from docgen.snapshot.lockfile import read_lock
+    from docgen.snapshot.pyproject import read_pyproject
+    from docgen.snapshot import registry as registry_reader
+
+    rl_dir = Path(rl_dir)
+    pyproject_path = rl_dir / "pyproject.toml"
+    lock_path = rl_dir / "uv.lock"
+    for p in (pyproject_path, lock_path):
+        if not p.is_file():
+            raise InputError(p, None, "missing: `docgen snapshot --from DIR` needs DIR/pyproject.toml and DIR/uv.lock")
+    project = read_pyproject(pyproject_path)
+    lock = read_lock(lock_path, root=project.name)
+
+    inputs = {"pyproject.toml": _sha256(pyproject_path), "uv.lock": _sha256(lock_path)}
+    if registry_facts is not None:
+        registry_path = Path(registry_facts)
+        registry = registry_reader.read_registry_json(registry_path)
+        inputs["registry"] = _sha256(registry_path)
+        facts = json.loads(read_input(registry_path, "registry facts"))
+        upstream = facts.get("upstream", {}) if isinstance(facts, dict) else {}
+        fork = facts.get("fork", {}) if isinstance(facts, dict) else {}
+        repo = repo or fork.get("repo") or upstream.get("repo")
+        ref = ref or fork.get("ref")
+        commit = upstream.get("commit")
+    else:
+        from docgen.snapshot.registry_source import read_registry_source
+        registry = read_registry_source(rl_dir)
+        # every module that can change the registry, including the one defining PY_EXECUTABLES
+        digest = hashlib.sha256()
+        for rel in registry_reader.REGISTRY_SOURCES:
+            module = rl_dir / rel
+            if module.is_file():
+                digest.update(rel.encode() + b"\0" + module.read_bytes())
+        inputs["registry"] = "sha256:" + digest.hexdigest()
+        commit = _git(rl_dir, "rev-parse", "HEAD")
+
+    # Every combination of extras an image or a registry executable can ask for: none, each extra, each executable's.
+    combos: dict[str, tuple[str, ...]] = {"": ()}
+    for extra in project.extras:
+        combos[combo_key([extra])] = (extra,)
+    for entry in registry.entries:
+        for extras in (entry.extras, entry.extras_system):
+            for extra in extras:
+                if normalize(extra) not in {normalize(e) for e in project.extras}:
+                    raise InputError(entry.file, entry.line,
+                                     f"{entry.actor} runs with --extra {extra}, which {pyproject_path} does not define")
+            combos[combo_key(extras)] = tuple(extras)
+
+    packages: dict[str, dict] = {}
+    install_sets: dict[str, list[str]] = {}
+    for key, extras in sorted(combos.items()):
+        members = lock.install_set(extras)
+        install_sets[key] = sorted(p.key for p in members)
+        for p in members:
+            packages[p.key] = {
+                "name": p.id.name, "version": p.id.version, "source_kind": p.source_kind,
+                "source": p.id.source, "source_built": p.source_built, "editable": p.source_kind == "editable",
+            }
+
+    # Source builds the base sync already makes are not shared between extras: every extra just reuses them.
+    base = set(install_sets[""])
+    shared_builds = [{"package": pkg.key, "extras": list(extras)}
+                     for pkg, extras in lock.shared_source_builds(list(project.extras)) if pkg.key not in base]
+
+    return {
+        "format": FORMAT,
+        "provenance": {
+            "repo": repo, "ref": ref, "commit": commit, "docgen_version": __version__,
+            "platform": PLATFORM, "inputs": inputs,
+        },
+        "project": {
+            "name": project.name,
+            "extras": {name: [r.text for r in reqs] for name, reqs in project.extras.items()},
+            "conflicts": [[{"package": c.package, "extra": c.extra} for c in group if c.extra is not None]
+                          for group in project.conflicts],
+            "default_groups": list(project.default_groups),
+            "groups": list(project.groups),
+            "overrides": [r.text for r in project.overrides],
+            "sources": [{"name": s.name, "kind": s.kind, "detail": s.detail, "marker": s.marker}
+                        for s in project.sources],
+            "workspace_members": list(project.workspace_members),
+        },
+        "registry": {
+            "executables": dict(registry.executables),
+            "actors": [{"actor": e.actor, "member": e.member, "command": e.command,
+                        "command_system": e.command_system, "source": e.source}
+                       for e in registry.entries],
+        },
+        "lock": {
+            "version": lock.version, "revision": lock.revision,
+            "packages": {k: packages[k] for k in sorted(packages)},
+            "install_sets": install_sets,
+            "shared_builds": shared_builds,
+        },
+    }
+
+
+def dump_snapshot(data: dict) -> str:
+    """Diff-friendly JSON: nested objects indented, each list of strings one item per line, keys sorted."""
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+

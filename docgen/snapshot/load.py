@@ -1,0 +1,172 @@
+"""Phase B's view of the committed snapshot: typed records and `load_snapshot`.
+
+Loading is a `json.load` plus small NamedTuples; the heavy lock walk happened when the snapshot was made
+(`docgen.snapshot.build`), never when docs are checked.
+"""
+
+import json
+from typing import NamedTuple
+from pathlib import Path
+from typing import Iterable
+
+from docgen import __version__
+from docgen.errors import InputError
+from docgen.io import read_input, read_json_object
+from docgen.names import normalize
+
+FORMAT = 1
+# Platform the install sets are computed for: the image is built for linux/amd64 with CPython 3.13.
+PLATFORM = "linux x86_64, CPython 3.13"
+
+# Packages worth naming in the docs when an extra adds them; source-built and editable packages are always named.
+NOTABLE_PACKAGES = (
+    "torch", "ray", "transformers", "vllm", "flashinfer-python", "deep-ep", "deep-gemm", "flash-attn",
+    "transformer-engine", "megatron-core", "megatron-bridge", "nemo-automodel", "nemo-gym",
+    "nvidia-modelopt", "mamba-ssm", "causal-conv1d", "nv-grouped-gemm", "sglang", "tensorrt-llm",
+    "nvidia-resiliency-ext",
+)
+
+
+def combo_key(extras: Iterable[str]) -> str:
+    """Name of an install set: the sorted, PEP 685-normalised extras joined by '+'; '' is the base venv."""
+    return "+".join(sorted({normalize(e) for e in extras}))
+
+
+class SnapshotPackage(NamedTuple):
+    key: str
+    name: str
+    version: str | None
+    source_kind: str
+    source: str
+    source_built: bool
+    editable: bool
+
+
+class SharedBuildFact(NamedTuple):
+    key: str
+    extras: tuple[str, ...]
+
+
+class Snapshot(NamedTuple):
+    path: str
+    provenance: dict
+    project_name: str
+    extras: tuple[str, ...]                       # as written in pyproject.toml, in file order
+    extra_requirements: dict[str, tuple[str, ...]]
+    conflicts: tuple[tuple[tuple[str | None, str], ...], ...]
+    default_groups: tuple[str, ...]
+    groups: tuple[str, ...]
+    overrides: tuple[str, ...]
+    sources: tuple[dict, ...]
+    workspace_members: tuple[str, ...]
+    registry: "object"                            # docgen.snapshot.registry.Registry
+    packages: dict[str, SnapshotPackage]
+    install_sets: dict[str, tuple[str, ...]]
+    shared_builds: tuple[SharedBuildFact, ...]
+
+    def install_set(self, extras: Iterable[str] = ()) -> tuple[SnapshotPackage, ...]:
+        key = combo_key(extras)
+        if key not in self.install_sets:
+            raise InputError(self.path, None, f"the snapshot has no install set for extras {key or '(none)'!r}; "
+                             "re-run `docgen snapshot` (it stores every combination the registry uses)")
+        return tuple(self.packages[k] for k in self.install_sets[key])
+
+    def package(self, name: str, extras: Iterable[str] = ()) -> SnapshotPackage | None:
+        """The package called `name` in the install set of `extras` (None when that set does not reach it)."""
+        wanted = normalize(name)
+        for pkg in self.install_set(extras):
+            if pkg.name == wanted:
+                return pkg
+        return None
+
+    def key_packages(self, extra: str) -> tuple[SnapshotPackage, ...]:
+        """Notable packages an extra adds over the base venv, or installs at another version than the base."""
+        base = {(p.name, p.version) for p in self.install_set(())}
+        return tuple(p for p in self.install_set((extra,))
+                     if (p.name, p.version) not in base and _is_notable(p))
+
+    def base_key_packages(self) -> tuple[SnapshotPackage, ...]:
+        return tuple(p for p in self.install_set(()) if _is_notable(p))
+
+
+def _is_notable(pkg: SnapshotPackage) -> bool:
+    return pkg.name in NOTABLE_PACKAGES or pkg.source_built or pkg.editable
+
+
+# --------------------------------------------------------------------------------------------- loading
+
+def load_snapshot(path: str | Path) -> Snapshot:
+    from docgen.snapshot.registry import Registry, RegistryEntry
+
+    path = Path(path)
+    text, data = read_json_object(path, "the snapshot")
+    if data.get("format") != FORMAT:
+        found = data.get("format")
+        raise InputError(path, 1, f"unsupported snapshot format {found!r} (docgen {__version__} reads {FORMAT})")
+    try:
+        project = data["project"]
+        reg = data["registry"]
+        lock = data["lock"]
+        lines = _actor_lines(text, [a["actor"] for a in reg["actors"]])
+        entries = tuple(
+            RegistryEntry(actor=a["actor"], member=a["member"], command=a["command"],
+                          command_system=a["command_system"], source=a["source"], file=str(path), line=line)
+            for a, line in zip(reg["actors"], lines))
+        for a, line in zip(reg["actors"], lines):
+            for field in ("actor", "command", "command_system"):
+                if not isinstance(a[field], str):
+                    raise InputError(path, line or _line_of(text, field) or 1,
+                                     f"malformed snapshot: actor field {field!r} is {a[field]!r}, not a string")
+        registry = Registry(executables=dict(reg["executables"]), entries=entries)
+        packages = {k: SnapshotPackage(key=k, **v) for k, v in lock["packages"].items()}
+        referenced = [(f"install set {k!r}", m) for k, members in lock["install_sets"].items() for m in members]
+        referenced += [("shared build", s["package"]) for s in lock["shared_builds"]]
+        for where, key in referenced:
+            if key not in packages:
+                raise InputError(path, _line_of(text, key) or 1,
+                                 f"malformed snapshot: {where} names package {key!r}, which lock.packages lacks; "
+                                 "re-run `docgen snapshot`")
+        return Snapshot(
+            path=str(path),
+            provenance=data["provenance"],
+            project_name=project["name"],
+            extras=tuple(project["extras"]),
+            extra_requirements={k: tuple(v) for k, v in project["extras"].items()},
+            conflicts=tuple(tuple((c["package"], c["extra"]) for c in group) for group in project["conflicts"]),
+            default_groups=tuple(project["default_groups"]),
+            groups=tuple(project["groups"]),
+            overrides=tuple(project["overrides"]),
+            sources=tuple(project["sources"]),
+            workspace_members=tuple(project["workspace_members"]),
+            registry=registry,
+            packages=packages,
+            install_sets={k: tuple(v) for k, v in lock["install_sets"].items()},
+            shared_builds=tuple(SharedBuildFact(key=s["package"], extras=tuple(s["extras"]))
+                                for s in lock["shared_builds"]),
+        )
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        # json keeps no positions; name the line of the field when it is there, else the first line
+        field_name = str(exc).strip("'\"")
+        raise InputError(path, _line_of(text, field_name) or 1,
+                         f"malformed snapshot: missing or wrong field {exc}; re-run `docgen snapshot`") from None
+
+
+def _actor_lines(text: str, actors: list[str]) -> list[int | None]:
+    """Line of each actor in the snapshot's registry section, in one forward scan (actors are in order)."""
+    pos = max(text.find('"registry"'), 0)
+    line = text.count("\n", 0, pos) + 1
+    out: list[int | None] = []
+    for actor in actors:
+        found = text.find(f'"{actor}"', pos)
+        if found < 0:
+            out.append(None)
+            continue
+        line += text.count("\n", pos, found)
+        pos = found
+        out.append(line)
+    return out
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    idx = text.find(f'"{needle}"')
+    return None if idx < 0 else text.count("\n", 0, idx) + 1
