@@ -63,7 +63,7 @@ class Project(NamedTuple):
                 rel = path.relative_to(self.root)
                 if any(part.startswith(".") for part in rel.parts) or not path.name.endswith(".md"):
                     continue
-                if path.is_file() or path.is_symlink():
+                if path.is_symlink() or not path.is_dir():   # FIFOs, devices: found, then refused by the reader
                     found.add(path)
         return sorted(found)
 
@@ -131,7 +131,7 @@ def find_project(root: str | Path | None = None, config: str | Path | None = Non
 
 def _line_of(text: str, key: str) -> int | None:
     import re
-    found = re.search(rf"^\s*\"?{re.escape(key)}\"?\s*=", text, re.M)
+    found = re.search(rf"^[ \t]*\"?{re.escape(key)}\"?[ \t]*=", text, re.M)
     return text.count("\n", 0, found.start()) + 1 if found else None
 
 

@@ -18,10 +18,8 @@ SNAPSHOT = ROOT / "snapshot/nemo-rl.json"
 
 
 def shared_ref() -> Path | None:
-    for candidate in (ROOT.parent / "shared/nemo-rl-ref", Path("/work/shared/nemo-rl-ref")):
-        if (candidate / "uv.lock").is_file():
-            return candidate
-    return None
+    from tests.reference import NEMO_RL_REF, reference_present
+    return NEMO_RL_REF if reference_present() else None
 
 
 def docgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -64,7 +62,8 @@ def test_inventory_text_is_a_readable_table():
 def test_committed_snapshot_is_the_pinned_reference_and_deterministic(tmp_path):
     ref = shared_ref()
     if ref is None:
-        pytest.skip("the NeMo-RL reference (shared/nemo-rl-ref) is not beside this checkout")
+        from tests.reference import REASON
+        pytest.skip(REASON)
     outs = []
     for name in ("a.json", "b.json"):
         run = docgen("snapshot", "--from", str(ref), "--registry-facts", str(ref / "registry.json"),

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 UV = REPO / ".venv" / "bin" / "uv"
 FIXTURE = REPO / "tests" / "fixtures" / "lockws"
-NEMO_RL_REF = Path("/work/shared/nemo-rl-ref")
+from tests.reference import NEMO_RL_REF, needs_reference  # noqa: E402
 
 EXTRAS = ("old_tools", "new_tools", "gym", "legacy", "plain")
 # Declared in the fixture's [tool.uv] conflicts (legacy activates lockws-member[slow]).
@@ -187,7 +187,7 @@ def test_fixture_lock_shape(workspace: Path) -> None:
     assert shared == {"localgit": ("old_tools", "new_tools"), "plain-lib": ("old_tools", "new_tools")}
 
 
-@pytest.mark.skipif(not NEMO_RL_REF.is_dir(), reason="needs /work/shared/nemo-rl-ref")
+@needs_reference
 @pytest.mark.parametrize("extras", [(), ("vllm",), ("fsdp",), ("automodel",), ("mcore",), ("modelopt",),
                                     ("nemo_gym",), ("sglang",), ("trtllm",), ("nvrx",), ("modelopt", "vllm"),
                                     ("modelopt", "automodel"), ("modelopt", "mcore"), ("fsdp", "vllm")])

@@ -34,15 +34,16 @@ class Run(NamedTuple):
     recorded_facts_text: str | None
 
 
-def _read_page(path: Path, project: Project) -> tuple[bytes, str]:
+def _read_owned(path: Path, project: Project, what: str) -> tuple[bytes, str]:
+    """A file docgen may rewrite (a page, the facts record): never through a symlink, whatever it points at."""
     from docgen.io import decode, read_bytes
 
     if path.is_symlink():
         from docgen.errors import InputError
-        raise InputError(project.display(path), None, "a page docgen owns is a symlink; docgen reads and writes "
+        raise InputError(project.display(path), None, f"{what} docgen owns is a symlink; docgen reads and writes "
                                                       "only regular files inside the root")
-    raw = read_bytes(path, "the page")
-    return raw, decode(project.display(path), raw, "the page", newline="")  # newline="": keep CRLF
+    raw = read_bytes(path, what)
+    return raw, decode(project.display(path), raw, what, newline="")  # newline="": keep CRLF
 
 
 def prepare(project: Project, paths: list[Path] | None = None, *, render: bool = True) -> Run:
@@ -51,7 +52,7 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     from docgen.errors import InputError
     from docgen.inputs.dockerfile import parse_dockerfile
     from docgen.inputs.image_size import load_image_size
-    from docgen.io import decode, read_bytes, read_input
+    from docgen.io import read_input
     from docgen.model import build_model
     from docgen.render.generators import GENERATORS, RenderInputs, render_block
     from docgen.render.tables import ArgError
@@ -70,7 +71,7 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     params = {name: g.params for name, g in GENERATORS.items()}
     docs = []
     for p in page_paths:
-        raw, text = _read_page(p, project)
+        raw, text = _read_owned(p, project, "a page")
         docs.append((p, raw, parse_document(text, project.display(p), params, frozenset(VALUES))))
 
     image_size = None
@@ -96,8 +97,7 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     facts = facts_of(model)
     recorded_raw = recorded = None
     if project.facts.exists() or project.facts.is_symlink():
-        recorded_raw = read_bytes(project.facts, "the facts record")
-        recorded = decode(project.display(project.facts), recorded_raw, "the facts record", newline="")
+        recorded_raw, recorded = _read_owned(project.facts, project, "the facts record")
     return Run(project, model, pages, explicit, facts, dump_facts(facts), recorded_raw, recorded)
 
 

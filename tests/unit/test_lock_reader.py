@@ -1,4 +1,4 @@
-"""uv.lock reader: the real NeMo-RL lock (when /work/shared is there), small hand-written locks,
+"""uv.lock reader: the real NeMo-RL lock (when the reference is there, tests/reference.py), small hand-written locks,
 the marker evaluator, and bad input that must fail with file and line."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from docgen.snapshot import markers
 from docgen.snapshot.lockfile import KNOWN_LOCK_VERSIONS, Dependency, read_lock
 from docgen.snapshot.pyproject import read_pyproject
 
-NEMO_RL_REF = Path("/work/shared/nemo-rl-ref")
-needs_ref = pytest.mark.skipif(not NEMO_RL_REF.is_dir(), reason="needs /work/shared/nemo-rl-ref")
+from tests.reference import NEMO_RL_REF, needs_reference as needs_ref  # noqa: E402
 IMAGE_EXTRAS = ("vllm", "fsdp", "automodel", "mcore", "modelopt", "nemo_gym")
 REGISTRY = 'source = { registry = "https://index.example/simple" }'
 
@@ -305,8 +304,9 @@ def test_bad_pyproject_names_file_and_line(tmp_path: Path, case: str) -> None:
 
 @pytest.fixture(scope="module")
 def nemo_lock():
-    if not NEMO_RL_REF.is_dir():
-        pytest.skip("needs /work/shared/nemo-rl-ref")
+    from tests.reference import REASON, reference_present
+    if not reference_present():
+        pytest.skip(REASON)
     return read_lock(NEMO_RL_REF / "uv.lock")
 
 

@@ -11,7 +11,8 @@ from docgen.snapshot.pyproject import ConflictItem, SourceSpec, read_pyproject, 
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_WS = REPO / "tests" / "fixtures" / "lockws" / "ws" / "pyproject.toml"
-NEMO_RL_PYPROJECT = Path("/work/shared/nemo-rl-ref/pyproject.toml")
+from tests.reference import NEMO_RL_REF, needs_reference  # noqa: E402
+NEMO_RL_PYPROJECT = NEMO_RL_REF / "pyproject.toml"
 
 
 def _lines(path: Path | str) -> list[str]:
@@ -98,7 +99,7 @@ def test_missing_name_and_unreadable_file(tmp_path: Path) -> None:
         read_pyproject(tmp_path / "absent.toml")
 
 
-@pytest.mark.skipif(not NEMO_RL_PYPROJECT.is_file(), reason="needs /work/shared/nemo-rl-ref")
+@needs_reference
 def test_nemo_rl_pyproject() -> None:
     facts = read_pyproject(NEMO_RL_PYPROJECT)
     lines = _lines(NEMO_RL_PYPROJECT)

@@ -27,11 +27,11 @@ from docgen.standin.registry_py import render_registry_source
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "registry"
 MIRROR = FIXTURES / "mirror"
-REFERENCE_JSON = Path("/work/shared/nemo-rl-ref/registry.json")
-needs_reference = pytest.mark.skipif(not REFERENCE_JSON.is_file(), reason="needs /work/shared/nemo-rl-ref")
+from tests.reference import NEMO_RL_REF, needs_reference  # noqa: E402
+REFERENCE_JSON = NEMO_RL_REF / "registry.json"
 
 UV = "uv run --locked"
-# A few rows of the reference registry, written out so the mirror is checked without /work/shared.
+# A few rows of the reference registry, written out so the mirror is checked without the reference.
 EXPECTED_MIRROR_ROWS = {
     "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker":
         ("VLLM", f"{UV} --extra vllm --directory {{git_root}}", SYSTEM_COMMAND, "upstream"),

@@ -1,0 +1,271 @@
+"""docgen works on the tree it runs in: root discovery, the configuration, and the refusals of its reader and writer.
+
+Every case runs the real CLI as a process from a working directory, the way users and hooks run it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+SNAPSHOT = REPO / "snapshot" / "nemo-rl.json"
+DOCKERFILE = REPO / "Dockerfile.nmp-rl-base"
+CONSUMER_CONFIG = """[tool.docgen]
+dockerfile = "docker/rl/Dockerfile.nmp-rl-base"
+snapshot = "docker/rl/nemo-rl.json"
+pages = ["docker/rl/README.md", "docs/rl/**/*.md"]
+required = ["quick-inventory", "filter-table"]
+"""
+
+
+def docgen(*args: str, cwd: Path, python: str = sys.executable, timeout: int = 60) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([python, "-m", "docgen", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+def consumer_repo(root: Path) -> Path:
+    """A repository laid out like the image's real home: Dockerfile and README under docker/rl/, docs elsewhere,
+    configured with the five-line table the README shows."""
+    (root / "docker" / "rl").mkdir(parents=True)
+    (root / "docs" / "rl").mkdir(parents=True)
+    shutil.copy(DOCKERFILE, root / "docker/rl/Dockerfile.nmp-rl-base")
+    shutil.copy(SNAPSHOT, root / "docker/rl/nemo-rl.json")
+    (root / "pyproject.toml").write_text('[project]\nname = "consumer"\nversion = "1"\n\n' + CONSUMER_CONFIG)
+    (root / "docker/rl/README.md").write_text(
+        "# RL image\n\n<!-- docgen:begin quick-inventory -->\n<!-- docgen:end quick-inventory -->\n")
+    (root / "docs/rl/venvs.md").write_text(
+        "# Venvs\n\nThere are <!-- docgen:value venvs.count --><!-- docgen:end-value --> venvs.\n\n"
+        "<!-- docgen:begin filter-table -->\n<!-- docgen:end filter-table -->\n")
+    (root / "docs/other.md").write_text("# Not docgen's business\n\n<!-- docgen:begin bogus -->\n")
+    return root
+
+
+def drop_mcore_filter(dockerfile: Path) -> None:
+    lines = dockerfile.read_text().splitlines(keepends=True)
+    hits = [i for i, line in enumerate(lines) if line.strip().rstrip("\\").strip()
+            == "megatron_policy_worker.MegatronPolicyWorker"]
+    assert len(hits) == 1
+    del lines[hits[0]]
+    dockerfile.write_text("".join(lines))
+
+
+# ------------------------------------------------------------------------------------------ discovery
+
+def test_consumer_layout_works_with_the_five_line_config(tmp_path):
+    root = consumer_repo(tmp_path / "consumer")
+    sub = root / "docs" / "rl"
+    assert docgen("check", cwd=sub).returncode == 1          # never rendered
+    written = docgen("write", cwd=sub)
+    assert written.returncode == 0, written.stderr
+    assert "| Worker venvs | 9 in `/opt/ray_venvs`" in (root / "docker/rl/README.md").read_text()
+    assert "There are <!-- docgen:value venvs.count -->9<!-- docgen:end-value --> venvs." in (
+        root / "docs/rl/venvs.md").read_text()
+    assert (root / "docs/.docgen-facts.json").is_file()
+    assert (root / "docs/other.md").read_text().endswith("bogus -->\n")   # outside `pages`: untouched, unread
+    clean = docgen("check", cwd=root / "docker")
+    assert clean.returncode == 0, clean.stdout + clean.stderr  # required names only the two generators it uses
+
+
+def test_the_drifted_tree_is_the_one_reported_and_written(tmp_path):
+    root = consumer_repo(tmp_path / "consumer")
+    assert docgen("write", cwd=root).returncode == 0
+    drop_mcore_filter(root / "docker/rl/Dockerfile.nmp-rl-base")
+    before = (root / "docs/rl/venvs.md").read_text()
+    report = docgen("check", "--format", "json", cwd=root / "docs")
+    assert report.returncode == 1
+    data = json.loads(report.stdout)
+    assert data["judged"]["root"] == str(root.resolve())
+    assert data["judged"]["dockerfile"] == "docker/rl/Dockerfile.nmp-rl-base"
+    assert sorted(data["judged"]["pages_read"]) == ["docker/rl/README.md", "docs/rl/venvs.md"]
+    assert any("venvs 9 -> 8" in c for c in data["facts_changes"])
+    assert docgen("write", cwd=root / "docs").returncode == 0
+    assert (root / "docs/rl/venvs.md").read_text() != before
+    assert "-->8<!--" in (root / "docs/rl/venvs.md").read_text()
+
+
+def test_verbose_states_the_root_the_config_and_the_inputs(tmp_path):
+    root = consumer_repo(tmp_path / "consumer")
+    run = docgen("inventory", "--verbose", cwd=root / "docker" / "rl")
+    assert run.returncode == 0, run.stderr
+    assert f"root {root.resolve()} (found pyproject.toml upwards from the working directory)" in run.stderr
+    assert "dockerfile docker/rl/Dockerfile.nmp-rl-base; snapshot docker/rl/nemo-rl.json" in run.stderr
+    quiet = docgen("inventory", cwd=root)
+    assert quiet.stderr == "" and quiet.stdout == run.stdout
+
+
+def test_docgen_toml_is_found_upwards_and_wins_over_the_git_top(tmp_path):
+    top = tmp_path / "mono"
+    (top / ".git").mkdir(parents=True)
+    root = consumer_repo(top / "services" / "rl")
+    (root / "pyproject.toml").unlink()
+    (root / "docgen.toml").write_text(CONSUMER_CONFIG.replace("[tool.docgen]\n", ""))
+    run = docgen("inventory", "--json", "--verbose", cwd=root / "docs" / "rl")
+    assert run.returncode == 0, run.stderr
+    assert f"root {root.resolve()} (found docgen.toml" in run.stderr
+    assert json.loads(run.stdout)["counts"]["venvs"] == 9
+
+
+def test_without_config_the_git_top_level_and_the_defaults_apply(tmp_path):
+    root = tmp_path / "plain"
+    (root / "snapshot").mkdir(parents=True)
+    (root / ".git").write_text("gitdir: /elsewhere/worktrees/plain\n")   # what a `git worktree` has
+    shutil.copy(DOCKERFILE, root / "Dockerfile.nmp-rl-base")
+    shutil.copy(SNAPSHOT, root / "snapshot/nemo-rl.json")
+    (root / "deep" / "er").mkdir(parents=True)
+    run = docgen("inventory", "--verbose", cwd=root / "deep" / "er")
+    assert run.returncode == 0, run.stderr
+    assert f"root {root.resolve()} (git top level" in run.stderr
+
+
+def test_no_config_and_no_git_is_bad_input_not_a_guess(tmp_path):
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    for command in ("check", "write", "lint", "inventory"):
+        run = docgen(command, cwd=lonely)
+        assert run.returncode == 2, (command, run.stderr)
+        assert "not inside a git work tree; run docgen in the repository or pass --root" in run.stderr
+        assert "Traceback" not in run.stderr
+    assert list(lonely.iterdir()) == []
+
+
+@pytest.mark.parametrize("config, line, message", [
+    ('[tool.docgen]\ndockerfile = "D"\nfacts = 3\n', 3, "facts: expected a path relative to the root"),
+    ('[tool.docgen]\n\nsnapshots = "x.json"\n', 3, "unknown docgen setting 'snapshots'"),
+    ('[tool.docgen]\npages = []\n', 2, "pages: expected a non-empty list of strings"),
+    ('[tool.docgen]\ndockerfile = "../outside/Dockerfile"\n', 2, "must stay inside the root"),
+    ('[tool.docgen]\ndockerfile = "D\n', 2, "not valid TOML"),
+], ids=["wrong-type", "unknown-key", "empty-pages", "outside-root", "bad-toml"])
+def test_a_bad_configuration_is_bad_input_with_its_line(tmp_path, config, line, message):
+    (tmp_path / "pyproject.toml").write_text(config)
+    run = docgen("check", cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.startswith(f"docgen: error: {tmp_path / 'pyproject.toml'}:{line}: "), run.stderr
+    assert message in run.stderr
+
+
+def test_required_names_an_unknown_generator(tmp_path):
+    root = consumer_repo(tmp_path / "c")
+    text = (root / "pyproject.toml").read_text().replace('"filter-table"]', '"filter-tabel"]')
+    (root / "pyproject.toml").write_text(text)
+    run = docgen("check", cwd=root)
+    assert run.returncode == 2 and "unknown generator(s) filter-tabel" in run.stderr
+
+
+def test_root_and_config_flags_on_every_subcommand(tmp_path):
+    root = consumer_repo(tmp_path / "c")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for command in ("inventory", "write", "check", "lint"):
+        by_root = docgen(command, "--root", str(root), cwd=elsewhere)
+        by_config = docgen(command, "--config", str(root / "pyproject.toml"), cwd=elsewhere)
+        assert by_root.returncode == by_config.returncode == 0, (command, by_root.stderr, by_config.stderr)
+    out = tmp_path / "standin"
+    run = docgen("standin", "--root", str(root), "--out", str(out), "--no-lock", cwd=elsewhere)
+    assert run.returncode == 0, run.stderr
+    assert (out / "nemo_rl" / "distributed" / "ray_actor_environment_registry.py").is_file()
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_version():
+    run = docgen("--version", cwd=REPO)
+    from docgen import __version__
+    assert run.returncode == 0 and run.stdout.strip() == f"docgen {__version__}"
+
+
+# ------------------------------------------------------------------------------------ refusals on disk
+
+def test_write_refuses_a_page_that_is_a_symlink(tmp_path):
+    root = consumer_repo(tmp_path / "c")
+    outside = tmp_path / "outside.md"
+    outside.write_text("<!-- docgen:begin filter-table -->\n<!-- docgen:end filter-table -->\n")
+    (root / "docs/rl/linked.md").symlink_to(outside)
+    before, outside_before = tree(root), outside.read_text()
+    for command in ("write", "check"):
+        run = docgen(command, cwd=root)
+        assert run.returncode == 2, (command, run.stderr)
+        assert "docs/rl/linked.md: a page docgen owns is a symlink" in run.stderr, run.stderr
+    assert tree(root) == before and outside.read_text() == outside_before
+
+
+def test_write_refuses_a_facts_file_that_is_a_symlink(tmp_path):
+    root = consumer_repo(tmp_path / "c")
+    victim = tmp_path / "victim.json"
+    (root / "docs/.docgen-facts.json").symlink_to(victim)   # dangling: write would create it outside the root
+    before = tree(root)
+    run = docgen("write", cwd=root)
+    assert run.returncode == 2, run.stderr
+    assert "docs/.docgen-facts.json: the facts record docgen owns is a symlink" in run.stderr
+    assert not victim.exists() and tree(root) == before
+
+
+def test_snapshot_output_outside_the_root_is_refused(tmp_path):
+    root = consumer_repo(tmp_path / "c")
+    from tests.reference import NEMO_RL_REF, reference_present
+    if not reference_present():
+        pytest.skip("needs the NeMo-RL reference")
+    run = docgen("snapshot", "--from", str(NEMO_RL_REF), "--registry-facts", str(NEMO_RL_REF / "registry.json"),
+                 "-o", str(tmp_path / "stray.json"), cwd=root)
+    assert run.returncode == 2 and "refusing to write outside the repository root" in run.stderr
+    assert not (tmp_path / "stray.json").exists()
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "directory"])
+def test_a_page_that_is_not_a_regular_file_is_bad_input(tmp_path, kind):
+    root = consumer_repo(tmp_path / "c")
+    page = root / "docs/rl/odd.md"
+    if kind == "dev-zero":
+        page.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(page)
+    else:
+        page.mkdir()
+    run = docgen("check", cwd=root, timeout=20)   # a FIFO must not hang, /dev/zero must not grow
+    if kind == "directory":   # a folder named *.md is not a page: the glob skips it
+        assert run.returncode == 1, run.stderr
+        return
+    assert run.returncode == 2, run.stderr
+    assert "docs/rl/odd.md" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_an_input_over_the_size_cap_is_bad_input(tmp_path):
+    from docgen.io import MAX_INPUT_BYTES
+    root = consumer_repo(tmp_path / "c")
+    with open(root / "docs/rl/huge.md", "wb") as fh:
+        fh.truncate(MAX_INPUT_BYTES + 1)   # sparse: costs no disk
+    run = docgen("check", cwd=root)
+    assert run.returncode == 2
+    assert f"over docgen's cap of {MAX_INPUT_BYTES} bytes" in run.stderr and "docs/rl/huge.md" in run.stderr
+
+
+def test_a_page_changed_while_writing_is_not_overwritten(tmp_path, monkeypatch):
+    from docgen import io
+    from docgen.cli import main
+
+    root = consumer_repo(tmp_path / "c")
+    page = root / "docs/rl/venvs.md"
+    real_stage = io._stage
+
+    def stage_then_edit(target, text):   # someone saves the page after docgen read it
+        if target == page:
+            page.write_text(page.read_text() + "\nA late edit.\n")
+        return real_stage(target, text)
+    monkeypatch.setattr(io, "_stage", stage_then_edit)
+    assert main(["write", "--root", str(root)]) == 2
+    assert page.read_text().endswith("A late edit.\n")
+    assert "<!-- docgen:end quick-inventory -->" in (root / "docker/rl/README.md").read_text()
+    assert not (root / "docs/.docgen-facts.json").exists()   # all or nothing
+    assert not [p for p in root.rglob("*") if "docgen-tmp" in p.name]
