@@ -1,7 +1,7 @@
 """Issue 2's figures, measured in one run.
 
 - `docgen snapshot` on the NeMo-RL reference vs a process that only runs `tomllib.load` on the same uv.lock
-  (target: at most 1.5x: the work is parse-bound, the walk must be nearly free);
+  (target: at most 2x, issue 9; the work is parse-bound, the walk must be nearly free);
 - `docgen inventory` on the committed snapshot vs a bare `python -c pass` (target: at most 3x).
 
 Usage: .venv/bin/python bench/core_speed.py [--ref ../shared/nemo-rl-ref]
@@ -23,7 +23,7 @@ PY = sys.executable
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ref", type=Path, default=ROOT.parent.parent / "shared" / "nemo-rl-ref")
+    ap.add_argument("--ref", type=Path, default=ROOT.parent / "shared" / "nemo-rl-ref")
     ap.add_argument("--runs", type=int, default=7)
     args = ap.parse_args()
     ref = args.ref.resolve()
@@ -32,7 +32,7 @@ def main() -> None:
         out = Path(tmp) / "snap.json"
         toml = wall([PY, "-c", f"import tomllib; tomllib.load(open({str(ref / 'uv.lock')!r}, 'rb'))"], runs=args.runs)
         snap = wall(docgen + ["snapshot", "--from", str(ref), "--registry-facts", str(ref / "registry.json"),
-                              "-o", str(out)], runs=args.runs)
+                              "--root", tmp, "-o", str(out)], runs=args.runs)
     bare = wall([PY, "-c", "pass"], runs=args.runs)
     dockerfile = ROOT / "Dockerfile.nmp-rl-base"
     if not dockerfile.exists():
@@ -49,7 +49,7 @@ def main() -> None:
         "docgen_inventory_text": s_inv_text,
         "inventory_json_over_bare_python": s_inv["median_s"] / s_bare["median_s"],
         "inventory_text_over_bare_python": s_inv_text["median_s"] / s_bare["median_s"],
-        "targets": {"snapshot_over_tomllib": 1.5, "inventory_over_bare_python": 3.0},
+        "targets": {"snapshot_over_tomllib": 2.0, "inventory_over_bare_python": 3.0},
     })
 
 

@@ -381,40 +381,43 @@ def test_wheel_placeholders_keep_facts(nemo_lock) -> None:
         [(bool(r.get("wheels")), "sdist" in r) for r in raw]
 
 
-# ------------------------------------------------------------- the marker parser
+# ------------------------------------------------------------- marker evaluation (packaging, set-valued extra)
 
-PARSER_CASES = [
-    "extra == 'extra-7-nemo-rl-vllm'",
-    "platform_machine == 'x86_64' and sys_platform == 'linux'",
-    "(platform_machine != 'x86_64' and extra == 'a') or (extra == 'b' and extra != 'c') or extra == 'd'",
-    "python_full_version >= '3.13.14' and python_version < '3.14'",
-    "'linux' == sys_platform or 'x86' in platform_machine",
-    "platform_machine not in 'arm64 aarch64'",
-    "((extra == 'a'))",
-    'sys_platform == "darwin"',
+LINUX = markers.env_for(None)
+MAC = markers.env_for({"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "arm64"})
+EVAL_CASES = [  # marker, platform, activated conflict items, expected
+    ("extra == 'extra-7-nemo-rl-vllm'", LINUX, {"extra-7-nemo-rl-vllm"}, True),
+    ("extra == 'extra-7-nemo-rl-vllm'", LINUX, {"extra-7-nemo-rl-mcore"}, False),
+    ("extra != 'extra-7-nemo-rl-vllm'", LINUX, {"extra-7-nemo-rl-mcore", "project-7-nemo-rl"}, True),
+    ("platform_machine == 'x86_64' and sys_platform == 'linux'", LINUX, set(), True),
+    ("platform_machine == 'x86_64' and sys_platform == 'linux'", MAC, set(), False),
+    ("(platform_machine != 'x86_64' and extra == 'a') or (extra == 'b' and extra != 'c') or extra == 'd'",
+     LINUX, {"b"}, True),
+    ("(platform_machine != 'x86_64' and extra == 'a') or (extra == 'b' and extra != 'c') or extra == 'd'",
+     LINUX, {"a", "b", "c"}, False),
+    ("(platform_machine != 'x86_64' and extra == 'a') or (extra == 'b' and extra != 'c') or extra == 'd'",
+     MAC, {"a"}, True),
+    ("python_full_version >= '3.13.14' and python_version < '3.14'", LINUX, set(), True),
+    ("python_full_version < '3.13.14'", LINUX, set(), False),
+    ("'linux' == sys_platform or 'x86' in platform_machine", MAC, set(), False),
+    ("platform_machine not in 'arm64 aarch64'", MAC, set(), False),
+    ("((extra == 'a'))", LINUX, {"a"}, True),
+    ("group == 'group-7-nemo-rl-build'", LINUX, {"group-7-nemo-rl-build"}, True),  # uv never writes it; accepted
 ]
 
 
-@pytest.mark.parametrize("marker", PARSER_CASES)
-def test_marker_parser_builds_packagings_tree(marker: str) -> None:
-    def shape(node):
-        if isinstance(node, list):
-            return [shape(x) for x in node]
-        if isinstance(node, str):
-            return node
-        lhs, op, rhs = node
-        return (type(lhs).__name__, lhs.value, op.value, type(rhs).__name__, rhs.value)
-
-    assert shape(markers._parse(marker)) == shape(Marker(marker)._markers)
+@pytest.mark.parametrize("marker, env, activated, expected", EVAL_CASES)
+def test_markers_evaluate_with_the_set_of_activated_conflict_items(marker, env, activated, expected) -> None:
+    assert markers.evaluate(marker, env, activated) is expected
 
 
 @pytest.mark.parametrize("marker", [
     "extra ==", "extra == 'a' and", "(extra == 'a'", "extra == 'a')", "extra 'a'", "'a' == 'b'",
     "extra == 'a' xor extra == 'b'", "extra == 'unterminated",
 ])
-def test_marker_parser_refuses_what_is_not_pep_508(marker: str) -> None:
+def test_a_marker_that_is_not_pep_508_is_a_marker_error(marker: str) -> None:
     with pytest.raises(markers.MarkerError):
-        markers._parse(marker)
+        markers.evaluate(marker, LINUX, set())
 
 
 def test_a_bad_marker_in_the_lock_names_file_and_line(tmp_path: Path) -> None:
