@@ -18,12 +18,16 @@ from tests.conftest import REPO
 
 SNAPSHOT = REPO / "snapshot" / "nemo-rl.json"
 DOCKERFILE = REPO / "Dockerfile.nmp-rl-base"
-CONSUMER_CONFIG = """[tool.docgen]
-dockerfile = "docker/rl/Dockerfile.nmp-rl-base"
-snapshot = "docker/rl/nemo-rl.json"
-pages = ["docker/rl/README.md", "docs/rl/**/*.md"]
-required = ["quick-inventory", "filter-table"]
-"""
+
+
+def _readme_config() -> str:
+    """The consumer configuration exactly as the README shows it: the tests use what users copy."""
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## Using docgen in another repository"):]
+    return section[section.index("```toml\n") + len("```toml\n"):section.index("```\n", section.index("```toml"))]
+
+
+CONSUMER_CONFIG = _readme_config()
 
 
 def docgen(*args: str, cwd: Path, python: str = sys.executable, timeout: int = 60) -> subprocess.CompletedProcess:
