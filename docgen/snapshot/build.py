@@ -10,7 +10,7 @@ from docgen import __version__
 from docgen.errors import InputError
 from docgen.io import read_input
 from docgen.names import normalize
-from docgen.snapshot.load import FORMAT, NOTABLE_PACKAGES, PLATFORM, combo_key  # noqa: F401
+from docgen.snapshot.load import FORMAT, PLATFORM, combo_key
 
 # ---------------------------------------------------------------------------------------------- making
 

@@ -4,14 +4,13 @@ Loading is a `json.load` plus small NamedTuples; the heavy lock walk happened wh
 (`docgen.snapshot.build`), never when docs are checked.
 """
 
-import json
 from typing import NamedTuple
 from pathlib import Path
 from typing import Iterable
 
 from docgen import __version__
 from docgen.errors import InputError
-from docgen.io import read_input, read_json_object
+from docgen.io import read_json_object
 from docgen.names import normalize
 
 FORMAT = 1

@@ -8,7 +8,6 @@ writing the modules back for the stand-in, is `docgen.standin.registry_py`.
 """
 
 import ast
-import json
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -22,10 +21,8 @@ from docgen.snapshot.registry import (
     UPSTREAM,
     VIRTUAL_CLUSTER,
     REGISTRY_MODULE,
-    MODELOPT_MODULE,
     EXECUTABLES_CLASS,
     REGISTRY_NAME,
-    MODELOPT_REGISTRY_NAME,
     Registry,
     RegistryEntry,
 )

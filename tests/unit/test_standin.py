@@ -19,8 +19,6 @@ UV_DIR = Path(sys.executable).parent
 
 @pytest.fixture(scope="module")
 def snapshot():
-    if not SNAPSHOT.is_file():
-        pytest.skip(f"{SNAPSHOT} is not there yet")
     return load_snapshot(SNAPSHOT)
 
 
