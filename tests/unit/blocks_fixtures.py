@@ -71,12 +71,16 @@ ENV UV_LINK_MODE=symlink
 """
 
 
-def snapshot_data(actors=ACTORS, *, te_version="2.15.0+42b8400") -> dict:
-    def pkg(name, version, kind="registry", built=False, editable=False, source=None):
-        return {"name": name, "version": version, "source_kind": kind, "source": source or f"{kind}+x",
-                "source_built": built, "editable": editable}
+def pkg(name, version, kind="registry", built=False, editable=False, source=None) -> dict:
+    """One lock package as the snapshot records it."""
+    return {"name": name, "version": version, "source_kind": kind, "source": source or f"{kind}+x",
+            "source_built": built, "editable": editable}
+
+
+def snapshot_data(actors=ACTORS, *, te_version="2.15.0+42b8400", extras=None, packages=None, sets=None) -> dict:
+    """The snapshot's JSON form; `extras`, `packages` and `sets` replace the defaults below when given."""
     te = f"transformer-engine=={te_version}"
-    packages = {
+    default_packages = {
         "torch==2.11.0": pkg("torch", "2.11.0"),
         "ray==2.55.0": pkg("ray", "2.55.0"),
         "vllm==0.25.1": pkg("vllm", "0.25.1", "url"),
@@ -85,17 +89,20 @@ def snapshot_data(actors=ACTORS, *, te_version="2.15.0+42b8400") -> dict:
         "tiny-dep==1.0": pkg("tiny-dep", "1.0"),
         "sglang==0.5": pkg("sglang", "0.5"),
     }
-    sets = {
+    default_sets = {
         "": ["ray==2.55.0", "torch==2.11.0"],
         "vllm": ["ray==2.55.0", "torch==2.11.0", "vllm==0.25.1"],
         "automodel": ["ray==2.55.0", "torch==2.11.0", te],
         "mcore": ["megatron-core", "ray==2.55.0", "tiny-dep==1.0", "torch==2.11.0", te],
         "sglang": ["ray==2.55.0", "sglang==0.5", "torch==2.11.0"],
     }
+    packages = packages if packages is not None else default_packages
+    sets = sets if sets is not None else default_sets
+    extras = extras if extras is not None else ("vllm", "automodel", "mcore", "sglang")
     return {
         "format": FORMAT,
         "provenance": {"repo": "r", "ref": "x", "commit": None, "docgen_version": "0", "platform": "p", "inputs": {}},
-        "project": {"name": "nemo-rl", "extras": {e: [] for e in ("vllm", "automodel", "mcore", "sglang")},
+        "project": {"name": "nemo-rl", "extras": {e: [] for e in extras},
                     "conflicts": [], "default_groups": [], "groups": [], "overrides": [], "sources": [],
                     "workspace_members": []},
         "registry": {"executables": {"SYSTEM": "sys.executable"},
@@ -115,7 +122,13 @@ def write_inputs(root, dockerfile: str = DOCKERFILE, data: dict | None = None):
     return root / "Dockerfile.nmp-rl-base", root / "snapshot" / "nemo-rl.json"
 
 
-def small_model(tmp_path, dockerfile: str = DOCKERFILE, data: dict | None = None):
+def write_snapshot(tmp_path, data: dict | None = None):
+    """The snapshot `data` (default: the small one above), loaded the way docgen loads the committed one."""
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(data or snapshot_data()))
-    return build_model(parse_dockerfile(dockerfile, "Dockerfile"), load_snapshot(path))
+    return load_snapshot(path)
+
+
+def small_model(tmp_path, dockerfile: str = DOCKERFILE, data: dict | None = None):
+    """The one small-model builder every unit test uses: a Dockerfile (default above) over `data`."""
+    return build_model(parse_dockerfile(dockerfile, "Dockerfile"), write_snapshot(tmp_path, data))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -10,7 +9,8 @@ from docgen.errors import InputError
 from docgen.model import (
     REASON_NOT_SELECTED, Actor, build_model, reason_backend_not_built, run_prefetch,
 )
-from docgen.snapshot.load import FORMAT, load_snapshot
+from tests.unit.blocks_fixtures import pkg, snapshot_data
+from tests.unit.blocks_fixtures import write_snapshot as shared_write_snapshot
 from docgen.inputs.dockerfile import parse_dockerfile
 
 GIT = "{git_root}"
@@ -88,39 +88,24 @@ FROM builder AS nmp-rl-base
 
 
 def write_snapshot(tmp_path, actors, *, extras=("vllm", "fsdp", "automodel", "mcore", "sglang")):
-    def pkg(name, version, kind="registry", built=False, editable=False):
-        return {"name": name, "version": version, "source_kind": kind, "source": f"{kind}+x",
-                "source_built": built, "editable": editable}
+    """The shared small snapshot over these actors, with an fsdp extra (flash-attn) beside the others."""
+    te = "transformer-engine==2.15.0+42b8400"
     packages = {
         "torch==2.11.0": pkg("torch", "2.11.0"),
         "vllm==0.25.1": pkg("vllm", "0.25.1", "url"),
-        "transformer-engine==2.15.0+42b8400": pkg("transformer-engine", "2.15.0+42b8400", "git", built=True),
+        te: pkg("transformer-engine", "2.15.0+42b8400", "git", built=True),
         "flash-attn==2.8.1": pkg("flash-attn", "2.8.1", "url"),
     }
     sets = {
         "": ["torch==2.11.0"],
         "vllm": ["torch==2.11.0", "vllm==0.25.1"],
         "fsdp": ["flash-attn==2.8.1", "torch==2.11.0"],
-        "automodel": ["flash-attn==2.8.1", "torch==2.11.0", "transformer-engine==2.15.0+42b8400"],
-        "mcore": ["torch==2.11.0", "transformer-engine==2.15.0+42b8400"],
+        "automodel": ["flash-attn==2.8.1", "torch==2.11.0", te],
+        "mcore": ["torch==2.11.0", te],
         "sglang": ["torch==2.11.0"],
     }
-    data = {
-        "format": FORMAT,
-        "provenance": {"repo": "r", "ref": "x", "commit": None, "docgen_version": "0", "platform": "p", "inputs": {}},
-        "project": {"name": "nemo-rl", "extras": {e: [] for e in extras}, "conflicts": [], "default_groups": [],
-                    "groups": [], "overrides": [], "sources": [], "workspace_members": []},
-        "registry": {"executables": {"SYSTEM": "sys.executable"},
-                     "actors": [{"actor": a.fqn, "member": None, "command": a.command,
-                                 "command_system": "sys.executable" if "vllm" in a.command else a.command,
-                                 "source": "upstream"} for a in actors]},
-        "lock": {"version": 1, "revision": 3, "packages": packages, "install_sets": sets,
-                 "shared_builds": [{"package": "transformer-engine==2.15.0+42b8400",
-                                    "extras": ["automodel", "mcore"]}]},
-    }
-    path = tmp_path / "snap.json"
-    path.write_text(json.dumps(data))
-    return load_snapshot(path)
+    data = snapshot_data([(a.fqn, None, a.command) for a in actors], extras=extras, packages=packages, sets=sets)
+    return shared_write_snapshot(tmp_path, data)
 
 
 def test_model_from_dockerfile_and_snapshot(tmp_path):
