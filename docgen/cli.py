@@ -123,7 +123,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from docgen.diff import compare, load_side
+    from docgen.diff import compare, load_sides
     from docgen.inputs.dockerfile import read_dockerfile
 
     if args.dockerfile is not None:   # an explicit Dockerfile needs no project around it
@@ -132,9 +132,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         project = _project(args)
         _say_project(args, project)
         dockerfile, display = project.dockerfile, project.display(project.dockerfile)
-    facts = args.registry_facts
-    old = load_side(args.old, registry_facts=args.old_registry_facts or (facts if args.old.is_dir() else None))
-    new = load_side(args.new, registry_facts=args.new_registry_facts or (facts if args.new.is_dir() else None))
+    old, new = load_sides(args.old, args.new, args.registry_facts, args.old_registry_facts, args.new_registry_facts)
     result = compare(old, new, read_dockerfile(dockerfile), display)
     if args.summary:
         from docgen.render.diff import diff_markdown

@@ -58,6 +58,15 @@ def load_side(path: str | Path, label: str | None = None, *, registry_facts: str
     return Side(label, "snapshot", data, load_snapshot(path, text=text, data=data))
 
 
+def load_sides(old: Path, new: Path, registry_facts: Path | None = None, old_facts: Path | None = None,
+               new_facts: Path | None = None) -> tuple[Side, Side]:
+    """Both sides; `registry_facts` serves whichever of them is a checkout, `old_facts`/`new_facts` one each."""
+    if registry_facts is not None and not (Path(old).is_dir() or Path(new).is_dir()):
+        raise InputError(registry_facts, None, "--registry-facts: neither OLD nor NEW is an RL checkout folder")
+    return (load_side(old, registry_facts=old_facts or (registry_facts if Path(old).is_dir() else None)),
+            load_side(new, registry_facts=new_facts or (registry_facts if Path(new).is_dir() else None)))
+
+
 # ------------------------------------------------------------------------------------------------ the image
 
 class _Image(NamedTuple):
