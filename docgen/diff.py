@@ -218,11 +218,9 @@ def _venvs(old_image: _Image, new_image: _Image) -> dict:
             "removed": [row(old_image, f) for f in old_image.venvs if f not in new_image.venvs]}
 
 
-def _by_name(snapshot: "Snapshot", key: str | None) -> dict[str, list[tuple[str | None, str]]] | None:
-    if key is None or key not in snapshot.install_sets:
-        return None
+def _group(snapshot: "Snapshot", members) -> dict[str, list[tuple[str | None, str]]]:
     out: dict[str, list[tuple[str | None, str]]] = {}
-    for member in snapshot.install_sets[key]:
+    for member in members:
         pkg = snapshot.packages[member]
         out.setdefault(pkg.name, []).append((pkg.version, pkg.source))
     return out
@@ -254,22 +252,24 @@ def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image) -> lis
             group[which].append(fqn)
     out = []
     for key in sorted(groups):
-        before, after = _by_name(old.snapshot, key), _by_name(new.snapshot, key)
+        before, after = old.snapshot.install_sets.get(key), new.snapshot.install_sets.get(key)
         row = {"extras": key or "(base)", "old_venvs": groups[key]["old"], "new_venvs": groups[key]["new"],
                "old_missing": before is None, "new_missing": after is None,
                "added": [], "removed": [], "changed": []}
-        before, after = before or {}, after or {}
-        for name in sorted(set(before) | set(after)):
-            was, now = before.get(name), after.get(name)
-            if was is None:
-                row["added"].append({"name": name, "version": _version_text(now)})
-            elif now is None:
-                row["removed"].append({"name": name, "version": _version_text(was)})
-            elif sorted(was) != sorted(now):
-                change = {"name": name, "old": _version_text(was), "new": _version_text(now)}
+        # a member is name==version(+source), so only the members one side lacks can differ
+        before, after = set(before or ()), set(after or ())
+        was, now = _group(old.snapshot, before - after), _group(new.snapshot, after - before)
+        for name in sorted(set(was) | set(now)):
+            gone, came = was.get(name), now.get(name)
+            if gone is None:
+                row["added"].append({"name": name, "version": _version_text(came)})
+            elif came is None:
+                row["removed"].append({"name": name, "version": _version_text(gone)})
+            else:
+                change = {"name": name, "old": _version_text(gone), "new": _version_text(came)}
                 if change["old"] == change["new"]:   # same version string, another git commit or URL
-                    change["old"] = f"{change['old']} ({', '.join(_short_source(s) for _, s in sorted(was))})"
-                    change["new"] = f"{change['new']} ({', '.join(_short_source(s) for _, s in sorted(now))})"
+                    change["old"] = f"{change['old']} ({', '.join(_short_source(s) for _, s in sorted(gone))})"
+                    change["new"] = f"{change['new']} ({', '.join(_short_source(s) for _, s in sorted(came))})"
                 row["changed"].append(change)
         out.append(row)
     return out
@@ -301,23 +301,27 @@ def _shared(old_image: _Image, new_image: _Image) -> dict:
     return result
 
 
-def _versions_of(snapshot: "Snapshot", name: str) -> list[dict]:
-    """Each version of `name` the base venv or a single extra installs, with where (extras sorted)."""
+def _versions_of(snapshot: "Snapshot") -> dict[str, list[dict]]:
+    """Per key package, each version the base venv or a single extra installs, with where (sorted)."""
     from docgen.snapshot.load import combo_key
 
-    where: dict[str, list[str]] = {}
+    prefixes = tuple(f"{name}==" for name in KEY_PACKAGES)   # how members start; the name is checked below
+    where: dict[str, dict[str, set[str]]] = {name: {} for name in KEY_PACKAGES}
     for key in ["", *sorted(combo_key([e]) for e in snapshot.extras)]:
         for member in snapshot.install_sets.get(key, ()):
-            pkg = snapshot.packages[member]
-            if pkg.name == name:
-                where.setdefault(pkg.version or "(no version)", []).append(key or "(base)")
-    return [{"version": v, "in": sorted(set(w))} for v, w in sorted(where.items())]
+            if member.startswith(prefixes):
+                pkg = snapshot.packages[member]
+                if pkg.name in where:
+                    where[pkg.name].setdefault(pkg.version or "(no version)", set()).add(key or "(base)")
+    return {name: [{"version": v, "in": sorted(w)} for v, w in sorted(found.items())]
+            for name, found in where.items()}
 
 
 def _key_versions(old: Side, new: Side) -> list:
     out = []
+    before, after = _versions_of(old.snapshot), _versions_of(new.snapshot)
     for name in KEY_PACKAGES:
-        was, now = _versions_of(old.snapshot, name), _versions_of(new.snapshot, name)
+        was, now = before[name], after[name]
         out.append({"name": name, "old": was, "new": now,
                     "changed": [v["version"] for v in was] != [v["version"] for v in now]})
     py = {}
