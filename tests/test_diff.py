@@ -232,6 +232,39 @@ def test_transformer_engine_no_longer_shared_by_automodel_and_mcore(base: Path, 
     assert "  - transformer-engine: no longer shared (was 2.15.0+42b8400 shared by automodel, mcore)" in text
 
 
+def test_same_version_from_another_git_commit(base: Path, tmp_path: Path) -> None:
+    """deep-ep keeps its version string across commits: the change shows as the commit."""
+    def move(data):
+        key = next(k for k in _keys_named(data, "deep-ep")
+                   if any(k in data["lock"]["install_sets"][s] for s in ("automodel", "mcore")))
+        pkg = data["lock"]["packages"][key]
+        source = re.sub(r"#[0-9a-f]+$", "#" + "f" * 40, pkg["source"])
+        _replace_package(data, key, key.split("@")[0] + "@git:fffffff", source=source)
+
+    report = diff_json(base, changed_copy(base, tmp_path, move))
+    rows = {p["extras"]: p["changed"] for p in report["packages"] if p["changed"]}
+    assert set(rows) == {"automodel", "mcore", "vllm"}, rows   # the three extras share this build
+    [change] = rows["mcore"]
+    assert change["name"] == "deep-ep" and change["new"] == "1.2.1+29d31c0 (git ffffffffffff)"
+    assert change["old"].startswith("1.2.1+29d31c0 (git ") and change["old"] != change["new"]
+
+
+def test_actor_whose_executable_changed(base: Path, tmp_path: Path) -> None:
+    def switch(data):
+        for actor in data["registry"]["actors"]:
+            if actor["actor"] == MEGATRON:
+                actor["member"], actor["command"] = "AUTOMODEL", data["registry"]["executables"]["AUTOMODEL"]
+
+    report = diff_json(base, changed_copy(base, tmp_path, switch))
+    [changed] = report["actors"]["changed"]
+    assert (changed["actor"], changed["old_extras"], changed["new_extras"]) == (MEGATRON, ["mcore"], ["automodel"])
+    assert changed["new_prefetched_by"] == ["megatron_policy_worker.MegatronPolicyWorker"]
+    rows = {p["extras"]: p for p in report["packages"]}
+    assert rows["mcore"]["old_venvs"] == [MEGATRON] and rows["mcore"]["new_venvs"] == []
+    assert MEGATRON in rows["automodel"]["new_venvs"]
+    assert report["venvs"]["added"] == report["venvs"]["removed"] == []
+
+
 def test_extra_the_dockerfile_warms_removed_is_reported_not_an_error(base: Path, tmp_path: Path) -> None:
     def drop(data):
         del data["project"]["extras"]["fsdp"]
