@@ -73,7 +73,7 @@ class _Image(NamedTuple):
     """What the current Dockerfile makes of one side."""
     venvs: dict[str, tuple[str, ...]]          # actor FQN -> extras, prefetch order
     filter_actors: dict[str, tuple[str, ...]]  # filter text -> actors it gives a venv
-    shared: tuple[tuple[str, str | None, tuple[str, ...]], ...]   # (package, version, warmed extras)
+    shared: tuple[tuple[str, str | None, str, tuple[str, ...]], ...]   # (package, version, source, warmed extras)
     venv_dir: str
     error: str | None                          # why build_model refused this side (then a bare prefetch run)
 
@@ -91,11 +91,12 @@ def _image(dockerfile: "DockerfileFacts", side: Side) -> _Image:
         outcome = run_prefetch(actors, pf.filters, pf.negative_filters, venv_dir)
         venvs = outcome.venvs
         filters = {f: tuple(v.actor for v in venvs if f in v.filters) for f in pf.filters}
-        shared = tuple((side.snapshot.packages[s.key].name, side.snapshot.packages[s.key].version, s.extras)
+        packages = side.snapshot.packages
+        shared = tuple((packages[s.key].name, packages[s.key].version, packages[s.key].source, s.extras)
                        for s in side.snapshot.shared_builds)
         return _Image({v.actor: v.extras for v in venvs}, filters, shared, venv_dir, exc.message)
     return _Image({v.actor: v.extras for v in model.venvs}, {f.text: f.actors for f in model.filters},
-                  tuple((s.package, s.version, s.extras) for s in model.shared_builds), model.venv_dir, None)
+                  tuple((s.package, s.version, s.source, s.extras) for s in model.shared_builds), model.venv_dir, None)
 
 
 # ------------------------------------------------------------------------------------------------ comparing
@@ -277,17 +278,17 @@ def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image) -> lis
 
 def _shared(old_image: _Image, new_image: _Image) -> dict:
     """Source builds made once and reused by several warmed extras: per package, gained, lost or changed
-    (another version, or shared by other extras)."""
-    def by_package(image: _Image) -> dict[str, list[tuple[str | None, tuple[str, ...]]]]:
+    (another version or source, or shared by other extras)."""
+    def by_package(image: _Image) -> dict[str, list[tuple[str, str, tuple[str, ...]]]]:
         out: dict[str, list] = {}
-        for package, version, extras in image.shared:
-            out.setdefault(package, []).append((version, tuple(extras)))
+        for package, version, source, extras in image.shared:
+            out.setdefault(package, []).append((version or "(no version)", source, tuple(extras)))
         return out
 
     before, after = by_package(old_image), by_package(new_image)
 
     def rows(entries):
-        return [{"version": v, "extras": list(e)} for v, e in sorted(entries, key=lambda x: (x[0] or "", x[1]))]
+        return [{"version": v, "source": _short_source(src), "extras": list(e)} for v, src, e in sorted(entries)]
 
     result: dict[str, list] = {"gained": [], "lost": [], "changed": []}
     for package in sorted(set(before) | set(after)):

@@ -222,7 +222,7 @@ def test_transformer_engine_no_longer_shared_by_automodel_and_mcore(base: Path, 
 
     report = diff_json(base, changed_copy(base, tmp_path, split))
     assert report["shared_builds"]["lost"] == [
-        {"package": TE, "old": [{"version": "2.15.0+42b8400", "extras": ["automodel", "mcore"]}]}]
+        {"package": TE, "old": [{"version": "2.15.0+42b8400", "source": "git 42b840051647", "extras": ["automodel", "mcore"]}]}]
     te = next(k for k in report["key_versions"] if k["name"] == TE)
     assert te["changed"] and te["new"] == [{"version": "2.15.0+42b8400", "in": ["automodel"]},
                                            {"version": "2.16.0+0a1b2c3", "in": ["mcore"]}]
@@ -247,6 +247,12 @@ def test_same_version_from_another_git_commit(base: Path, tmp_path: Path) -> Non
     [change] = rows["mcore"]
     assert change["name"] == "deep-ep" and change["new"] == "1.2.1+29d31c0 (git ffffffffffff)"
     assert change["old"].startswith("1.2.1+29d31c0 (git ") and change["old"] != change["new"]
+    [shared] = report["shared_builds"]["changed"]   # still shared by the same extras, but rebuilt
+    assert shared["package"] == "deep-ep" and shared["new"] == [
+        {"version": "1.2.1+29d31c0", "source": "git ffffffffffff", "extras": ["vllm", "automodel", "mcore"]}]
+    text = docgen("diff", str(base), str(tmp_path / "new.json")).stdout
+    assert "  ~ deep-ep: 1.2.1+29d31c0 (git 29d31c095796) shared by vllm, automodel, mcore -> " \
+           "1.2.1+29d31c0 (git ffffffffffff) shared by vllm, automodel, mcore" in text, text
 
 
 def test_actor_whose_executable_changed(base: Path, tmp_path: Path) -> None:
@@ -427,6 +433,7 @@ def test_workspace_relocked_by_uv(locked_before: Path, tmp_path: Path, bump: str
         assert py["changed"] and (py["old"]["requires_python"], py["new"]["requires_python"]) == (">=3.11", _py_now())
     else:
         assert changed == {"mcore": ([], [{"name": "te-lib", "version": "2.15.0"}], [])}
-        assert shared["lost"] == [{"package": "te-lib", "old": [{"version": "2.15.0", "extras": ["automodel", "mcore"]}]}]
+        assert shared["lost"] == [{"package": "te-lib", "old": [{"version": "2.15.0", "source": "directory te-lib",
+                                                         "extras": ["automodel", "mcore"]}]}]
     if bump != "mcore-drops-te-lib":
         assert shared == {"gained": [], "lost": [], "changed": []}

@@ -59,8 +59,15 @@ def _filter_line(f: dict) -> str:
                                           f"no longer {', '.join(lost)}" if lost else "") if x)
 
 
-def _shared_rows(entries: list[dict]) -> str:
-    return "; ".join(f"{e['version']} shared by {', '.join(e['extras'])}" for e in entries)
+def _shared_rows(entries: list[dict], with_source: bool = False) -> str:
+    return "; ".join(f"{e['version']}{' (' + e['source'] + ')' if with_source else ''} shared by "
+                     f"{', '.join(e['extras'])}" for e in entries)
+
+
+def _shared_change(x: dict) -> str:
+    """Old -> new; the sources too when the versions alone would read the same."""
+    same = [e["version"] for e in x["old"]] == [e["version"] for e in x["new"]]
+    return f"{_shared_rows(x['old'], same)} -> {_shared_rows(x['new'], same)}"
 
 
 def _headline(s: dict) -> str:
@@ -132,7 +139,7 @@ def diff_text(r: dict) -> str:
     out += ["", "Shared source builds (between warmed extras):"]
     out += [f"  + {x['package']}: {_shared_rows(x['new'])}" for x in s["gained"]]
     out += [f"  - {x['package']}: no longer shared (was {_shared_rows(x['old'])})" for x in s["lost"]]
-    out += [f"  ~ {x['package']}: {_shared_rows(x['old'])} -> {_shared_rows(x['new'])}" for x in s["changed"]]
+    out += [f"  ~ {x['package']}: {_shared_change(x)}" for x in s["changed"]]
     if not any(s.values()):
         out.append("  unchanged")
     out += ["", "Key versions:"]
@@ -203,7 +210,7 @@ def diff_markdown(r: dict) -> str:
     out += ["#### Shared source builds", ""]
     out += [f"- gained `{x['package']}`: {_shared_rows(x['new'])}" for x in s["gained"]]
     out += [f"- lost `{x['package']}`: no longer shared (was {_shared_rows(x['old'])})" for x in s["lost"]]
-    out += [f"- changed `{x['package']}`: {_shared_rows(x['old'])} -> {_shared_rows(x['new'])}" for x in s["changed"]]
+    out += [f"- changed `{x['package']}`: {_shared_change(x)}" for x in s["changed"]]
     if not any(s.values()):
         out.append("The same source builds are shared.")
     out += ["", "#### Key versions", "", "| | OLD | NEW |", "|---|---|---|"]
