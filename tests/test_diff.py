@@ -222,7 +222,8 @@ def test_transformer_engine_no_longer_shared_by_automodel_and_mcore(base: Path, 
 
     report = diff_json(base, changed_copy(base, tmp_path, split))
     assert report["shared_builds"]["lost"] == [
-        {"package": TE, "old": [{"version": "2.15.0+42b8400", "source": "git 42b840051647", "extras": ["automodel", "mcore"]}]}]
+        {"package": TE, "old": [{"version": "2.15.0+42b8400", "source": "git 42b840051647",
+                                 "extras": ["automodel", "mcore"]}]}]
     te = next(k for k in report["key_versions"] if k["name"] == TE)
     assert te["changed"] and te["new"] == [{"version": "2.15.0+42b8400", "in": ["automodel"]},
                                            {"version": "2.16.0+0a1b2c3", "in": ["mcore"]}]

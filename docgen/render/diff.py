@@ -36,6 +36,14 @@ def _actor_note(entry: dict) -> str:
     return _filters_note(entry["prefetched_by"])
 
 
+def _extras(extras: list[str]) -> str:
+    return ", ".join(extras) or "base"
+
+
+def _removed_note(entry: dict) -> str:
+    return "was " + _filters_note(entry["prefetched_by"]) if entry["prefetched_by"] else "was not prefetched"
+
+
 def _rename_note(r: dict) -> str:
     was, now = r["old_prefetched_by"], r["new_prefetched_by"]
     if was and not now:
@@ -111,14 +119,14 @@ def diff_text(r: dict) -> str:
         if r["dockerfile"]["problems"][which]:
             out.append(f"! the Dockerfile does not fit {which.upper()}: {r['dockerfile']['problems'][which]}")
     if r["extras"]["added"] or r["extras"]["removed"]:
-        out += ["", "Extras:"] + [f"  + {e}" for e in r["extras"]["added"]] + [f"  - {e}" for e in r["extras"]["removed"]]
+        out += ["", "Extras:", *[f"  + {e}" for e in r["extras"]["added"]],
+                *[f"  - {e}" for e in r["extras"]["removed"]]]
     a = r["actors"]
     out += ["", "Actors:"]
-    out += [f"  + {x['actor']} [{', '.join(x['extras']) or 'base'}]: {_actor_note(x)}" for x in a["added"]]
-    out += [f"  - {x['actor']}: {'was ' + _filters_note(x['prefetched_by']) if x['prefetched_by'] else 'was not prefetched'}"
-            for x in a["removed"]]
+    out += [f"  + {x['actor']} [{_extras(x['extras'])}]: {_actor_note(x)}" for x in a["added"]]
+    out += [f"  - {x['actor']}: {_removed_note(x)}" for x in a["removed"]]
     out += [f"  ~ {x['old']} -> {x['new']} ({x['how']}): {_rename_note(x)}" for x in a["renamed"]]
-    out += [f"  ~ {x['actor']}: extras [{', '.join(x['old_extras']) or 'base'}] -> [{', '.join(x['new_extras']) or 'base'}]"
+    out += [f"  ~ {x['actor']}: extras [{_extras(x['old_extras'])}] -> [{_extras(x['new_extras'])}]"
             f" ({x['old_command']} -> {x['new_command']})" for x in a["changed"]]
     if not any(a.values()):
         out.append("  unchanged")
@@ -127,8 +135,8 @@ def diff_text(r: dict) -> str:
     out += [f"  {f['status']:<8} {f['filter']:<{width}}  {_filter_line(f)}" for f in r["filters"]]
     v = r["venvs"]
     out += ["", f"Venvs: {v['old_count']} -> {v['new_count']}"]
-    out += [f"  + {x['path']} [{', '.join(x['extras']) or 'base'}]" for x in v["added"]]
-    out += [f"  - {x['path']} [{', '.join(x['extras']) or 'base'}]" for x in v["removed"]]
+    out += [f"  + {x['path']} [{_extras(x['extras'])}]" for x in v["added"]]
+    out += [f"  - {x['path']} [{_extras(x['extras'])}]" for x in v["removed"]]
     out += ["", "Packages per prefetched venv (one install set per extras):"]
     for p in r["packages"]:
         changes = _pkg_lines(p)
@@ -165,7 +173,8 @@ def diff_markdown(r: dict) -> str:
            "", f"**{_headline(r['summary'])}**", ""]
     for which in ("old", "new"):
         if r["dockerfile"]["problems"][which]:
-            out += [f"> **The Dockerfile does not fit {which.upper()}:** {_cell(r['dockerfile']['problems'][which])}", ""]
+            problem = _cell(r["dockerfile"]["problems"][which])
+            out += [f"> **The Dockerfile does not fit {which.upper()}:** {problem}", ""]
     if r["extras"]["added"] or r["extras"]["removed"]:
         out += ["#### Extras", ""] + [f"- added `{e}`" for e in r["extras"]["added"]]
         out += [f"- removed `{e}`" for e in r["extras"]["removed"]] + [""]
@@ -173,25 +182,22 @@ def diff_markdown(r: dict) -> str:
     out += ["#### Actors", ""]
     if any(a.values()):
         out += ["| change | actor | extras | prefetch |", "|---|---|---|---|"]
-        out += [f"| added | `{x['actor']}` | {', '.join(x['extras']) or 'base'} | {_cell(_actor_note(x))} |"
-                for x in a["added"]]
-        out += [f"| removed | `{x['actor']}` | {', '.join(x['extras']) or 'base'} | "
-                f"{_cell('was ' + _filters_note(x['prefetched_by']) if x['prefetched_by'] else 'was not prefetched')} |"
+        out += [f"| added | `{x['actor']}` | {_extras(x['extras'])} | {_cell(_actor_note(x))} |" for x in a["added"]]
+        out += [f"| removed | `{x['actor']}` | {_extras(x['extras'])} | {_cell(_removed_note(x))} |"
                 for x in a["removed"]]
-        out += [f"| renamed ({x['how']}) | `{x['old']}` -> `{x['new']}` | {', '.join(x['new_extras']) or 'base'} | "
+        out += [f"| renamed ({x['how']}) | `{x['old']}` -> `{x['new']}` | {_extras(x['new_extras'])} | "
                 f"{_cell(_rename_note(x))} |" for x in a["renamed"]]
-        out += [f"| executable changed | `{x['actor']}` | {', '.join(x['old_extras']) or 'base'} -> "
-                f"{', '.join(x['new_extras']) or 'base'} | {_cell(_filters_note(x['new_prefetched_by']))} |"
-                for x in a["changed"]]
+        out += [f"| executable changed | `{x['actor']}` | {_extras(x['old_extras'])} -> {_extras(x['new_extras'])} | "
+                f"{_cell(_filters_note(x['new_prefetched_by']))} |" for x in a["changed"]]
     else:
         out.append("No actor added, removed, renamed or changed.")
     out += ["", "#### Prefetch filters against NEW", "", "| filter | status | |", "|---|---|---|"]
-    out += [f"| `{f['filter']}` | {'**' + f['status'] + '**' if f['status'] != 'ok' else 'ok'} | {_cell(_filter_line(f))} |"
-            for f in r["filters"]]
+    out += [f"| `{f['filter']}` | {'ok' if f['status'] == 'ok' else '**' + f['status'] + '**'} | "
+            f"{_cell(_filter_line(f))} |" for f in r["filters"]]
     v = r["venvs"]
     out += ["", f"#### Venvs: {v['old_count']} -> {v['new_count']}", ""]
-    out += [f"- added `{x['path']}` ({', '.join(x['extras']) or 'base'})" for x in v["added"]]
-    out += [f"- removed `{x['path']}` ({', '.join(x['extras']) or 'base'})" for x in v["removed"]]
+    out += [f"- added `{x['path']}` ({_extras(x['extras'])})" for x in v["added"]]
+    out += [f"- removed `{x['path']}` ({_extras(x['extras'])})" for x in v["removed"]]
     if not v["added"] and not v["removed"]:
         out.append("The same venvs.")
     out += ["", "#### Packages per prefetched venv", "",
