@@ -15,7 +15,6 @@ those tests skip, unless NMP_REQUIRE_REFERENCE=1 makes them fail.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
