@@ -191,6 +191,8 @@ def _actors(old: Side, new: Side, old_image: _Image, new_image: _Image) -> dict:
 def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Image, new_image: _Image) -> list:
     """Each prefetch filter against both sides. `status`: `ok` (same venvs), `changed` (still selects
     something, but not the same actors), `no-match` (selects nothing in NEW: the filter went stale)."""
+    from docgen.model import SYSTEM_COMMAND
+
     pf = dockerfile.prefetch
     lines = pf.filter_lines or (pf.line,) * len(pf.filters)
     out = []
@@ -198,7 +200,7 @@ def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Im
         was, now = list(old_image.filter_actors.get(text, ())), list(new_image.filter_actors.get(text, ()))
         status = "no-match" if not now else ("ok" if was == now else "changed")
         # an actor the filter names that runs on the system interpreter gets no venv: say so
-        system = [e.actor for e in new.snapshot.registry.entries if text in e.actor and e.command == "sys.executable"]
+        system = [e.actor for e in new.snapshot.registry.entries if text in e.actor and e.command == SYSTEM_COMMAND]
         out.append({"filter": text, "line": line, "status": status, "old_actors": was, "new_actors": now,
                     "new_system_matches": system})
     for text in pf.negative_filters:
@@ -211,8 +213,10 @@ def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Im
 
 
 def _venvs(old_image: _Image, new_image: _Image) -> dict:
+    from docgen.model import venv_path
+
     def row(image: _Image, fqn: str) -> dict:
-        return {"actor": fqn, "extras": list(image.venvs[fqn]), "path": f"{image.venv_dir.rstrip('/')}/{fqn}"}
+        return {"actor": fqn, "extras": list(image.venvs[fqn]), "path": venv_path(image.venv_dir, fqn)}
 
     return {"old_count": len(old_image.venvs), "new_count": len(new_image.venvs),
             "added": [row(new_image, f) for f in new_image.venvs if f not in old_image.venvs],
