@@ -5,7 +5,8 @@ Usage: .venv/bin/python bench/diff_speed.py [--ref ../shared/nemo-rl-ref] [--run
 OLD is the snapshot `docgen snapshot` makes from the NeMo-RL reference; NEW is a copy changed the way a
 bump changes it (torch re-versioned everywhere, an actor moved to another module, a package added to the
 vllm extra), so the diff has work in every section. Both are written to a temporary folder. Measured as
-whole processes (bench/timing.py), round-robin, each output format; target: text at most 2x the JSON-only load.
+whole processes (bench/timing.py), round-robin, each output format (and text with `--dockerfile`, which
+skips reading the configuration); target: text at most 2x the JSON-only load.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def main() -> None:
                              str(old), str(new)]}
         for fmt in ("text", "markdown", "json"):
             commands[fmt] = docgen + ["diff", "--root", str(ROOT), str(old), str(new), "--format", fmt]
+        # the same with the Dockerfile named: no configuration to find and parse (shows what that costs)
+        commands["text_explicit_dockerfile"] = commands["text"] + ["--dockerfile", str(ROOT / "Dockerfile.nmp-rl-base")]
         # round-robin, one run of each per round: on a shared machine the load drifts, and it should hit
         # the baseline and the measured runs alike
         times: dict[str, list[float]] = {name: [] for name in commands}
