@@ -292,6 +292,31 @@ def test_snapshot_against_the_checkout_read_in_memory(reference: Path, base: Pat
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
+def test_checkout_with_registry_modules_and_an_actor_moved_in_the_source(
+        reference: Path, base: Path, tmp_path: Path) -> None:
+    """A checkout whose registry is Python (tests/fixtures/registry/mirror, the reference's registry as
+    NeMo-RL writes it), read statically; the bump moves SyncRolloutActor to another module."""
+    new = tmp_path / "RL"
+    new.mkdir()
+    for name in ("pyproject.toml", "uv.lock"):
+        shutil.copy(reference / name, new / name)
+    shutil.copytree(REPO / "tests" / "fixtures" / "registry" / "mirror" / "nemo_rl", new / "nemo_rl")
+    registry = new / "nemo_rl" / "distributed" / "ray_actor_environment_registry.py"
+    old_fqn = "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor"
+    moved = "nemo_rl.experience.rollouts.sync_actor.SyncRolloutActor"
+    assert registry.read_text().count(f'"{old_fqn}"') == 1
+    registry.write_text(registry.read_text().replace(f'"{old_fqn}"', f'"{moved}"'))
+
+    report = diff_json(base, new)
+    assert report["new"]["kind"] == "checkout"
+    assert report["actors"]["renamed"] == [{
+        "old": old_fqn, "new": moved, "how": "moved module", "old_extras": ["vllm"], "new_extras": ["vllm"],
+        "old_prefetched_by": ["sync_rollout_actor.SyncRolloutActor"], "new_prefetched_by": [], "system": False}]
+    stale = [f["filter"] for f in report["filters"] if f["status"] == "no-match"]
+    assert stale == ["sync_rollout_actor.SyncRolloutActor"]
+    assert report["summary"]["packages_added"] == report["summary"]["packages_changed"] == 0
+
+
 def test_changed_copy_of_the_real_lock(reference: Path, base: Path, tmp_path: Path) -> None:
     """Edit the real uv.lock as a bump would (ray re-versioned; a package the lock already holds added to
     the fsdp extra), check uv still accepts it, and diff the reference's snapshot against it."""
