@@ -268,6 +268,9 @@ def test_actor_whose_executable_changed(base: Path, tmp_path: Path) -> None:
     rows = {p["extras"]: p for p in report["packages"]}
     assert rows["mcore"]["old_venvs"] == [MEGATRON] and rows["mcore"]["new_venvs"] == []
     assert MEGATRON in rows["automodel"]["new_venvs"]
+    text = docgen("diff", str(base), str(tmp_path / "new.json")).stdout
+    assert "  mcore (MegatronPolicyWorker (OLD only)): unchanged" in text
+    assert "  automodel (DTensorPolicyWorkerV2, MegatronPolicyWorker (NEW only)): unchanged" in text
     assert report["venvs"]["added"] == report["venvs"]["removed"] == []
 
 

@@ -97,8 +97,14 @@ def _pkg_lines(p: dict) -> list[tuple[str, str]]:
 
 
 def _venv_names(p: dict) -> str:
+    """The venvs sharing this install set; one that only OLD or only NEW has is marked so."""
     names = list(dict.fromkeys([*p["new_venvs"], *p["old_venvs"]]))
-    return ", ".join(_short(n) for n in names)
+
+    def mark(name: str) -> str:
+        if name not in p["new_venvs"]:
+            return " (OLD only)"
+        return " (NEW only)" if name not in p["old_venvs"] else ""
+    return ", ".join(_short(n) + mark(n) for n in names)
 
 
 def _set_note(p: dict) -> str:
