@@ -134,14 +134,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
         dockerfile, display = project.dockerfile, project.display(project.dockerfile)
     old, new = load_sides(args.old, args.new, args.registry_facts, args.old_registry_facts, args.new_registry_facts)
     result = compare(old, new, read_dockerfile(dockerfile), display)
+    from docgen.render.diff import diff_markdown, diff_text
     if args.summary:
-        from docgen.render.diff import diff_markdown
         _append_step_summary(diff_markdown(result))
     if args.format == "json":
         import json
         print(json.dumps(result, indent=2))
     else:
-        from docgen.render.diff import diff_markdown, diff_text
         print((diff_markdown if args.format == "markdown" else diff_text)(result), end="")
     return EXIT_OK
 
