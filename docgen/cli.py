@@ -14,7 +14,7 @@ from pathlib import Path
 
 from docgen.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK
 
-COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint")
+COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint", "diff")
 
 
 def _project(args: argparse.Namespace):
@@ -122,6 +122,45 @@ def cmd_lint(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if findings else EXIT_OK
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    from docgen.diff import compare, load_sides
+    from docgen.inputs.dockerfile import read_dockerfile
+
+    if args.dockerfile is not None:   # an explicit Dockerfile needs no project around it
+        dockerfile, display = Path(args.dockerfile).absolute(), str(args.dockerfile)
+    else:
+        project = _project(args)
+        _say_project(args, project)
+        dockerfile, display = project.dockerfile, project.display(project.dockerfile)
+    old, new = load_sides(args.old, args.new, args.registry_facts, args.old_registry_facts, args.new_registry_facts)
+    result = compare(old, new, read_dockerfile(dockerfile), display)
+    from docgen.render.diff import diff_markdown, diff_text
+    if args.summary:
+        _append_step_summary(diff_markdown(result))
+    if args.format == "json":
+        import json
+        print(json.dumps(result, indent=2))
+    else:
+        print((diff_markdown if args.format == "markdown" else diff_text)(result), end="")
+    return EXIT_OK
+
+
+def _append_step_summary(markdown: str) -> None:
+    """GitHub Actions shows the file named by $GITHUB_STEP_SUMMARY on the run's page; steps append to it."""
+    import os
+
+    from docgen.errors import InputError
+    from docgen.io import read_input, write_file
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        raise InputError("$GITHUB_STEP_SUMMARY", None, "--summary: the variable is not set (it is, in a GitHub "
+                                                       "Actions step)")
+    path = Path(target).absolute()
+    before = read_input(path, "the step summary") if path.exists() else ""
+    write_file(path.parent, path, before + ("\n" if before and not before.endswith("\n") else "") + markdown)
+
+
 # ---------------------------------------------------------------------------------------------- parsers
 
 def _common(p: argparse.ArgumentParser, *, inputs: bool = True) -> None:
@@ -172,6 +211,28 @@ def _add_standin(sub) -> None:
     p.set_defaults(func=cmd_standin)
 
 
+def _add_diff(sub) -> None:
+    p = sub.add_parser("diff", help="review a NeMo-RL bump: actors, filters, venvs, packages, shared builds",
+                       description="Compare two NeMo-RL states (snapshot files or RL checkouts, read in memory) "
+                                   "against the current Dockerfile: actors added, removed or renamed and whether "
+                                   "the prefetch filters still match them, venvs, packages per prefetched venv, "
+                                   "shared source builds, key versions. Exit 0 with the report, even when it is "
+                                   "not empty; 2 on bad input.")
+    _common(p, inputs=False)
+    p.add_argument("old", type=Path, metavar="OLD", help="a snapshot JSON file or an RL checkout folder")
+    p.add_argument("new", type=Path, metavar="NEW", help="a snapshot JSON file or an RL checkout folder")
+    p.add_argument("--dockerfile", type=Path, default=None, help="override the configured Dockerfile")
+    p.add_argument("--registry-facts", type=Path, default=None, metavar="FILE",
+                   help="read the actor registry of the checkout(s) among OLD and NEW from this JSON facts file")
+    p.add_argument("--old-registry-facts", type=Path, default=None, metavar="FILE", help="the same, for OLD only")
+    p.add_argument("--new-registry-facts", type=Path, default=None, metavar="FILE", help="the same, for NEW only")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                   help="markdown: to paste as a pull-request comment; json: the report object")
+    p.add_argument("--summary", action="store_true",
+                   help="also append the Markdown report to $GITHUB_STEP_SUMMARY (the job summary)")
+    p.set_defaults(func=cmd_diff)
+
+
 _BLOCKS = {
     "write": ("re-render every generated block and value in place",
               "Re-render every generated block and inline value in the pages docgen owns, and record the facts "
@@ -210,7 +271,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
     parser.add_argument("--version", action="version", version=f"docgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin}
+    adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin, "diff": _add_diff}
     for name in COMMANDS:
         if only is None or only == name:
             adders[name](sub) if name in adders else _add_block_command(sub, name)

@@ -105,6 +105,7 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
         },
         "project": {
             "name": project.name,
+            "requires_python": project.requires_python or lock.requires_python,
             "extras": {name: [r.text for r in reqs] for name, reqs in project.extras.items()},
             "conflicts": [[{"package": c.package, "extra": c.extra} for c in group if c.extra is not None]
                           for group in project.conflicts],

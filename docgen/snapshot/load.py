@@ -94,11 +94,16 @@ def _is_notable(pkg: SnapshotPackage) -> bool:
 
 # --------------------------------------------------------------------------------------------- loading
 
-def load_snapshot(path: str | Path) -> Snapshot:
+def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | None = None) -> Snapshot:
+    """The snapshot at `path`; or, given `text` (and optionally its parsed `data`), one made in memory
+    (`docgen diff` on an RL checkout), with `path` only naming it in messages."""
     from docgen.snapshot.registry import Registry, RegistryEntry
 
     path = Path(path)
-    text, data = read_json_object(path, "the snapshot")
+    if text is None:
+        text, data = read_json_object(path, "the snapshot")
+    elif data is None:
+        data = json.loads(text)
     if data.get("format") != FORMAT:
         found = data.get("format")
         raise InputError(path, 1, f"unsupported snapshot format {found!r} (docgen {__version__} reads {FORMAT})")

@@ -1,0 +1,356 @@
+"""`docgen diff OLD NEW`: what a NeMo-RL bump changes for the image, for the reviewer of the bump.
+
+OLD and NEW are each a snapshot JSON file or an RL checkout (read into a snapshot in memory, never
+written). `compare` is pure: it takes both sides and the current Dockerfile's facts and returns one
+JSON-able report (the contract of `--format json`); docgen.render.diff turns it into text or Markdown.
+
+The report answers, in order: which actors were added, removed or renamed and whether the Dockerfile's
+prefetch filters still match them; which venvs appear or disappear; per prefetched venv, which packages
+were added, removed or re-versioned; which source builds stop or start being shared between warmed
+extras; and the key versions (torch, vllm, transformer-engine, ray, Python).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from docgen.errors import InputError
+
+if TYPE_CHECKING:
+    from docgen.inputs.dockerfile import DockerfileFacts
+    from docgen.snapshot.load import Snapshot
+
+KEY_PACKAGES = ("torch", "vllm", "transformer-engine", "ray")
+
+
+class Side(NamedTuple):
+    """One end of the diff: the snapshot JSON (for what the typed view leaves out) and its typed view."""
+    label: str          # how reports name it (a path)
+    kind: str           # "snapshot" (a JSON file) or "checkout" (an RL folder, read in memory)
+    data: dict
+    snapshot: "Snapshot"
+
+
+def load_side(path: str | Path, label: str | None = None, *, registry_facts: str | Path | None = None) -> Side:
+    """A snapshot file, or an RL checkout folder read with `build_snapshot` (in memory)."""
+    import json
+
+    from docgen.io import read_json_object
+    from docgen.snapshot.load import load_snapshot
+
+    path = Path(path)
+    label = label or str(path)
+    if path.is_dir():
+        from docgen.snapshot.build import build_snapshot, dump_snapshot
+
+        data = build_snapshot(path, registry_facts=registry_facts)
+        text = dump_snapshot(data)
+        # the typed view reads the same text a written snapshot would hold, so both kinds compare alike
+        return Side(label, "checkout", data, load_snapshot(path / "(in-memory snapshot)", text=text,
+                                                           data=json.loads(text)))
+    if registry_facts is not None:
+        raise InputError(registry_facts, None, f"registry facts apply to an RL checkout folder, but {label} "
+                                               "is a snapshot file (it already holds its registry)")
+    if not path.exists():
+        raise InputError(path, None, "no such snapshot file or RL checkout folder")
+    text, data = read_json_object(path, "the snapshot")
+    return Side(label, "snapshot", data, load_snapshot(path, text=text, data=data))
+
+
+def load_sides(old: Path, new: Path, registry_facts: Path | None = None, old_facts: Path | None = None,
+               new_facts: Path | None = None) -> tuple[Side, Side]:
+    """Both sides; `registry_facts` serves whichever of them is a checkout, `old_facts`/`new_facts` one each."""
+    if registry_facts is not None and not (Path(old).is_dir() or Path(new).is_dir()):
+        raise InputError(registry_facts, None, "--registry-facts: neither OLD nor NEW is an RL checkout folder")
+    return (load_side(old, registry_facts=old_facts or (registry_facts if Path(old).is_dir() else None)),
+            load_side(new, registry_facts=new_facts or (registry_facts if Path(new).is_dir() else None)))
+
+
+# ------------------------------------------------------------------------------------------------ the image
+
+class _Image(NamedTuple):
+    """What the current Dockerfile makes of one side."""
+    venvs: dict[str, tuple[str, ...]]          # actor FQN -> extras, prefetch order
+    filter_actors: dict[str, tuple[str, ...]]  # filter text -> actors it gives a venv
+    shared: tuple[tuple[str, str | None, str, tuple[str, ...]], ...]   # (package, version, source, warmed extras)
+    venv_dir: str
+    error: str | None                          # why build_model refused this side (then a bare prefetch run)
+
+
+def _image(dockerfile: "DockerfileFacts", side: Side) -> _Image:
+    from docgen.model import actors_from_registry, build_model, run_prefetch, venv_dir_of
+
+    pf = dockerfile.prefetch
+    try:
+        model = build_model(dockerfile, side.snapshot)
+    except InputError as exc:
+        # e.g. the Dockerfile warms an extra NEW no longer defines: a finding of the diff, not bad input
+        actors = actors_from_registry(side.snapshot.registry, system_flag=False)
+        venv_dir = venv_dir_of(dockerfile)
+        outcome = run_prefetch(actors, pf.filters, pf.negative_filters, venv_dir)
+        venvs = outcome.venvs
+        filters = {f: tuple(v.actor for v in venvs if f in v.filters) for f in pf.filters}
+        packages = side.snapshot.packages
+        shared = tuple((packages[s.key].name, packages[s.key].version, packages[s.key].source, s.extras)
+                       for s in side.snapshot.shared_builds)
+        return _Image({v.actor: v.extras for v in venvs}, filters, shared, venv_dir, exc.message)
+    return _Image({v.actor: v.extras for v in model.venvs}, {f.text: f.actors for f in model.filters},
+                  tuple((s.package, s.version, s.source, s.extras) for s in model.shared_builds), model.venv_dir, None)
+
+
+# ------------------------------------------------------------------------------------------------ comparing
+
+def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_label: str | None = None) -> dict:
+    """The whole report, JSON-able, lists in a stable order (registry order, then names)."""
+    old_image, new_image = _image(dockerfile, old), _image(dockerfile, new)
+    actors = _actors(old, new, old_image, new_image)
+    report = {
+        "old": _describe(old),
+        "new": _describe(new),
+        "dockerfile": {"path": dockerfile_label or dockerfile.path,
+                       "filters": list(dockerfile.prefetch.filters),
+                       "negative_filters": list(dockerfile.prefetch.negative_filters),
+                       "problems": {"old": old_image.error, "new": new_image.error}},
+        "extras": _added_removed(list(old.snapshot.extras), list(new.snapshot.extras)),
+        "actors": actors,
+        "filters": _filters(dockerfile, old, new, old_image, new_image),
+        "venvs": _venvs(old_image, new_image),
+        "packages": _packages(old, new, old_image, new_image),
+        "shared_builds": _shared(old_image, new_image),
+        "key_versions": _key_versions(old, new),
+    }
+    report["summary"] = _summary(report)
+    return report
+
+
+def _describe(side: Side) -> dict:
+    prov = side.data.get("provenance") or {}
+    return {"label": side.label, "kind": side.kind, "repo": prov.get("repo"), "ref": prov.get("ref"),
+            "commit": prov.get("commit"), "actors": len(side.snapshot.registry.entries),
+            "packages": len(side.snapshot.packages)}
+
+
+def _added_removed(old: list[str], new: list[str]) -> dict:
+    return {"added": [x for x in new if x not in old], "removed": [x for x in old if x not in new]}
+
+
+def _class(fqn: str) -> str:
+    return fqn.rsplit(".", 1)[-1]
+
+
+def _module(fqn: str) -> str:
+    return fqn.rsplit(".", 1)[0]
+
+
+def _actor_facts(side: Side) -> dict[str, dict]:
+    from docgen.model import actors_from_registry
+
+    return {a.fqn: {"extras": list(a.extras), "system": a.is_system, "command": a.command}
+            for a in actors_from_registry(side.snapshot.registry, system_flag=False)}
+
+
+def _prefetched_by(image: _Image, fqn: str) -> list[str]:
+    return [f for f, actors in image.filter_actors.items() if fqn in actors]
+
+
+def _actors(old: Side, new: Side, old_image: _Image, new_image: _Image) -> dict:
+    before, after = _actor_facts(old), _actor_facts(new)
+    gone = [fqn for fqn in before if fqn not in after]
+    came = [fqn for fqn in after if fqn not in before]
+
+    # A rename is a removed and an added actor that keep the class name (the module moved) or the module
+    # (the class was renamed); pairs are made one to one, class-name matches first, in registry order.
+    renamed = []
+    for how, key in (("moved module", _class), ("renamed class", _module)):
+        for fqn in list(gone):
+            match = next((c for c in came if key(c) == key(fqn)), None)
+            if match is not None:
+                gone.remove(fqn)
+                came.remove(match)
+                renamed.append({"old": fqn, "new": match, "how": how,
+                                "old_extras": before[fqn]["extras"], "new_extras": after[match]["extras"],
+                                "old_prefetched_by": _prefetched_by(old_image, fqn),
+                                "new_prefetched_by": _prefetched_by(new_image, match),
+                                "system": after[match]["system"]})
+
+    def entry(fqn: str, facts: dict, image: _Image) -> dict:
+        return {"actor": fqn, "extras": facts["extras"], "system": facts["system"],
+                "prefetched_by": _prefetched_by(image, fqn)}
+
+    changed = [{"actor": fqn, "old_command": before[fqn]["command"], "new_command": after[fqn]["command"],
+                "old_extras": before[fqn]["extras"], "new_extras": after[fqn]["extras"],
+                "old_prefetched_by": _prefetched_by(old_image, fqn),
+                "new_prefetched_by": _prefetched_by(new_image, fqn)}
+               for fqn in after if fqn in before and before[fqn]["command"] != after[fqn]["command"]]
+    return {"added": [entry(f, after[f], new_image) for f in came],
+            "removed": [entry(f, before[f], old_image) for f in gone],
+            "renamed": renamed, "changed": changed}
+
+
+def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Image, new_image: _Image) -> list:
+    """Each prefetch filter against both sides. `status`: `ok` (same venvs), `changed` (still selects
+    something, but not the same actors), `no-match` (selects nothing in NEW: the filter went stale)."""
+    from docgen.model import SYSTEM_COMMAND
+
+    pf = dockerfile.prefetch
+    lines = pf.filter_lines or (pf.line,) * len(pf.filters)
+    out = []
+    for text, line in zip(pf.filters, lines):
+        was, now = list(old_image.filter_actors.get(text, ())), list(new_image.filter_actors.get(text, ()))
+        status = "no-match" if not now else ("ok" if was == now else "changed")
+        # an actor the filter names that runs on the system interpreter gets no venv: say so
+        system = [e.actor for e in new.snapshot.registry.entries if text in e.actor and e.command == SYSTEM_COMMAND]
+        out.append({"filter": text, "line": line, "status": status, "old_actors": was, "new_actors": now,
+                    "new_system_matches": system})
+    for text in pf.negative_filters:
+        was = [e.actor for e in old.snapshot.registry.entries if text in e.actor]
+        now = [e.actor for e in new.snapshot.registry.entries if text in e.actor]
+        out.append({"filter": f"!{text}", "line": pf.line, "status": "no-match" if not now else
+                    ("ok" if was == now else "changed"), "old_actors": was, "new_actors": now,
+                    "new_system_matches": []})
+    return out
+
+
+def _venvs(old_image: _Image, new_image: _Image) -> dict:
+    from docgen.model import venv_path
+
+    def row(image: _Image, fqn: str) -> dict:
+        return {"actor": fqn, "extras": list(image.venvs[fqn]), "path": venv_path(image.venv_dir, fqn)}
+
+    return {"old_count": len(old_image.venvs), "new_count": len(new_image.venvs),
+            "added": [row(new_image, f) for f in new_image.venvs if f not in old_image.venvs],
+            "removed": [row(old_image, f) for f in old_image.venvs if f not in new_image.venvs]}
+
+
+def _group(snapshot: "Snapshot", members) -> dict[str, list[tuple[str | None, str]]]:
+    out: dict[str, list[tuple[str | None, str]]] = {}
+    for member in members:
+        pkg = snapshot.packages[member]
+        out.setdefault(pkg.name, []).append((pkg.version, pkg.source))
+    return out
+
+
+def _version_text(entries: list[tuple[str | None, str]]) -> str:
+    return ", ".join(sorted(v or "(no version)" for v, _ in entries))
+
+
+def _short_source(source: str) -> str:
+    """A git source by its commit, a URL by its file name; registries by their kind only."""
+    kind, _, rest = source.partition("+")
+    if "#" in rest:
+        return f"{kind} {rest.rsplit('#', 1)[1][:12]}"
+    if kind in ("url", "path", "directory", "editable"):
+        return f"{kind} {rest.rsplit('/', 1)[-1]}"
+    return kind
+
+
+def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image) -> list:
+    """Per install set of a prefetched venv (venvs with the same extras share one set): the packages added,
+    removed and re-versioned (a changed version, or the same version from another source)."""
+    from docgen.snapshot.load import combo_key
+
+    groups: dict[str, dict[str, list[str]]] = {}
+    for image, which in ((old_image, "old"), (new_image, "new")):
+        for fqn, extras in image.venvs.items():
+            group = groups.setdefault(combo_key(extras), {"old": [], "new": []})
+            group[which].append(fqn)
+    out = []
+    for key in sorted(groups):
+        before, after = old.snapshot.install_sets.get(key), new.snapshot.install_sets.get(key)
+        row = {"extras": key or "(base)", "old_venvs": groups[key]["old"], "new_venvs": groups[key]["new"],
+               "old_missing": before is None, "new_missing": after is None,
+               "added": [], "removed": [], "changed": []}
+        # a member is name==version(+source), so only the members one side lacks can differ
+        before, after = set(before or ()), set(after or ())
+        was, now = _group(old.snapshot, before - after), _group(new.snapshot, after - before)
+        for name in sorted(set(was) | set(now)):
+            gone, came = was.get(name), now.get(name)
+            if gone is None:
+                row["added"].append({"name": name, "version": _version_text(came)})
+            elif came is None:
+                row["removed"].append({"name": name, "version": _version_text(gone)})
+            else:
+                change = {"name": name, "old": _version_text(gone), "new": _version_text(came)}
+                if change["old"] == change["new"]:   # same version string, another git commit or URL
+                    change["old"] = f"{change['old']} ({', '.join(_short_source(s) for _, s in sorted(gone))})"
+                    change["new"] = f"{change['new']} ({', '.join(_short_source(s) for _, s in sorted(came))})"
+                row["changed"].append(change)
+        out.append(row)
+    return out
+
+
+def _shared(old_image: _Image, new_image: _Image) -> dict:
+    """Source builds made once and reused by several warmed extras: per package, gained, lost or changed
+    (another version or source, or shared by other extras)."""
+    def by_package(image: _Image) -> dict[str, list[tuple[str, str, tuple[str, ...]]]]:
+        out: dict[str, list] = {}
+        for package, version, source, extras in image.shared:
+            out.setdefault(package, []).append((version or "(no version)", source, tuple(extras)))
+        return out
+
+    before, after = by_package(old_image), by_package(new_image)
+
+    def rows(entries):
+        return [{"version": v, "source": _short_source(src), "extras": list(e)} for v, src, e in sorted(entries)]
+
+    result: dict[str, list] = {"gained": [], "lost": [], "changed": []}
+    for package in sorted(set(before) | set(after)):
+        was, now = before.get(package), after.get(package)
+        if was is None:
+            result["gained"].append({"package": package, "new": rows(now)})
+        elif now is None:
+            result["lost"].append({"package": package, "old": rows(was)})
+        elif sorted(was) != sorted(now):
+            result["changed"].append({"package": package, "old": rows(was), "new": rows(now)})
+    return result
+
+
+def _versions_of(snapshot: "Snapshot") -> dict[str, list[dict]]:
+    """Per key package, each version the base venv or a single extra installs, with where (sorted)."""
+    from docgen.snapshot.load import combo_key
+
+    prefixes = tuple(f"{name}==" for name in KEY_PACKAGES)   # how members start; the name is checked below
+    where: dict[str, dict[str, set[str]]] = {name: {} for name in KEY_PACKAGES}
+    for key in ["", *sorted(combo_key([e]) for e in snapshot.extras)]:
+        for member in snapshot.install_sets.get(key, ()):
+            if member.startswith(prefixes):
+                pkg = snapshot.packages[member]
+                if pkg.name in where:
+                    where[pkg.name].setdefault(pkg.version or "(no version)", set()).add(key or "(base)")
+    return {name: [{"version": v, "in": sorted(w)} for v, w in sorted(found.items())]
+            for name, found in where.items()}
+
+
+def _key_versions(old: Side, new: Side) -> list:
+    out = []
+    before, after = _versions_of(old.snapshot), _versions_of(new.snapshot)
+    for name in KEY_PACKAGES:
+        was, now = before[name], after[name]
+        out.append({"name": name, "old": was, "new": now,
+                    "changed": [v["version"] for v in was] != [v["version"] for v in now]})
+    py = {}
+    for which, side in (("old", old), ("new", new)):
+        project = side.data.get("project") or {}
+        prov = side.data.get("provenance") or {}
+        py[which] = {"requires_python": project.get("requires_python"), "platform": prov.get("platform")}
+    out.append({"name": "python", "old": py["old"], "new": py["new"], "changed": py["old"] != py["new"]})
+    return out
+
+
+def _summary(report: dict) -> dict:
+    a = report["actors"]
+    return {
+        "actors_added": len(a["added"]), "actors_removed": len(a["removed"]),
+        "actors_renamed": len(a["renamed"]), "actors_changed": len(a["changed"]),
+        "filters_stale": sum(f["status"] == "no-match" for f in report["filters"]),
+        "filters_changed": sum(f["status"] == "changed" for f in report["filters"]),
+        "venvs_added": len(report["venvs"]["added"]), "venvs_removed": len(report["venvs"]["removed"]),
+        "packages_added": sum(len(p["added"]) for p in report["packages"]),
+        "packages_removed": sum(len(p["removed"]) for p in report["packages"]),
+        "packages_changed": sum(len(p["changed"]) for p in report["packages"]),
+        "shared_builds_gained": len(report["shared_builds"]["gained"]),
+        "shared_builds_lost": len(report["shared_builds"]["lost"]),
+        "shared_builds_changed": len(report["shared_builds"]["changed"]),
+        "key_versions_changed": [k["name"] for k in report["key_versions"] if k["changed"]],
+    }

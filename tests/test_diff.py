@@ -1,0 +1,467 @@
+"""`docgen diff OLD NEW` through the CLI, on the kinds of change a NeMo-RL bump brings.
+
+Three sources of OLD/NEW pairs:
+- the snapshot of the NeMo-RL reference (made here by `docgen snapshot`) and changed copies of its JSON:
+  a package added to one extra, a version bump, actors added and renamed, a Python bump, a source build
+  that stops being shared;
+- the reference checkout itself, read in memory (OLD a snapshot, NEW a folder), and a changed copy of the
+  real uv.lock that `uv export --frozen` still accepts (its git sources cannot be re-resolved here);
+- a small workspace (tests/fixtures/diffws) locked by real `uv lock` before and after a change made in its
+  pyproject.toml, so the lock is the one uv writes.
+
+The reference is found at $NEMO_RL_REF_DIR, else ../shared/nemo-rl-ref beside the repository; without it
+those tests skip, unless NMP_REQUIRE_REFERENCE=1 makes them fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+WORKSPACE = REPO / "tests" / "fixtures" / "diffws"
+UV = REPO / ".venv" / "bin" / "uv"
+
+TE = "transformer-engine"
+MEGATRON = "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker"
+DTENSOR_V2 = "nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2"
+VLLM_FILTER_MATCH = "nemo_rl.models.generation.vllm.vllm_worker_v2.VllmGenerationWorkerV2"   # `vllm.vllm_worker`
+UNFILTERED = "nemo_rl.models.policy.workers.lora_policy_worker.LoraPolicyWorker"
+
+
+def docgen(*args: str, env: dict | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "docgen", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300, env={**os.environ, **(env or {})})
+
+
+def diff_json(old: Path, new: Path, *extra: str) -> dict:
+    run = docgen("diff", str(old), str(new), "--format", "json", *extra)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+# ------------------------------------------------------------------------------------------ the reference
+
+@pytest.fixture(scope="session")
+def reference() -> Path:
+    path = Path(os.environ.get("NEMO_RL_REF_DIR") or REPO.parent / "shared" / "nemo-rl-ref")
+    missing = [n for n in ("pyproject.toml", "uv.lock", "registry.json") if not (path / n).is_file()]
+    if missing:
+        reason = f"the NeMo-RL reference is not at {path} (lacks {', '.join(missing)}; set NEMO_RL_REF_DIR)"
+        if os.environ.get("NMP_REQUIRE_REFERENCE") == "1":
+            pytest.fail(f"{reason} and NMP_REQUIRE_REFERENCE=1")
+        pytest.skip(reason)
+    return path
+
+
+@pytest.fixture(scope="session")
+def base(reference: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference's snapshot, made by the CLI as a maintainer would."""
+    tmp = tmp_path_factory.mktemp("diff-base")
+    run = docgen("snapshot", "--from", str(reference), "--registry-facts", str(reference / "registry.json"),
+                 "--root", str(tmp), "-o", str(tmp / "x.json"))
+    assert run.returncode == 0, run.stderr
+    return tmp / "x.json"
+
+
+def changed_copy(base: Path, into: Path, change) -> Path:
+    data = json.loads(base.read_text())
+    change(data)
+    out = into / "new.json"
+    out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return out
+
+
+def _keys_named(data: dict, name: str) -> list[str]:
+    return [k for k, p in data["lock"]["packages"].items() if p["name"] == name]
+
+
+def _replace_package(data: dict, old_key: str, new_key: str, *, only_sets=None, **fields) -> None:
+    """Point install sets (all, or `only_sets`) at `new_key`, a copy of `old_key` with changed fields."""
+    lock = data["lock"]
+    lock["packages"][new_key] = {**lock["packages"][old_key], **fields}
+    for key, members in lock["install_sets"].items():
+        if old_key in members and (only_sets is None or key in only_sets):
+            members[members.index(old_key)] = new_key
+            members.sort()
+    still_used = any(old_key in m for m in lock["install_sets"].values())
+    if not still_used:
+        del lock["packages"][old_key]
+    for shared in lock["shared_builds"]:
+        if shared["package"] == old_key and not still_used:
+            shared["package"] = new_key
+
+
+def _add_actor(data: dict, fqn: str, member: str) -> None:
+    command = data["registry"]["executables"][member]
+    data["registry"]["actors"].append({"actor": fqn, "member": member, "command": command,
+                                       "command_system": command, "source": "upstream"})
+
+
+def test_same_snapshot_twice_is_an_empty_report(base: Path) -> None:
+    report = diff_json(base, base)
+    s = report["summary"]
+    assert [k for k, v in s.items() if v] == []
+    assert [f["status"] for f in report["filters"]] == ["ok"] * 8
+    assert report["venvs"]["old_count"] == report["venvs"]["new_count"] == 9
+    versions = {k["name"]: k["new"] for k in report["key_versions"]}
+    assert versions["torch"] == [{"version": "2.11.0+cu130", "in": sorted(
+        ["(base)", "automodel", "fsdp", "mcore", "modelopt", "nemo-gym", "nvrx", "sglang", "trtllm", "vllm"])}]
+    assert versions["python"] == {"requires_python": ">=3.13.14,<3.14", "platform": "linux x86_64, CPython 3.13"}
+
+
+def test_package_added_to_one_extra(base: Path, tmp_path: Path) -> None:
+    def add(data):
+        data["lock"]["packages"]["tiny-tokenizer==0.3.1"] = {
+            "name": "tiny-tokenizer", "version": "0.3.1", "source": "registry+https://index.invalid/simple",
+            "source_kind": "registry", "source_built": False, "editable": False}
+        for key in ("vllm", "modelopt+vllm"):   # every install set holding the extra
+            data["lock"]["install_sets"][key] = sorted([*data["lock"]["install_sets"][key], "tiny-tokenizer==0.3.1"])
+
+    report = diff_json(base, changed_copy(base, tmp_path, add))
+    by_extras = {p["extras"]: p for p in report["packages"]}
+    assert by_extras["vllm"]["added"] == [{"name": "tiny-tokenizer", "version": "0.3.1"}]
+    assert by_extras["vllm"]["new_venvs"] == [
+        "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker",
+        "nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker",
+        "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor"]
+    others = [p for e, p in by_extras.items() if e != "vllm"]
+    assert sorted(by_extras) == ["automodel", "fsdp", "mcore", "nemo-gym", "vllm"]
+    assert all(not (p["added"] or p["removed"] or p["changed"]) for p in others)
+    assert report["summary"]["packages_added"] == 1 and report["summary"]["key_versions_changed"] == []
+
+
+def test_version_bump_of_torch_reaches_every_venv_and_the_key_versions(base: Path, tmp_path: Path) -> None:
+    def bump(data):
+        [key] = _keys_named(data, "torch")
+        _replace_package(data, key, "torch==2.12.0+cu130", version="2.12.0+cu130")
+
+    report = diff_json(base, changed_copy(base, tmp_path, bump))
+    for row in report["packages"]:
+        assert row["changed"] == [{"name": "torch", "old": "2.11.0+cu130", "new": "2.12.0+cu130"}], row["extras"]
+        assert row["added"] == row["removed"] == []
+    torch = next(k for k in report["key_versions"] if k["name"] == "torch")
+    assert torch["changed"] and [v["version"] for v in torch["new"]] == ["2.12.0+cu130"]
+    assert report["summary"]["key_versions_changed"] == ["torch"]
+    text = docgen("diff", str(base), str(tmp_path / "new.json")).stdout
+    assert re.search(r"^  torch +2\.11\.0\+cu130 -> 2\.12\.0\+cu130$", text, re.M), text
+    assert "    ~ torch 2.11.0+cu130 -> 2.12.0+cu130" in text
+
+
+def test_actors_added_and_whether_a_filter_selects_them(base: Path, tmp_path: Path) -> None:
+    def add(data):
+        _add_actor(data, VLLM_FILTER_MATCH, "VLLM")
+        _add_actor(data, UNFILTERED, "AUTOMODEL")
+
+    report = diff_json(base, changed_copy(base, tmp_path, add))
+    added = {a["actor"]: a for a in report["actors"]["added"]}
+    assert added[VLLM_FILTER_MATCH]["prefetched_by"] == ["vllm.vllm_worker"]
+    assert added[UNFILTERED]["prefetched_by"] == [] and added[UNFILTERED]["extras"] == ["automodel"]
+    assert [v["actor"] for v in report["venvs"]["added"]] == [VLLM_FILTER_MATCH]
+    assert report["venvs"]["added"][0]["path"] == f"/opt/ray_venvs/{VLLM_FILTER_MATCH}"
+    vllm = next(f for f in report["filters"] if f["filter"] == "vllm.vllm_worker")
+    assert vllm["status"] == "changed" and vllm["new_actors"][-1] == VLLM_FILTER_MATCH
+    assert report["venvs"]["new_count"] == 10
+    md = docgen("diff", str(base), str(tmp_path / "new.json"), "--format", "markdown").stdout
+    assert f"| added | `{UNFILTERED}` | automodel | not prefetched |" in md
+    assert f"| added | `{VLLM_FILTER_MATCH}` | vllm | prefetched by `vllm.vllm_worker` |" in md
+
+
+def test_actors_renamed_moved_module_and_renamed_class(base: Path, tmp_path: Path) -> None:
+    moved = "nemo_rl.models.policy.megatron.policy_worker.MegatronPolicyWorker"
+    renamed = "nemo_rl.models.policy.workers.dtensor_policy_worker_v2.AutomodelPolicyWorker"
+
+    def rename(data):
+        for actor in data["registry"]["actors"]:
+            actor["actor"] = {MEGATRON: moved, DTENSOR_V2: renamed}.get(actor["actor"], actor["actor"])
+
+    report = diff_json(base, changed_copy(base, tmp_path, rename))
+    assert report["actors"]["added"] == report["actors"]["removed"] == []
+    pairs = {(r["old"], r["new"], r["how"]) for r in report["actors"]["renamed"]}
+    assert pairs == {(MEGATRON, moved, "moved module"), (DTENSOR_V2, renamed, "renamed class")}
+    for r in report["actors"]["renamed"]:
+        assert r["old_prefetched_by"] and r["new_prefetched_by"] == []
+    stale = {f["filter"]: f for f in report["filters"] if f["status"] == "no-match"}
+    assert sorted(stale) == ["dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
+                             "megatron_policy_worker.MegatronPolicyWorker"]
+    assert stale["megatron_policy_worker.MegatronPolicyWorker"]["old_actors"] == [MEGATRON]
+    assert {v["actor"] for v in report["venvs"]["removed"]} == {MEGATRON, DTENSOR_V2}
+    assert report["venvs"]["added"] == [] and report["venvs"]["new_count"] == 7
+    text = docgen("diff", str(base), str(tmp_path / "new.json")).stdout
+    assert f"  ~ {MEGATRON} -> {moved} (moved module): was prefetched by " \
+           "`megatron_policy_worker.MegatronPolicyWorker`; no filter matches the new name" in text
+    assert re.search(r"^  no-match megatron_policy_worker\.MegatronPolicyWorker +matches NO actor in NEW", text, re.M)
+
+
+def test_python_bump(base: Path, tmp_path: Path) -> None:
+    def bump(data):
+        data["project"]["requires_python"] = ">=3.14.1,<3.15"
+        data["provenance"]["platform"] = "linux x86_64, CPython 3.14"
+
+    report = diff_json(base, changed_copy(base, tmp_path, bump))
+    py = next(k for k in report["key_versions"] if k["name"] == "python")
+    assert py["changed"] and py["old"]["requires_python"] == ">=3.13.14,<3.14"
+    assert py["new"] == {"requires_python": ">=3.14.1,<3.15", "platform": "linux x86_64, CPython 3.14"}
+    assert report["summary"]["key_versions_changed"] == ["python"]
+
+
+def test_transformer_engine_no_longer_shared_by_automodel_and_mcore(base: Path, tmp_path: Path) -> None:
+    def split(data):
+        [key] = _keys_named(data, TE)
+        _replace_package(data, key, "transformer-engine==2.16.0+0a1b2c3", only_sets={"mcore", "mcore+modelopt"},
+                         version="2.16.0+0a1b2c3")
+        data["lock"]["shared_builds"] = [s for s in data["lock"]["shared_builds"] if s["package"] != key]
+
+    report = diff_json(base, changed_copy(base, tmp_path, split))
+    assert report["shared_builds"]["lost"] == [
+        {"package": TE, "old": [{"version": "2.15.0+42b8400", "source": "git 42b840051647",
+                                 "extras": ["automodel", "mcore"]}]}]
+    te = next(k for k in report["key_versions"] if k["name"] == TE)
+    assert te["changed"] and te["new"] == [{"version": "2.15.0+42b8400", "in": ["automodel"]},
+                                           {"version": "2.16.0+0a1b2c3", "in": ["mcore"]}]
+    mcore = next(p for p in report["packages"] if p["extras"] == "mcore")
+    assert mcore["changed"] == [{"name": TE, "old": "2.15.0+42b8400", "new": "2.16.0+0a1b2c3"}]
+    text = docgen("diff", str(base), str(tmp_path / "new.json")).stdout
+    assert "  - transformer-engine: no longer shared (was 2.15.0+42b8400 shared by automodel, mcore)" in text
+
+
+def test_same_version_from_another_git_commit(base: Path, tmp_path: Path) -> None:
+    """deep-ep keeps its version string across commits: the change shows as the commit."""
+    def move(data):
+        key = next(k for k in _keys_named(data, "deep-ep")
+                   if any(k in data["lock"]["install_sets"][s] for s in ("automodel", "mcore")))
+        pkg = data["lock"]["packages"][key]
+        source = re.sub(r"#[0-9a-f]+$", "#" + "f" * 40, pkg["source"])
+        _replace_package(data, key, key.split("@")[0] + "@git:fffffff", source=source)
+
+    report = diff_json(base, changed_copy(base, tmp_path, move))
+    rows = {p["extras"]: p["changed"] for p in report["packages"] if p["changed"]}
+    assert set(rows) == {"automodel", "mcore", "vllm"}, rows   # the three extras share this build
+    [change] = rows["mcore"]
+    assert change["name"] == "deep-ep" and change["new"] == "1.2.1+29d31c0 (git ffffffffffff)"
+    assert change["old"].startswith("1.2.1+29d31c0 (git ") and change["old"] != change["new"]
+    [shared] = report["shared_builds"]["changed"]   # still shared by the same extras, but rebuilt
+    assert shared["package"] == "deep-ep" and shared["new"] == [
+        {"version": "1.2.1+29d31c0", "source": "git ffffffffffff", "extras": ["vllm", "automodel", "mcore"]}]
+    text = docgen("diff", str(base), str(tmp_path / "new.json")).stdout
+    assert "  ~ deep-ep: 1.2.1+29d31c0 (git 29d31c095796) shared by vllm, automodel, mcore -> " \
+           "1.2.1+29d31c0 (git ffffffffffff) shared by vllm, automodel, mcore" in text, text
+
+
+def test_actor_whose_executable_changed(base: Path, tmp_path: Path) -> None:
+    def switch(data):
+        for actor in data["registry"]["actors"]:
+            if actor["actor"] == MEGATRON:
+                actor["member"], actor["command"] = "AUTOMODEL", data["registry"]["executables"]["AUTOMODEL"]
+
+    report = diff_json(base, changed_copy(base, tmp_path, switch))
+    [changed] = report["actors"]["changed"]
+    assert (changed["actor"], changed["old_extras"], changed["new_extras"]) == (MEGATRON, ["mcore"], ["automodel"])
+    assert changed["new_prefetched_by"] == ["megatron_policy_worker.MegatronPolicyWorker"]
+    rows = {p["extras"]: p for p in report["packages"]}
+    assert rows["mcore"]["old_venvs"] == [MEGATRON] and rows["mcore"]["new_venvs"] == []
+    assert MEGATRON in rows["automodel"]["new_venvs"]
+    text = docgen("diff", str(base), str(tmp_path / "new.json")).stdout
+    assert "  mcore (MegatronPolicyWorker (OLD only)): unchanged" in text
+    assert "  automodel (DTensorPolicyWorkerV2, MegatronPolicyWorker (NEW only)): unchanged" in text
+    assert report["venvs"]["added"] == report["venvs"]["removed"] == []
+
+
+def test_extra_the_dockerfile_warms_removed_is_reported_not_an_error(base: Path, tmp_path: Path) -> None:
+    def drop(data):
+        del data["project"]["extras"]["fsdp"]
+        del data["lock"]["install_sets"]["fsdp"]
+        data["registry"]["actors"] = [a for a in data["registry"]["actors"] if "--extra fsdp" not in a["command"]]
+
+    report = diff_json(base, changed_copy(base, tmp_path, drop))
+    assert report["extras"] == {"added": [], "removed": ["fsdp"]}
+    assert "fsdp" in report["dockerfile"]["problems"]["new"] and report["dockerfile"]["problems"]["old"] is None
+    stale = [f["filter"] for f in report["filters"] if f["status"] == "no-match"]
+    assert stale == ["dtensor_policy_worker.DTensorPolicyWorker"]
+
+
+def test_snapshot_against_the_checkout_read_in_memory(reference: Path, base: Path, tmp_path: Path) -> None:
+    before = sorted(p.name for p in tmp_path.iterdir())
+    report = diff_json(base, reference, "--registry-facts", str(reference / "registry.json"))
+    assert report["new"]["kind"] == "checkout" and report["old"]["kind"] == "snapshot"
+    assert [k for k, v in report["summary"].items() if v] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_checkout_with_registry_modules_and_an_actor_moved_in_the_source(
+        reference: Path, base: Path, tmp_path: Path) -> None:
+    """A checkout whose registry is Python (tests/fixtures/registry/mirror, the reference's registry as
+    NeMo-RL writes it), read statically; the bump moves SyncRolloutActor to another module."""
+    new = tmp_path / "RL"
+    new.mkdir()
+    for name in ("pyproject.toml", "uv.lock"):
+        shutil.copy(reference / name, new / name)
+    shutil.copytree(REPO / "tests" / "fixtures" / "registry" / "mirror" / "nemo_rl", new / "nemo_rl")
+    registry = new / "nemo_rl" / "distributed" / "ray_actor_environment_registry.py"
+    old_fqn = "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor"
+    moved = "nemo_rl.experience.rollouts.sync_actor.SyncRolloutActor"
+    assert registry.read_text().count(f'"{old_fqn}"') == 1
+    registry.write_text(registry.read_text().replace(f'"{old_fqn}"', f'"{moved}"'))
+
+    report = diff_json(base, new)
+    assert report["new"]["kind"] == "checkout"
+    assert report["actors"]["renamed"] == [{
+        "old": old_fqn, "new": moved, "how": "moved module", "old_extras": ["vllm"], "new_extras": ["vllm"],
+        "old_prefetched_by": ["sync_rollout_actor.SyncRolloutActor"], "new_prefetched_by": [], "system": False}]
+    stale = [f["filter"] for f in report["filters"] if f["status"] == "no-match"]
+    assert stale == ["sync_rollout_actor.SyncRolloutActor"]
+    assert report["summary"]["packages_added"] == report["summary"]["packages_changed"] == 0
+
+
+def test_changed_copy_of_the_real_lock(reference: Path, base: Path, tmp_path: Path) -> None:
+    """Edit the real uv.lock as a bump would (ray re-versioned; a package the lock already holds added to
+    the fsdp extra), check uv still accepts it, and diff the reference's snapshot against it."""
+    if not UV.exists():
+        pytest.skip(f"uv not installed at {UV}")
+    new = tmp_path / "RL"
+    new.mkdir()
+    shutil.copy(reference / "pyproject.toml", new / "pyproject.toml")
+    lock = (reference / "uv.lock").read_text()
+    # ray's whole entry moves to the new version (its wheel file names too: uv checks them); hashes stay
+    start = lock.index('[[package]]\nname = "ray"\nversion = "2.56.1"\n')
+    end = lock.index("\n[[package]]", start)
+    assert lock[start:end].count("2.56.1") > 2
+    lock = lock[:start] + lock[start:end].replace("2.56.1", "2.57.0") + lock[end:]
+    root = lock.index('[[package]]\nname = "nemo-rl"\n')
+    fsdp = lock.index("\nfsdp = [\n", root) + len("\nfsdp = [\n")
+    lock = lock[:fsdp] + '    { name = "wget" },\n' + lock[fsdp:]
+    (new / "uv.lock").write_text(lock)
+
+    done = subprocess.run([str(UV), "export", "--frozen", "--no-hashes", "--no-emit-project", "--extra", "fsdp"],
+                          cwd=new, capture_output=True, text=True, timeout=120,
+                          env={"UV_NATIVE_TLS": "1", **os.environ, "UV_PYTHON_DOWNLOADS": "never", "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^ray==2\.57\.0", done.stdout, re.M) and re.search(r"^wget==", done.stdout, re.M)
+
+    report = diff_json(base, new, "--registry-facts", str(reference / "registry.json"))
+    fsdp_row = next(p for p in report["packages"] if p["extras"] == "fsdp")
+    assert [a["name"] for a in fsdp_row["added"]] == ["wget"]
+    for row in report["packages"]:
+        assert {"name": "ray", "old": "2.56.1", "new": "2.57.0"} in row["changed"], row["extras"]
+    assert report["summary"]["key_versions_changed"] == ["ray"]
+
+
+# ------------------------------------------------------------------------------------------ output forms
+
+def test_markdown_and_the_job_summary(base: Path, tmp_path: Path) -> None:
+    def bump(data):
+        [key] = _keys_named(data, "ray")
+        _replace_package(data, key, "ray==2.57.0", version="2.57.0")
+
+    new = changed_copy(base, tmp_path, bump)
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("## earlier step\n")
+    run = docgen("diff", str(base), str(new), "--summary", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("OLD ")   # stdout keeps the chosen format (text)
+    md = docgen("diff", str(base), str(new), "--format", "markdown").stdout
+    assert summary.read_text() == "## earlier step\n" + md   # appended, not replaced
+    assert md.startswith("### NeMo-RL bump") and "| **ray** | 2.56.1 | 2.57.0 |" in md
+    assert "| torch | 2.11.0+cu130 | 2.11.0+cu130 |" in md
+    assert "<details><summary><code>vllm</code> package changes</summary>" in md and "! ray 2.56.1 -> 2.57.0" in md
+
+
+@pytest.mark.parametrize(("args", "env", "message"), [
+    (["{base}", "{tmp}/absent.json"], {}, r"absent\.json: no such snapshot file or RL checkout folder"),
+    (["{base}", "{tmp}/bad.json"], {}, r"bad\.json:3: not valid JSON"),
+    (["{base}", "{tmp}/other.json"], {}, r"other\.json:1: unsupported snapshot format"),
+    (["{base}", "{tmp}"], {}, r"pyproject\.toml: missing"),
+    (["{base}", "{base}", "--registry-facts", "{base}"], {}, r"neither OLD nor NEW is an RL checkout folder"),
+    (["{base}", "{base}", "--new-registry-facts", "{base}"], {}, r"registry facts apply to an RL checkout folder"),
+    (["{base}", "{base}", "--summary"], {"GITHUB_STEP_SUMMARY": ""}, r"--summary: the variable is not set"),
+    (["{base}", "{base}", "--dockerfile", "{tmp}/absent.Dockerfile"], {}, r"absent\.Dockerfile: cannot read"),
+])
+def test_bad_input_exits_2_naming_the_file(base: Path, tmp_path: Path, args, env, message) -> None:
+    (tmp_path / "bad.json").write_text('{\n "format": 1,\n "lock": ]\n}\n')
+    (tmp_path / "other.json").write_text('{"format": 99}\n')
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    run = docgen("diff", *[a.format(base=base, tmp=tmp_path) for a in args], env=env)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert re.search(message, run.stderr) and "Traceback" not in run.stderr, run.stderr
+    assert run.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == listing
+
+
+# ------------------------------------------------------------------------- workspaces locked by real uv
+
+def _uv_lock(ws: Path) -> None:
+    # the test's own interpreter: the one uv is sure to find on any machine that runs the tests
+    env = {"UV_NATIVE_TLS": "1", **os.environ, "UV_PYTHON_DOWNLOADS": "never", "NO_COLOR": "1"}
+    done = subprocess.run([str(UV), "lock", "--python", sys.executable], cwd=ws, env=env, capture_output=True,
+                          text=True, timeout=300)
+    if done.returncode != 0:
+        if re.search(r"(?i)connect|network|dns|timed out|failed to fetch|error sending request", done.stderr):
+            pytest.skip(f"uv cannot reach the package index: {done.stderr.strip()[-300:]}")
+        pytest.fail(f"uv lock failed:\n{done.stderr}")
+
+
+@pytest.fixture(scope="module")
+def locked_before(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not UV.exists():
+        pytest.skip(f"uv not installed at {UV}")
+    ws = tmp_path_factory.mktemp("diffws") / "before"
+    shutil.copytree(WORKSPACE, ws)
+    _uv_lock(ws)
+    return ws
+
+
+def _py_now() -> str:
+    major, minor, micro = sys.version_info[:3]
+    return f">={major}.{minor}.{micro},<{major}.{minor + 1}"
+
+
+# (what a maintainer changes in pyproject.toml, the lines replaced)
+BUMPS = {
+    "package-added-to-vllm": ('vllm = ["iniconfig==2.0.0"]', 'vllm = ["iniconfig==2.0.0", "tomli==2.0.1"]'),
+    "version-bump": ('fsdp = ["packaging==24.0"]', 'fsdp = ["packaging==24.1"]'),
+    "python-bump": ('requires-python = ">=3.11"', None),
+    "mcore-drops-te-lib": ('mcore = ["pluggy==1.4.0", "te-lib"]', 'mcore = ["pluggy==1.4.0"]'),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bump", sorted(BUMPS))
+def test_workspace_relocked_by_uv(locked_before: Path, tmp_path: Path, bump: str) -> None:
+    after = tmp_path / "after"
+    shutil.copytree(locked_before, after)
+    pyproject = after / "pyproject.toml"
+    old_line, new_line = BUMPS[bump]
+    new_line = new_line or f'requires-python = "{_py_now()}"'
+    text = pyproject.read_text()
+    assert old_line in text
+    pyproject.write_text(text.replace(old_line, new_line))
+    _uv_lock(after)
+
+    facts = str(WORKSPACE / "registry.json")
+    report = diff_json(locked_before, after, "--registry-facts", facts, "--dockerfile", str(WORKSPACE / "Dockerfile"))
+    rows = {p["extras"]: p for p in report["packages"]}
+    assert sorted(rows) == ["automodel", "fsdp", "mcore", "nemo-gym", "vllm"]
+    assert [f["status"] for f in report["filters"]] == ["ok"] * 5 and report["actors"]["added"] == []
+    changed = {e: (p["added"], p["removed"], p["changed"]) for e, p in rows.items()
+               if p["added"] or p["removed"] or p["changed"]}
+    shared = report["shared_builds"]
+    if bump == "package-added-to-vllm":
+        assert changed == {"vllm": ([{"name": "tomli", "version": "2.0.1"}], [], [])}
+    elif bump == "version-bump":
+        assert changed == {"fsdp": ([], [], [{"name": "packaging", "old": "24.0", "new": "24.1"}])}
+    elif bump == "python-bump":
+        assert changed == {}
+        py = next(k for k in report["key_versions"] if k["name"] == "python")
+        assert py["changed"] and (py["old"]["requires_python"], py["new"]["requires_python"]) == (">=3.11", _py_now())
+    else:
+        assert changed == {"mcore": ([], [{"name": "te-lib", "version": "2.15.0"}], [])}
+        assert shared["lost"] == [{"package": "te-lib", "old": [{"version": "2.15.0", "source": "directory te-lib",
+                                                         "extras": ["automodel", "mcore"]}]}]
+    if bump != "mcore-drops-te-lib":
+        assert shared == {"gained": [], "lost": [], "changed": []}
