@@ -9,8 +9,8 @@ Three sources of OLD/NEW pairs:
 - a small workspace (tests/fixtures/diffws) locked by real `uv lock` before and after a change made in its
   pyproject.toml, so the lock is the one uv writes.
 
-The reference is found at $NEMO_RL_REF_DIR, else ../shared/nemo-rl-ref beside the repository; without it
-those tests skip, unless NMP_REQUIRE_REFERENCE=1 makes them fail.
+The reference is found by tests/reference.py ($NEMO_RL_REF_DIR, else ../shared/nemo-rl-ref beside the
+repository); without it those tests skip, unless NMP_REQUIRE_REFERENCE=1 makes them fail.
 """
 
 from __future__ import annotations
@@ -51,14 +51,10 @@ def diff_json(old: Path, new: Path, *extra: str) -> dict:
 
 @pytest.fixture(scope="session")
 def reference() -> Path:
-    path = Path(os.environ.get("NEMO_RL_REF_DIR") or REPO.parent / "shared" / "nemo-rl-ref")
-    missing = [n for n in ("pyproject.toml", "uv.lock", "registry.json") if not (path / n).is_file()]
-    if missing:
-        reason = f"the NeMo-RL reference is not at {path} (lacks {', '.join(missing)}; set NEMO_RL_REF_DIR)"
-        if os.environ.get("NMP_REQUIRE_REFERENCE") == "1":
-            pytest.fail(f"{reason} and NMP_REQUIRE_REFERENCE=1")
-        pytest.skip(reason)
-    return path
+    from tests.reference import NEMO_RL_REF, REASON, reference_present
+    if not reference_present() or not (NEMO_RL_REF / "registry.json").is_file():
+        pytest.skip(REASON)
+    return NEMO_RL_REF
 
 
 @pytest.fixture(scope="session")
