@@ -39,3 +39,12 @@ target "hermetic" {
   tags   = ["nmp-rl-base:hermetic"]
   output = ["type=docker"]
 }
+
+// The hermetic image plus the Gym environment venv layer: one venv per stand-in Gym server under /opt/gym_venvs.
+target "hermetic-gym" {
+  inherits = ["hermetic"]
+  args = {
+    NEMO_GYM_PREFETCH_CONFIGS = "resources_servers/standin_echo/configs/standin_echo.yaml"
+  }
+  tags = ["nmp-rl-base:hermetic-gym"]
+}
