@@ -77,3 +77,13 @@ def test_gym_servers_get_a_venv_each(docker_client, cold_gym_build):
     assert result == "{'observation': 7}", out
     assert real.startswith("/opt/uv_cache/"), out
     assert "Permission denied" in denied and refused == "refused", out
+
+
+def test_gym_step_fails_when_it_leaves_more_than_the_limit_in_the_gym_tree():
+    # The stand-in's server leaves nothing in the Gym tree (0 MiB), so only a negative limit trips the
+    # guard here; what this shows is that the step checks the tree after the prefetch and fails the build.
+    proc = bake("hermetic-gym", "--set", "hermetic-gym.args.NEMO_GYM_INTREE_MAX_MIB=-1",
+                "--set", "hermetic-gym.output=type=cacheonly", "--set", f"hermetic-gym.tags={GYM_TAG}")
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert "the Gym venv prefetch grew 3rdparty/Gym-workspace/Gym by 0 MiB (limit -1)" in proc.stdout, proc.stdout[-3000:]
+    assert "Prefetching Gym server standin_echo" in proc.stdout
