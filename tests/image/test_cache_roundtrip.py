@@ -41,9 +41,12 @@ def private_engine(hermetic_image):
     if os.geteuid() != 0 or not shutil.which(DOCKERD) or not shutil.which("ip"):
         pytest.skip("needs root, dockerd and ip to start a private engine")
     state = Path(tempfile.mkdtemp(prefix="nmpc-", dir="/tmp"))  # short: unix socket paths are limited
+    # A bridge of its own: never `--bridge=none`, with which dockerd deletes the host's docker0 (the shared
+    # engine's default bridge) on start.
     bridge = f"nmpc{os.getpid() % 100000}"
     host = f"unix://{state}/docker.sock"
     (state / "daemon.json").write_text('{"features": {"containerd-snapshotter": true}}\n')
+    had_docker0 = _run("ip", "link", "show", "docker0").returncode == 0
     made = _run("ip", "link", "add", bridge, "type", "bridge")
     if made.returncode != 0:
         shutil.rmtree(state, ignore_errors=True)
@@ -80,6 +83,8 @@ def private_engine(hermetic_image):
                 daemon.wait()
         _run("ip", "link", "del", bridge)
         shutil.rmtree(state, ignore_errors=True)
+        if had_docker0 and _run("ip", "link", "show", "docker0").returncode != 0:
+            pytest.fail("the private engine removed the host's docker0 bridge")
 
 
 def bake_on(env: dict, state: Path, *args: str) -> dict[str, str]:
