@@ -1,4 +1,4 @@
-// Build targets for Dockerfile.nmp-rl-base (Docker Engine 28+, buildx docker driver).
+// Build targets for Dockerfile.nmp-rl-base (Docker Engine 28.5.0+, see scripts/check-engine).
 //   docker buildx bake production   NeMo-RL from git, NVIDIA base image, managed Python, CMake download
 //   docker buildx bake hermetic     no registry, no GitHub: local base/uv images (scripts/make-local-images)
 //                                   and the stand-in RL workspace (docgen standin --out build/standin)
@@ -12,19 +12,36 @@ variable "CACERT" {
   default = "/etc/ssl/certs/ca-certificates.crt"
 }
 
+// Registry refs of the production build cache, for builds on a shared BuildKit (remote or Kubernetes
+// driver: `docker buildx bake --builder NAME production`). Empty: no cache import or export.
+variable "CACHE_FROM_REF" {
+  default = ""
+}
+variable "CACHE_TO_REF" {
+  default = ""
+}
+
 group "default" {
   targets = ["production"]
 }
 
-target "production" {
+// What every target builds; production and hermetic differ only in their inputs and cache.
+target "_image" {
   context    = "."
   dockerfile = "Dockerfile.nmp-rl-base"
   target     = "nmp-rl-base"
+}
+
+target "production" {
+  inherits   = ["_image"]
   tags       = ["nmp-rl-base:latest"]
+  // mode=max also exports the builder stage's layers, which hold the expensive warm-up.
+  cache-from = CACHE_FROM_REF == "" ? [] : ["type=registry,ref=${CACHE_FROM_REF}"]
+  cache-to   = CACHE_TO_REF == "" ? [] : ["type=registry,ref=${CACHE_TO_REF},mode=max"]
 }
 
 target "hermetic" {
-  inherits = ["production"]
+  inherits = ["_image"]
   contexts = {
     nemo-rl = "${STANDIN_DIR}"
   }
@@ -38,4 +55,13 @@ target "hermetic" {
   secret = ["id=cacert,src=${CACERT}"]
   tags   = ["nmp-rl-base:hermetic"]
   output = ["type=docker"]
+}
+
+// The hermetic image plus the Gym environment venv layer: one venv per stand-in Gym server under /opt/gym_venvs.
+target "hermetic-gym" {
+  inherits = ["hermetic"]
+  args = {
+    NEMO_GYM_PREFETCH_CONFIGS = "resources_servers/standin_echo/configs/standin_echo.yaml"
+  }
+  tags = ["nmp-rl-base:hermetic-gym"]
 }

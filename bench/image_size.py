@@ -1,11 +1,14 @@
 """Measure the built hermetic image and record the figures the docs' image-size block renders.
 
-    .venv/bin/python bench/image_size.py            # print the measurement
-    .venv/bin/python bench/image_size.py --record   # also write docs/data/image-size.json, then `docgen write`
+    .venv/bin/python bench/image_size.py [--tag TAG]            # print the measurement
+    .venv/bin/python bench/image_size.py [--tag TAG] --record   # also write docs/data/image-size.json, then `docgen write`
 
-The size is what `docker image inspect` reports; the parts are `du` of the big directories inside the
-image (symlinks counted as links, so a venv that links into the uv cache costs only its links). Production
-figures are not measured here: add them under "production" with the date and place they were measured.
+The size is what `docker image inspect` reports; the parts and the venvs are `du` of directories inside
+the image (symlinks counted as links, so a venv that links into the uv cache costs only its links); the
+layers are `docker history` in build order. The record names the image ID and the digest of the
+Dockerfile it was built from (the digest docgen's block stamps use), so the page can tell when the
+figures describe an older Dockerfile. Production figures are not measured here: add them under
+"production" with the date and place they were measured.
 """
 
 from __future__ import annotations
@@ -22,6 +25,31 @@ RECORD = ROOT / "docs/data/image-size.json"
 DOCKER = "/usr/bin/docker"
 TAG = "nmp-rl-base:hermetic"
 PARTS = ("/opt/uv_cache", "/opt/ray_venvs", "/opt/nemo_rl_venv", "/opt/nemo-rl", "/opt/gym_venvs")
+VENVS = "/opt/nemo_rl_venv /opt/ray_venvs/*/ /opt/gym_venvs/*/"
+MAX_STEP = 60
+
+
+def step_label(created_by: str) -> str:
+    """A short name for a layer from its history entry: the instruction and its first real command."""
+    if not created_by.strip():
+        return "base image"
+    text = created_by.replace(" # buildkit", "")
+    if text.startswith("COPY"):
+        return " ".join(w for w in text.split() if not w.startswith("--"))[:MAX_STEP]
+    # RUN: skip the build-arg prefix and the boilerplate lines every step starts with
+    lines = [l.strip() for l in text.splitlines()[1:]]
+    boring = ("umask", "if [ -f /run/secrets", "export ", "set ", "EOF", "fi", "#")
+    first = next((l for l in lines if l and not l.startswith(boring)), "")
+    return f"RUN {first}"[:MAX_STEP]
+
+
+def dockerfile_digest() -> str:
+    """The digest docgen's block stamps give this checkout's Dockerfile."""
+    sys.path.insert(0, str(ROOT))
+    from docgen.blocks.facts import InputDigests
+    from docgen.model import load_model
+    from docgen.render.generators import RenderInputs
+    return InputDigests(RenderInputs(load_model(ROOT / "Dockerfile.nmp-rl-base", ROOT / "snapshot/nemo-rl.json")))["dockerfile"]
 
 
 def measure(tag: str = TAG) -> dict:
@@ -30,20 +58,32 @@ def measure(tag: str = TAG) -> dict:
     du = subprocess.run([DOCKER, "run", "--rm", "--network", "none", "--entrypoint", "du", tag, "-sb", *PARTS],
                         check=True, capture_output=True, text=True).stdout
     parts = {path: int(size) for size, path in (line.split("\t", 1) for line in du.splitlines())}
+    du = subprocess.run([DOCKER, "run", "--rm", "--network", "none", "--entrypoint", "bash", tag, "-c",
+                         f"shopt -s nullglob; du -sb {VENVS}"], check=True, capture_output=True, text=True).stdout
+    venvs = {path.rstrip("/"): int(size) for size, path in (line.split("\t", 1) for line in du.splitlines())}
+    history = subprocess.run([DOCKER, "image", "history", "--no-trunc", "--human=false", "--format", "{{json .}}", tag],
+                             check=True, capture_output=True, text=True).stdout
+    layers = [{"step": step_label(h["CreatedBy"]), "bytes": int(h["Size"])}
+              for h in reversed([json.loads(line) for line in history.splitlines()]) if int(h["Size"])]
     return {
         "image": tag,
+        "image_id": inspect["Id"],
+        "dockerfile_digest": dockerfile_digest(),
         "platform": f"{inspect['Os']}/{inspect['Architecture']}",
         "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "size_bytes": int(inspect["Size"]),
         "parts": parts,
+        "venvs": venvs,
+        "layers": layers,
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--record", action="store_true", help=f"write {RECORD.relative_to(ROOT)}")
+    ap.add_argument("--tag", default=TAG, help=f"image to measure (default {TAG})")
     args = ap.parse_args()
-    figures = measure()
+    figures = measure(args.tag)
     if args.record:
         previous = json.loads(RECORD.read_text()) if RECORD.exists() else {}
         if "production" in previous:  # measured elsewhere: keep it as it was recorded

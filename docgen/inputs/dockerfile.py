@@ -567,6 +567,8 @@ def _prefetch(shell: list[_ShellCommand], path: str, last_line: int | None) -> P
         script = next((i for i, t in enumerate(tokens) if t.endswith("prefetch_venvs.py")), None)
         if script is None:
             continue  # only mentioned, e.g. inside an echo'd string
+        if "examples/nemo_gym/" in tokens[script]:
+            continue  # the Gym environment-server prefetch, not the actor prefetch
         filters, negative, target = [], [], None
         for word in tokens[script + 1 :]:
             if word in _SHELL_OPERATORS:

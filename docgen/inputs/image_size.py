@@ -32,4 +32,14 @@ def load_image_size(path: Path, shown: str) -> dict | None:
         check_size(name, value)
     if (data.get("production") or {}).get("size_bytes") is not None:
         check_size("size_bytes", data["production"]["size_bytes"])
+    if data.get("venvs") is not None and not isinstance(data["venvs"], dict):
+        raise fail("venvs", f"venvs: expected a JSON object, got {data['venvs']!r}")
+    for name, value in (data.get("venvs") or {}).items():
+        check_size(name, value)
+    layers = data.get("layers")
+    if layers is not None and not (isinstance(layers, list) and all(
+            isinstance(l, dict) and isinstance(l.get("step"), str) for l in layers)):
+        raise fail("layers", 'layers: expected a list of {"step": ..., "bytes": ...} objects')
+    for layer in layers or ():
+        check_size("layers", layer.get("bytes"))
     return data

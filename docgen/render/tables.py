@@ -266,4 +266,6 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
                 + human_size(production["size_bytes"]) + ".\n")
     else:
         out += "\nNo production figure is recorded: add one under `production` (size_bytes, measured_at, where).\n"
-    return out
+    from docgen.render.size_chart import size_charts
+    charts = size_charts(model, measurement)
+    return out + ("\n" + charts if charts else "")

@@ -30,6 +30,9 @@ REQUIRES_PYTHON = ">=3.11"  # the host's 3.11 locks it, the image's 3.13 runs it
 DEFAULT_VERSION = "0.0.0"  # editable upstream members have dynamic versions the lock does not record
 STANDIN_PACKAGES_DIR = "3rdparty/standin-packages"
 GYM_NAME = "nemo-gym"
+GYM_SERVER = "standin_echo"  # the one Gym environment server of the stand-in
+GYM_SERVER_HELPER = "standin-echo-helper"  # its one requirement, a local package
+GYM_PREFETCH = "examples/nemo_gym/prefetch_venvs.py"
 # vLLM gets a few modules in sub-packages so a copied tree has depth (the image replaces it by a real copy).
 VLLM_MODULES = ("engine/__init__.py", "engine/llm_engine.py", "model_executor/__init__.py",
                 "model_executor/layers.py", "worker/__init__.py")
@@ -185,8 +188,33 @@ def _files(snapshot) -> dict[str, str]:
         files[pkg_init] = ""
     files.update(render_registry_source(snapshot.registry))
     files["nemo_rl/utils/prefetch_venvs.py"] = (FILES / "prefetch_venvs.py").read_text()
+    files.update(_gym_server_files(gym_path, backend))
     files["tools/generate_fingerprint.py"] = (FILES / "generate_fingerprint.py").read_text()
     return files
+
+
+def _gym_server_files(gym_path: str, backend: str) -> dict[str, str]:
+    """One small Gym environment server with its own requirements, and the Gym venv prefetch tool.
+
+    Laid out as NeMo-Gym lays out its servers (resources_servers/<server>/{app.py, requirements.txt,
+    configs/<server>.yaml}), so the image's Gym venv step can be built and checked here. Its one
+    requirement is a local package, so installing it needs no index.
+    """
+    server = f"{gym_path}/resources_servers/{GYM_SERVER}"
+    helper = f"{server}/{GYM_SERVER_HELPER}"
+    module = GYM_SERVER_HELPER.replace("-", "_")
+    return {
+        f"{server}/app.py": f'"""Stand-in Gym environment server: echoes the action as the observation."""\n\n'
+                            f"import {module}\n\n\ndef step(action):\n    return {module}.echo(action)\n",
+        f"{server}/requirements.txt": f"./{GYM_SERVER_HELPER}\n",
+        f"{server}/configs/{GYM_SERVER}.yaml": (f"{GYM_SERVER}:\n  resources_servers:\n    {GYM_SERVER}:\n"
+                                                 f"      entrypoint: app.py\n"),
+        f"{helper}/pyproject.toml": _package_pyproject(GYM_SERVER_HELPER, "0.1.0", [module]),
+        f"{helper}/{BACKEND}.py": backend,
+        f"{helper}/{module}/__init__.py": '"""Stand-in dependency of the stand-in Gym server."""\n\n'
+                                          "def echo(action):\n    return {'observation': action}\n",
+        GYM_PREFETCH: (FILES / "gym_prefetch_venvs.py").read_text(),
+    }
 
 
 def _uv() -> str:
@@ -215,7 +243,7 @@ def generate(snapshot, out: Path, *, lock: bool = True) -> None:
             path = tmp / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-        for script in ("nemo_rl/utils/prefetch_venvs.py", "tools/generate_fingerprint.py"):
+        for script in ("nemo_rl/utils/prefetch_venvs.py", "tools/generate_fingerprint.py", GYM_PREFETCH):
             (tmp / script).chmod(0o755)
         if lock:
             _lock(tmp)

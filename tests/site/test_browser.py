@@ -16,7 +16,7 @@ ALL_RENDERED = ("(() => { const d = [...document.querySelectorAll('div.mermaid')
                 " return d.length > 0 && d.every(e => e.querySelector('svg')); })()")
 SVG_FACTS = ("[...document.querySelectorAll('div.mermaid')].map(d => { const s = d.querySelector('svg');"
              " return {role: s.getAttribute('aria-roledescription'), text: s.textContent,"
-             " nodes: s.querySelectorAll('g.node, g.actor, rect.actor, text.actor').length}; })")
+             " nodes: s.querySelectorAll('g.node, g.actor, rect.actor, text.actor, g.plot rect').length}; })")
 
 
 def _requests(events):

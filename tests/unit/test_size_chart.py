@@ -1,0 +1,66 @@
+"""The size charts of the image-size block, and the record fields they read."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from docgen.errors import InputError
+from docgen.inputs.image_size import load_image_size
+from docgen.render.generators import RenderInputs, render_block
+from docgen.render.size_chart import dockerfile_digest
+from tests.unit.blocks_fixtures import small_model
+
+
+@pytest.fixture
+def model(tmp_path):
+    return small_model(tmp_path)
+
+
+def record(model, **extra) -> dict:
+    return {"size_bytes": 3000, "image_id": "sha256:abc", "dockerfile_digest": dockerfile_digest(model),
+            "layers": [{"step": 'RUN echo "a, b" [x]', "bytes": 2000}, {"step": "COPY . ./", "bytes": 0},
+                       {"step": "COPY 3rdparty/ 3rdparty/", "bytes": 1000}],
+            "venvs": {"/opt/ray_venvs/pkg.mod.WorkerA": 500, "/opt/nemo_rl_venv": 700}, **extra}
+
+
+def charts(markdown: str) -> list[str]:
+    return [block.split("```", 1)[0] for block in markdown.split("```mermaid\n")[1:]]
+
+
+def test_layers_and_venvs_become_two_bar_charts(model):
+    out = render_block("image-size", {}, RenderInputs(model, record(model)))
+    layers, venvs = charts(out)
+    assert layers.startswith("xychart-beta horizontal\n")
+    # empty layers are left out; quotes, commas and brackets never reach mermaid's label list
+    assert 'x-axis ["RUN echo a b x", "COPY 3rdparty/ 3rdparty/"]' in layers
+    assert "bar [2.0, 1.0]" in layers
+    assert 'x-axis ["nemo_rl_venv", "WorkerA"]' in venvs and "bar [0.7, 0.5]" in venvs
+    assert "built from the current Dockerfile" in out and "sha256:abc" in out
+
+
+def test_a_record_of_another_dockerfile_says_so(model):
+    out = render_block("image-size", {}, RenderInputs(model, record(model, dockerfile_digest="0000dead")))
+    assert "built from an earlier Dockerfile (digest `0000dead`" in out
+    assert "re-run `bench/image_size.py --record`" in out
+
+
+def test_a_record_without_layers_or_venvs_has_no_chart(model):
+    out = render_block("image-size", {}, RenderInputs(model, {"size_bytes": 5}))
+    assert "```mermaid" not in out
+
+
+@pytest.mark.parametrize("bad", [
+    {"layers": {"step": "x", "bytes": 1}},
+    {"layers": [{"bytes": 1}]},
+    {"layers": [{"step": "x", "bytes": -1}]},
+    {"venvs": [1]},
+    {"venvs": {"/opt/v": "1 MB"}},
+])
+def test_malformed_chart_fields_are_bad_input(bad, tmp_path):
+    path = tmp_path / "image-size.json"
+    path.write_text(json.dumps({"size_bytes": 1, **bad}, indent=1) + "\n")
+    with pytest.raises(InputError) as err:
+        load_image_size(path, "docs/data/image-size.json")
+    assert err.value.line and err.value.line > 1
