@@ -239,7 +239,8 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     syntax_line, directive_lines, escape = _directives(lines, path)
     continuation = _ESCAPE_CONTINUATIONS[escape]
     stages, instructions = _stages(_instructions(lines, path, directive_lines, escape), path)
-    shell = [cmd for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines, continuation)]
+    runs = [(ins, cmd) for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines, continuation)]
+    shell = [cmd for _, cmd in runs]
     calls, gym = _prefetch_calls(shell, path)
     verify, verify_notes = _verify(shell, path)
     not_prefetched, not_prefetched_notes = _not_prefetched(lines)
@@ -260,7 +261,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
                            if "docgen:" in line and (m := MIXED_DECLARATION.match(line))),
         prefetch_calls=calls,
         gym_prefetch=gym,
-        pip_installs=tuple(p for cmd in shell for p in _pip_installs(cmd, path)),
+        pip_installs=tuple(p for ins, cmd in runs for p in _pip_installs(cmd, path, ins.comment)),
         mapping=_mapping_rows(lines, filters) if filters else (),
         notes=verify_notes + not_prefetched_notes,
     )
@@ -800,12 +801,14 @@ _PIP_VALUE_OPTIONS = frozenset(
 _REQUIREMENT_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*(.*)$")
 
 
-def _pip_installs(cmd: _ShellCommand, path: str) -> list[PipInstall]:
+def _pip_installs(cmd: _ShellCommand, path: str, run_comment: str = "") -> list[PipInstall]:
+    """`uv pip install` commands; the reason is the command's trailing comment, else the comment lines
+    directly above it in the script, else the Dockerfile comment above its RUN."""
     pattern = r"\buv\s+pip\s+install\b"
     if "pip" not in cmd.code or not re.search(pattern, cmd.code):
         return []
     found = []
-    reason = cmd.comment or cmd.above
+    reason = cmd.comment or cmd.above or run_comment
     for rest in _after_located(cmd.located_tokens(path, pattern), "uv", "pip", "install"):
         python, no_deps, packages = None, False, []
         words = iter(rest)

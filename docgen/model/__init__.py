@@ -335,9 +335,21 @@ def expand(text: str, values: dict[str, str]) -> str:
     return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
 
 
-def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, project_name: str) -> tuple[DriverInstall, ...]:
+def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, snapshot: "Snapshot") -> tuple[DriverInstall, ...]:
     """Packages `uv pip install` puts into the driver venv: its --python names the driver venv (or its
-    interpreter), or it has no --python and VIRTUAL_ENV is the driver venv."""
+    interpreter), or it has no --python and VIRTUAL_ENV is the driver venv. An editable path is named by
+    the package the lock keeps at that path (`.` is NeMo-RL itself)."""
+    workdirs = [ins.args.strip().rstrip("/") for ins in dockerfile.instructions if ins.keyword == "WORKDIR"]
+    by_path = {p.source.removeprefix("editable+").strip("/"): p.name
+               for p in snapshot.packages.values() if p.editable}
+
+    def editable_name(path: str) -> str:
+        rel = path.rstrip("/")
+        for workdir in workdirs:
+            rel = rel.removeprefix(workdir + "/") if rel != workdir else "."
+        rel = rel.removeprefix("./") or "."
+        return snapshot.project_name if rel == "." else by_path.get(rel, path)
+
     venv = driver_venv.rstrip("/")
     targets = {venv, venv + "/bin/python", venv + "/bin/python3"}
     out = []
@@ -351,7 +363,7 @@ def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, project_
         if python is None or python.rstrip("/") not in targets:
             continue
         for req in install.packages:
-            name = project_name if req.editable and req.name.rstrip("/") in (".", "") else req.name
+            name = editable_name(req.name) if req.editable else req.name
             out.append(DriverInstall(package=name, pin=req.pin, editable=req.editable, no_deps=install.no_deps,
                                      reason=" ".join(install.reason.split()), line=req.line, spec=req.spec))
     return tuple(out)
@@ -448,7 +460,7 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
         extras_defined=tuple(snapshot.extras),
         extras_not_warmed=tuple(e for e in snapshot.extras if normalize(e) not in warmed),
         gym=gym_venvs_of(dockerfile),
-        driver_installs=driver_installs_of(dockerfile, driver_venv_of(dockerfile), snapshot.project_name),
+        driver_installs=driver_installs_of(dockerfile, driver_venv_of(dockerfile), snapshot),
     )
 
 

@@ -23,6 +23,15 @@ def inventory_text(model: "ImageModel") -> str:
         out.append(f"  not {f.text}  (removes {len(f.actors)})")
     out += ["", "Venvs:"]
     out += [f"  {v.path}  [{', '.join(v.extras) or 'base'}]" for v in model.venvs]
+    for g in model.gym:
+        default = "(none)" if g.default is None else repr(g.default)
+        count = g.venvs_by_default if g.venvs_by_default is not None else f"one per server of {len(g.configs)} configs"
+        out += ["", f"Gym environment venvs in {g.venv_dir}: {count} by default",
+                f"  {g.script} driven by {g.arg or 'literal configs'} (default {default})"]
+    if model.driver_installs:
+        out += ["", "Installed into the driver venv after the syncs:"]
+        out += [f"  {d.package}{d.pin or ''}{' (editable)' if d.editable else ''}{' --no-deps' if d.no_deps else ''}"
+                + (f"  # {d.reason}" if d.reason else "") for d in model.driver_installs]
     out += ["", f"Extras warmed: {', '.join(model.warm_extras) or '(none)'}",
             f"Extras not warmed: {', '.join(model.extras_not_warmed) or '(none)'}"]
     if model.shared_builds:
