@@ -45,7 +45,8 @@ def check_prefetch_present(model: "ImageModel") -> list[Finding]:
     its venv on the node at first use. Said once, so the docs' claims are read against that."""
     if model.dockerfile.prefetch_calls:
         return []
-    return [Finding(model.dockerfile.path, None, "prefetch-call",
+    instructions = model.dockerfile.instructions
+    return [Finding(model.dockerfile.path, instructions[-1].end_line if instructions else None, "prefetch-call",
                     "no RUN calls NeMo-RL's prefetch_venvs.py: the image prefetches no worker venvs")]
 
 
@@ -148,7 +149,7 @@ def check_not_prefetched_list(model: "ImageModel") -> list[Finding]:
     path, listed = model.dockerfile.path, model.dockerfile.not_prefetched
     computed = [s.actor for s in model.not_prefetched]
     if listed is None:
-        return [Finding(path, None, "not-prefetched-list",
+        return [Finding(path, _prefetch_line(model), "not-prefetched-list",
                         "no `# Not prefetched` comment; these uv actors get no venv: " + ", ".join(computed))
                 ] if computed else []
     names = [fqn for fqn, _ in listed.actors]
@@ -156,7 +157,8 @@ def check_not_prefetched_list(model: "ImageModel") -> list[Finding]:
     system = {a.fqn for a in model.system_actors}
     found = []
     prose_words = _words(listed.prose)
-    missing = [a for a in computed if a not in names and not (prose_words & _fqn_words(a))]
+    extras = {s.actor: s.extras for s in model.not_prefetched}
+    missing = [a for a in computed if a not in names and not (prose_words & (_fqn_words(a) | _words(" ".join(extras[a]))))]
     if missing:
         found.append(Finding(path, listed.line, "not-prefetched-list",
                              "the `# Not prefetched` list omits actors that get no venv: " + ", ".join(missing)))
