@@ -878,3 +878,31 @@ def test_heredoc_markers_agree_with_buildkit(docker_buildx, tmp_path, text, name
     dockerfile.write_text("FROM scratch\n" + text + PREFETCH_TAIL)
     _buildx_call("outline", dockerfile=dockerfile)
     assert tuple(doc.name for ins in read_dockerfile(dockerfile).instructions for doc in ins.heredocs) == names
+
+
+# ---- huge inputs: every scan is linear (bench/dockerfile_reader.py times them) -----------------------
+
+
+@pytest.mark.timeout(120)  # a guard against a quadratic scan coming back, not a timing assertion
+def test_huge_arg_values_and_backtick_lines_are_read_whole():
+    ten_mb = "a" * 10_000_000
+    facts = parse_dockerfile(f"FROM d\nARG X={ten_mb}\nARG Y=\"{'b c' * 300_000}\"\n" + PREFETCH_TAIL, "big")
+    assert [(a.name, len(a.default), a.line) for a in facts.args] == [("X", 10_000_000, 2), ("Y", 900_000, 3)]
+    ticks = "`" * 2_000_000
+    for text in (f"FROM d\nRUN echo {ticks}\n", f"# escape=`\nFROM d\nRUN echo {ticks}\n   && true\n",
+                 f"FROM d\nRUN <<EOF\necho {ticks} # why\nuv sync --extra vllm  # warm\nEOF\n"):
+        facts = parse_dockerfile(text + PREFETCH_TAIL, "big")
+        runs = [ins for ins in facts.instructions if ins.keyword == "RUN"]
+        assert len(runs) == 2 and ticks[:-1] in runs[0].args + "".join(d.body for d in runs[0].heredocs)  # ` escape: last one continues
+    assert [(w.extras, w.comment) for w in facts.warm_syncs] == [(("vllm",), "warm")]
+
+
+@pytest.mark.timeout(120)
+def test_huge_filter_and_loop_lists_keep_their_lines():
+    filters = [f"f{i}.A" for i in range(50_000)]
+    text = ("FROM d\nRUN python tools/prefetch_venvs.py \\\n" + "".join(f"  {f} \\\n" for f in filters) + "  && true\n"
+            "RUN for actor in " + " ".join(f"a{i}.B" for i in range(50_000)) + "; do true; done\n")
+    facts = parse_dockerfile(text, "big")
+    assert facts.prefetch.filters == tuple(filters)
+    assert facts.prefetch.filter_lines == tuple(range(3, 3 + len(filters)))
+    assert len(facts.verify.actors) == 50_000 and facts.verify.line == 3 + len(filters) + 1
