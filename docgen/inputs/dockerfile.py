@@ -363,9 +363,9 @@ _CHUNK = re.compile(
 _DQ_ESCAPE = re.compile(r'\\([\\"$`])')
 
 
-def _chunks(text: str):
+def _chunks(text: str, pos: int = 0):
     """(kind, start, end) of each chunk; kind "open" is a quote never closed or a lone final backslash."""
-    pos, end = 0, len(text)
+    end = len(text)
     while pos < end:
         match = _CHUNK.match(text, pos)
         assert match is not None  # every character starts some alternative
@@ -606,41 +606,86 @@ class _ShellCommand(NamedTuple):
 
 def _split_comment(line: str) -> tuple[str, str]:
     """Split a shell line at an unquoted ``#`` that starts a word: (code, comment text)."""
-    if "#" not in line:
-        return line, ""
-    for kind, begin, _ in _chunks(line):
+    code, comment, _ = _scan_shell_line(line, "")
+    return code, comment
+
+
+_DQ_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+
+
+def _scan_shell_line(line: str, quote: str) -> tuple[str, str, str]:
+    """(code, trailing comment, quote still open at the end) of one script line that starts inside `quote`
+    ("" = none): a quoted string may run over several lines, as the shell reads it."""
+    start = 0
+    if quote:
+        if quote == "'":
+            start = line.find("'") + 1
+        else:
+            closed = _DQ_REST.match(line)
+            start = closed.end() if closed else 0
+        if start == 0:
+            return line, "", quote
+    if "#" not in line and "'" not in line and '"' not in line:
+        return line, "", ""
+    for kind, begin, _ in _chunks(line, start):
         if kind == "open":
-            break
+            return line, "", line[begin] if line[begin] != "\\" else ""
         if kind == "hash" and (begin == 0 or line[begin - 1].isspace()):
-            return line[:begin], line[begin + 1 :].strip()
-    return line, ""
+            return line[:begin], line[begin + 1 :].strip(), ""
+    return line, "", ""
 
 
 _IF_START = re.compile(r"^\s*(?:if|elif)\s+(.*?)\s*;?\s*(?:then\b.*)?$")
 _FI = re.compile(r"(?:^|[;&|\s])fi\s*(?:[;&|]|$)")
+_NESTED_HEREDOC = re.compile(r"(?<![<\d])\d*<<(?!<)(-?)((?:['\"]?[A-Za-z_][\w.-]*['\"]?)?)$")
 
 
 def _join_shell(
     numbered: list[tuple[int, str]], stage: str | None, continuation: re.Pattern[str] = _CONTINUATION
 ) -> list[_ShellCommand]:
+    """Commands of a script, one per logical line: ``\\`` continuations and quoted strings that run on
+    joined; the body of a heredoc inside the script (``cat > f <<'X'``) is data, never commands."""
     commands, pieces, above = [], [], []
     guards: list[str] = []
+    quote = ""
+    heredoc: tuple[str, bool] | None = None  # (terminator, strip tabs) of a heredoc the script opened
     for number, line in numbered:
-        if not pieces and (not line.strip() or _COMMENT_LINE.match(line)):
-            above = above + [re.sub(r"^\s*# ?", "", line).rstrip()] if line.strip() else []
+        if heredoc is not None:
+            if (line.lstrip("\t") if heredoc[1] else line) == heredoc[0]:
+                heredoc = None
             continue
-        code, comment = _split_comment(line)
-        if continuation.search(code) and not comment:
-            pieces.append((number, continuation.sub("", code)))
+        if not pieces and (not line.strip() or _COMMENT_LINE.match(line)):
+            if line.strip():
+                above.append(re.sub(r"^\s*# ?", "", line).rstrip())
+            else:
+                above = []
+            continue
+        code, comment, quote = _scan_shell_line(line, quote)
+        if quote or (continuation.search(code) and not comment):
+            pieces.append((number, code if quote else continuation.sub("", code)))
             continue
         pieces.append((number, code))
         command = _ShellCommand(tuple(pieces), comment, stage, "\n".join(above), tuple(guards))
         commands.append(command)
         guards = _track_guards(command.code, guards)
+        heredoc = _script_heredoc(command.code) if "<<" in command.code else None
         pieces, above = [], []
     if pieces:
         commands.append(_ShellCommand(tuple(pieces), "", stage, "\n".join(above), tuple(guards)))
     return commands
+
+
+def _script_heredoc(code: str) -> tuple[str, bool] | None:
+    """The terminator of the first heredoc a script command opens (``<<EOF``, ``<<-'X'``, ``<< "END"``)."""
+    words = [w for _, w in _shell_words([(0, code)]) or []]
+    for index, word in enumerate(words):
+        if word[:1] in "'\"" or not (match := _NESTED_HEREDOC.search(word)):
+            continue
+        target = match.group(2) or (words[index + 1] if index + 1 < len(words) else "")
+        name = _heredoc_name(target) if target else None
+        if name:
+            return name, match.group(1) == "-"
+    return None
 
 
 def _track_guards(code: str, guards: list[str]) -> list[str]:

@@ -906,3 +906,37 @@ def test_huge_filter_and_loop_lists_keep_their_lines():
     assert facts.prefetch.filters == tuple(filters)
     assert facts.prefetch.filter_lines == tuple(range(3, 3 + len(filters)))
     assert len(facts.verify.actors) == 50_000 and facts.verify.line == 3 + len(filters) + 1
+
+
+def test_script_heredocs_and_multi_line_quotes_are_data_not_commands():
+    facts = parse('''\
+        FROM debian
+        RUN <<"EOF" bash -eu
+        cat > /etc/uv-notes.txt <<'NOTES'
+        uv sync --extra sglang   (a note, not a command)
+        for actor in not.A loop.B; do
+        NOTES
+        python3 -c '
+        import sys  # inside a quote, and so is "this"
+        print("uv sync --extra trtllm")
+        '
+        echo $((1<<2)) <<< "here string"
+        uv sync --frozen --extra vllm  # the only warm step
+        EOF
+        ''')
+    assert [(w.extras, w.comment, w.line) for w in facts.warm_syncs] == [(("vllm",), "the only warm step", 12)]
+    assert facts.verify is None
+
+
+def test_comment_lines_above_a_script_command_are_its_reason():
+    facts = parse('''\
+        FROM debian
+        RUN <<"EOF" bash -eu
+        # one
+        # two
+
+        # three
+        uv pip install --python /opt/v/bin/python x==1
+        EOF
+        ''')
+    assert [(p.reason, p.packages[0].name, p.packages[0].pin) for p in facts.pip_installs] == [("three", "x", "==1")]
