@@ -138,6 +138,14 @@ def image_inventory(model: "ImageModel") -> str:
             builds.append("warms the uv cache: " + ", ".join(code(s.label) for s in steps))
         if model.filters and stage_at(model, model.filters[0].line) == label:
             builds.append(f"prefetches {len(model.venvs)} worker venvs into {code(model.venv_dir)}")
+        for g in model.gym:
+            if stage_at(model, g.line) == label:
+                count = "none by default" if g.venvs_by_default == 0 else _gym_count(g) + " by default"
+                driven = f" when {code(g.arg)} names configs" if g.arg else ""
+                builds.append(f"prefetches NeMo-Gym environment venvs into {code(g.venv_dir)}{driven} ({count})")
+        installs = [d for d in model.driver_installs if stage_at(model, d.line) == label]
+        if installs:
+            builds.append("installs " + ", ".join(code(d.package) for d in installs) + " into the driver venv")
         for edge in edges:
             if edge.target == label:
                 builds.append(f"copies {', '.join(code(p) for p in edge.paths)} from {code(edge.source)}")

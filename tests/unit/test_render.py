@@ -199,3 +199,11 @@ def test_driver_installs_table_has_the_reason_beside_each_package(tmp_path, mode
     text = inventory_text(gym)
     assert "Gym environment venvs in /opt/gym_venvs: 0 by default" in text
     assert "  wandb==0.19.11  # pinned: the logger breaks on newer" in text
+
+
+def test_image_inventory_names_the_gym_step_and_driver_installs_in_their_stage(tmp_path):
+    gym = small_model(tmp_path, GYM_AND_INSTALLS)
+    builder = next(r for r in rows(render_block("image-inventory", {}, RenderInputs(gym))) if r[0] == "`builder`")
+    assert ("prefetches NeMo-Gym environment venvs into `/opt/gym_venvs` when `GYM_CONFIGS` names configs "
+            "(none by default)") in builder[2]
+    assert "installs `wandb`, `nemo-rl` into the driver venv" in builder[2]
