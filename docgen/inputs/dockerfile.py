@@ -235,7 +235,7 @@ def split_lines(text: str) -> list[str]:
 
 
 def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
-    lines = split_lines(text)
+    lines = split_lines(text.removeprefix("\ufeff"))  # BuildKit skips a UTF-8 byte order mark
     syntax_line, directive_lines, escape = _directives(lines, path)
     continuation = _ESCAPE_CONTINUATIONS[escape]
     stages, instructions = _stages(_instructions(lines, path, directive_lines, escape), path)

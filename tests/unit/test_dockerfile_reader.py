@@ -572,6 +572,8 @@ def test_broken_dockerfiles_raise_input_error_at_the_right_line(text, line, frag
 TOLERATED = [
     ("no-prefetch", "FROM d\nRUN true\n# last line\n", lambda f: f.prefetch is None and f.prefetch_calls == ()),
     ("empty-file", "", lambda f: f.prefetch is None and f.stages == ()),
+    ("byte-order-mark", "\ufeff# syntax=docker/dockerfile:1\nFROM d\n",
+     lambda f: f.syntax_directive == 1 and [i.keyword for i in f.instructions] == ["FROM"]),
     ("prefetch-only-in-comment", "FROM d\nRUN <<EOF\n# python prefetch_venvs.py a\nEOF\n", lambda f: f.prefetch is None),
     ("two-prefetch-calls", "FROM d\nRUN python prefetch_venvs.py a\nRUN <<EOF\necho\npython prefetch_venvs.py b\nEOF\n",
      lambda f: [(c.filters, c.line) for c in f.prefetch_calls] == [(("a",), 2), (("b",), 5)] and f.prefetch.line == 2),
