@@ -239,6 +239,8 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     syntax_line, directive_lines, escape = _directives(lines, path)
     continuation = _ESCAPE_CONTINUATIONS[escape]
     stages, instructions = _stages(_instructions(lines, path, directive_lines, escape), path)
+    if not stages:  # BuildKit builds nothing from it: "dockerfile contains no stages to build"
+        raise InputError(path, len(lines) or None, "no FROM instruction: the Dockerfile contains no stages to build")
     runs = [(ins, cmd) for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines, continuation)]
     shell = [cmd for _, cmd in runs]
     calls, gym = _prefetch_calls(shell, path)

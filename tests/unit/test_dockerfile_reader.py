@@ -527,6 +527,8 @@ BROKEN = [
     ("continuation-at-eof", "FROM d\nRUN echo a \\\n", 2, "end of file"),
     ("continuation-then-comments-at-eof", "FROM d\nRUN echo \\\n# c\n\n", 2, "end of file"),
     ("run-before-from", "ARG A=1\n\nRUN true\nFROM d\n", 3, "before the first FROM"),
+    ("empty-file", "", None, "no FROM instruction"),
+    ("only-args", "# syntax=docker/dockerfile:1\nARG A=1\n", 2, "no FROM instruction"),
     ("unknown-keyword", "FROM d\nRUNN true\n", 2, "unknown instruction 'RUNN'"),
     ("invalid-escape-directive", "# syntax=docker/dockerfile:1\n# escape=x\nFROM d\n", 2, "invalid escape token 'x'"),
     ("repeated-escape-directive", "# escape=`\n# escape=`\nFROM d\n", 2, "only one escape parser directive"),
@@ -571,7 +573,6 @@ def test_broken_dockerfiles_raise_input_error_at_the_right_line(text, line, frag
 # note (which `docgen lint` reports with its line), never an error. (id, text, check on the facts)
 TOLERATED = [
     ("no-prefetch", "FROM d\nRUN true\n# last line\n", lambda f: f.prefetch is None and f.prefetch_calls == ()),
-    ("empty-file", "", lambda f: f.prefetch is None and f.stages == ()),
     ("byte-order-mark", "\ufeff# syntax=docker/dockerfile:1\nFROM d\n",
      lambda f: f.syntax_directive == 1 and [i.keyword for i in f.instructions] == ["FROM"]),
     ("prefetch-only-in-comment", "FROM d\nRUN <<EOF\n# python prefetch_venvs.py a\nEOF\n", lambda f: f.prefetch is None),
