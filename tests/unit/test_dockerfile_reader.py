@@ -943,3 +943,50 @@ def test_comment_lines_above_a_script_command_are_its_reason():
         EOF
         ''')
     assert [(p.reason, p.packages[0].name, p.packages[0].pin) for p in facts.pip_installs] == [("three", "x", "==1")]
+
+
+# ---- any mix of the constructs: facts or InputError, never a traceback, through model, lint and renderers ----
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_PIECES = [
+    "FROM d AS b\n", "FROM b\n", "ARG A=1\n", "ARG B\n", "ENV X=1\n", "RUN <<EOF\n", "RUN <<-EOF bash\n", "EOF\n",
+    "\tEOF\n", "uv sync --extra vllm # c\n", "uv sync\n", "python nemo_rl/utils/prefetch_venvs.py vllm.vllm_worker \\\n",
+    "  nemo_gym \\\n", "python examples/nemo_gym/prefetch_venvs.py ${A}\n", "for actor in a.B c.D; do\n", "done\n",
+    'if [ -n "$A" ]; then\n', "fi\n", "# Not prefetched:\n", "#   a.B: x\n", "# NOT prefetched: sglang\n",
+    "# Two filters -> three venvs\n", "'\n", '"\n', "\\\n", "`\n", "# escape=`\n", "cat <<X\n", "X\n",
+    "uv pip install --python /opt/nemo_rl_venv/bin/python x==1 -e .\n", "RUN echo 'a\n", "b'\n",
+    "#   vllm.vllm_worker -> vllm (x)\n", "COPY --from=b <<EOF /x\n", "\n", "   \n", "WORKDIR /opt/nemo-rl\n",
+    "ENV UV_PROJECT_ENVIRONMENT=/opt/nemo_rl_venv\n", "RUN --mount=type=cache,target=/x \\\n", "  uv sync --extra fsdp\n",
+    "$((1<<2))\n", "<<<\n", 'ARG X="a b\n', "ENV Q\n", 'RUN ["a"]\n', "\ufeff", "# syntax=docker/dockerfile:1\n",
+]
+
+
+@pytest.fixture(scope="module")
+def real_snapshot():
+    from docgen.snapshot.load import load_snapshot
+    return load_snapshot(Path(__file__).resolve().parents[2] / "snapshot" / "nemo-rl.json")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(_PIECES), max_size=25))
+def test_any_mix_reads_or_is_bad_input_never_a_traceback(real_snapshot, pieces):
+    from docgen.check.lint import lint
+    from docgen.model import build_model
+    from docgen.render.generators import GENERATORS, RenderInputs, render_block
+    from docgen.render.tables import ArgError
+    from docgen.render.text import inventory_text
+
+    try:
+        model = build_model(parse_dockerfile("".join(pieces), "mix.Dockerfile"), real_snapshot)
+    except InputError as exc:
+        assert exc.path == "mix.Dockerfile"
+        return
+    assert all(f.path == "mix.Dockerfile" for f in lint(model))
+    inventory_text(model)
+    json.dumps(model.inventory())
+    for name in GENERATORS:
+        try:
+            assert render_block(name, {}, RenderInputs(model)).endswith("\n")
+        except ArgError:
+            pass  # a generator whose default arguments this model cannot satisfy (e.g. mcore-adds)
