@@ -758,7 +758,10 @@ def _warm_syncs(cmd: _ShellCommand, path: str) -> list[WarmSync]:
     if not re.search(pattern, cmd.code):
         return []
     found = []
-    for rest in _after(cmd.tokens(path, pattern), "uv", "sync"):
+    runs = _after(cmd.tokens(path, pattern), "uv", "sync")
+    # the trailing comment, else the comment line(s) right above a command that is this one sync
+    comment = cmd.comment or (" ".join(cmd.above.split()) if len(runs) == 1 else "")
+    for rest in runs:
         extras, flags = [], []
         words = iter(rest)
         for word in words:
@@ -773,7 +776,7 @@ def _warm_syncs(cmd: _ShellCommand, path: str) -> list[WarmSync]:
                 extras.append(word.removeprefix("--extra="))
             elif word.startswith(("-", "$")):
                 flags.append(word)
-        found.append(WarmSync(tuple(extras), tuple(flags), cmd.comment, cmd.line_of(pattern), cmd.stage))
+        found.append(WarmSync(tuple(extras), tuple(flags), comment, cmd.line_of(pattern), cmd.stage))
     return found
 
 

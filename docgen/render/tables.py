@@ -200,11 +200,15 @@ def actor_mapping(model: "ImageModel", variant: str = "default") -> str:
 
 
 def filter_table(model: "ImageModel") -> str:
+    """One row per filter; when the Dockerfile keeps a `filter -> extra (why)` comment table, its reasons
+    get a column of their own."""
+    why = {row.filter: row.why for row in model.dockerfile.mapping}
     rows = [(code(f.text), ", ".join(code(short_fqn(a)) for a in f.actors) or "(nothing)", _codes(f.extras))
-            for f in model.filters]
+            + ((why.get(f.text) or NONE,) if why else ()) for f in model.filters]
     rows += [(code(f.text) + " (negative)", ", ".join(code(short_fqn(a)) for a in f.actors) or "(nothing)",
-              "removed after matching") for f in model.negative_filters]
-    return table(("Filter", "Matched actors", "Extras"), rows)
+              "removed after matching") + ((NONE,) if why else ()) for f in model.negative_filters]
+    headers = ("Filter", "Matched actors", "Extras") + (("Why (the Dockerfile's comment)",) if why else ())
+    return table(headers, rows)
 
 
 def venv_inventory(model: "ImageModel") -> str:

@@ -990,3 +990,19 @@ def test_any_mix_reads_or_is_bad_input_never_a_traceback(real_snapshot, pieces):
             assert render_block(name, {}, RenderInputs(model)).endswith("\n")
         except ArgError:
             pass  # a generator whose default arguments this model cannot satisfy (e.g. mcore-adds)
+
+
+def test_warm_sync_comment_may_sit_on_the_lines_above():
+    facts = parse('''\
+        FROM debian
+        RUN <<EOF
+        # vLLM wheel and its
+        # kernels
+        uv sync --extra vllm
+        uv sync --extra fsdp  # trailing wins
+        # not about one sync
+        uv sync --extra a && uv sync --extra b
+        EOF
+        ''')
+    assert [(w.extras, w.comment) for w in facts.warm_syncs] == [
+        (("vllm",), "vLLM wheel and its kernels"), (("fsdp",), "trailing wins"), (("a",), ""), (("b",), "")]

@@ -207,3 +207,11 @@ def test_image_inventory_names_the_gym_step_and_driver_installs_in_their_stage(t
     assert ("prefetches NeMo-Gym environment venvs into `/opt/gym_venvs` when `GYM_CONFIGS` names configs "
             "(none by default)") in builder[2]
     assert "installs `wandb`, `nemo-rl` into the driver venv" in builder[2]
+
+
+def test_filter_table_takes_the_why_from_a_mapping_comment(tmp_path, model):
+    assert len(rows(render_block("filter-table", {}, RenderInputs(model)))[0]) == 3  # no comment table: no column
+    text = DOCKERFILE.replace("# Three filters -> four venvs.\n", "# Three filters -> four venvs.\n"
+                              "#   vllm.vllm_worker  -> vllm  (both generation workers)\n")
+    table_rows = rows(render_block("filter-table", {}, RenderInputs(small_model(tmp_path, text))))
+    assert [r[3] for r in table_rows] == ["both generation workers", "—", "—"]
