@@ -71,6 +71,15 @@ def check_mapping_comment(model: "ImageModel") -> list[Finding]:
     return found
 
 
+def check_gym_arg_scope(model: "ImageModel") -> list[Finding]:
+    """A build ARG reaches a RUN only when the RUN's stage declares it: a Gym prefetch driven by an ARG its
+    stage never declares always sees it empty, whatever --build-arg says, and builds no venv."""
+    return [Finding(model.dockerfile.path, g.line, "gym-prefetch",
+                    f"NeMo-Gym's prefetch expands {g.arg}, but stage {g.stage!r} declares no `ARG {g.arg}`: it is "
+                    f"always empty there, so --build-arg {g.arg}=... builds nothing; add `ARG {g.arg}` to the stage")
+            for g in model.gym if g.arg is not None and not g.arg_in_scope]
+
+
 def check_filters_match(model: "ImageModel") -> list[Finding]:
     """A filter that selects nothing is a typo or a renamed actor: the venv it meant is silently missing."""
     path = model.dockerfile.path
@@ -267,6 +276,7 @@ def lint(model: "ImageModel") -> list[Finding]:
         *check_reader_notes(model),
         *check_provenance(model),
         *check_mapping_comment(model),
+        *check_gym_arg_scope(model),
         *check_filters_match(model),
         *check_verify_list(model),
         *check_mixed_extras(model),

@@ -119,6 +119,8 @@ class GymVenvs(NamedTuple):
     guard: str | None             # the `if` condition around the call
     line: int
     comment: str
+    stage: str | None = None
+    arg_in_scope: bool = True     # False: the call's stage declares no `ARG <arg>`, so it is always empty there
 
     @property
     def venvs_by_default(self) -> int | None:
@@ -297,17 +299,17 @@ def venv_dir_of(dockerfile: "DockerfileFacts", key: str = "NEMO_RL_VENV_DIR", de
     return default
 
 
-def arg_default(dockerfile: "DockerfileFacts", name: str, stage: str | None) -> str | None:
-    """The value a build ARG has in `stage` when nobody passes --build-arg: the stage's own default, else
-    the global default a bare `ARG name` in the stage brings in (Docker's scoping)."""
+def arg_default(dockerfile: "DockerfileFacts", name: str, stage: str | None) -> tuple[str | None, bool]:
+    """(the value build ARG `name` has in `stage` when nobody passes --build-arg, whether the stage declares
+    it). Docker's scoping: the stage's own default, else the global default a bare `ARG name` in the stage
+    brings in; an ARG the stage does not declare is not set there at all (ARGs do not pass to later stages)."""
     in_stage = [a for a in dockerfile.args if a.name == name and a.stage == stage]
     if in_stage and in_stage[-1].default is not None:
-        return in_stage[-1].default
+        return in_stage[-1].default, True
     globals_ = [a for a in dockerfile.args if a.name == name and a.stage is None and a.default is not None]
     if globals_ and (in_stage or stage is None):
-        return globals_[-1].default
-    anywhere = [a for a in dockerfile.args if a.name == name and a.default is not None]
-    return anywhere[-1].default if anywhere and not in_stage else None
+        return globals_[-1].default, True
+    return None, bool(in_stage) or stage is None
 
 
 def gym_venvs_of(dockerfile: "DockerfileFacts") -> tuple[GymVenvs, ...]:
@@ -318,13 +320,15 @@ def gym_venvs_of(dockerfile: "DockerfileFacts") -> tuple[GymVenvs, ...]:
     out = []
     for call in dockerfile.gym_prefetch:
         arg = next((name for name in call.arg_refs if name in declared), None)
+        in_scope = True
         if arg is not None:
-            default = arg_default(dockerfile, arg, call.stage)
+            default, in_scope = arg_default(dockerfile, arg, call.stage)
             configs = tuple(c for c in re.split(r"[\s,]+", default or "") if c)
         else:
-            default, configs = None, tuple(w for w in call.args if not w.startswith("-"))
+            default, configs = None, tuple(w for w in call.args if not w.startswith("-") and "$" not in w)
         out.append(GymVenvs(venv_dir=venv_dir, script=call.script, arg=arg, default=default, configs=configs,
-                            guard=call.guards[-1] if call.guards else None, line=call.line, comment=call.comment))
+                            guard=call.guards[-1] if call.guards else None, line=call.line, comment=call.comment,
+                            stage=call.stage, arg_in_scope=in_scope))
     return tuple(out)
 
 
