@@ -902,12 +902,13 @@ def _requirement(spec: str, editable: bool, line: int) -> Requirement:
     return Requirement(spec, name, pin or None, editable, line)
 
 
-_FQN_WORD = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+_FQN_WORD = re.compile(r"^[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w*$")  # module path, then a class name
 _FOR_LOOP = re.compile(r"\bfor\s+(\w+)\s+in\b")
 
 
 def _verify(shell: list[_ShellCommand], path: str) -> tuple[VerifyList | None, tuple[Note, ...]]:
-    """The verification loop: a `for VAR in <FQN> ...` loop whose words all name actors (dotted names).
+    """The verification loop: `for actor in ...`, or a `for VAR in ...` loop whose words all look like actor
+    FQNs (`package.module.ClassName`; `for cfg in a.yaml b.yaml` is some other loop).
     More than one such loop: their lists are joined and a note says so."""
     found: list[VerifyList] = []
     for cmd in shell:

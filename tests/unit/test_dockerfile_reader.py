@@ -1006,3 +1006,12 @@ def test_warm_sync_comment_may_sit_on_the_lines_above():
         ''')
     assert [(w.extras, w.comment) for w in facts.warm_syncs] == [
         (("vllm",), "vLLM wheel and its kernels"), (("fsdp",), "trailing wins"), (("a",), ""), (("b",), "")]
+
+
+def test_only_loops_over_actor_names_are_the_verification_loop():
+    facts = parse('''\
+        FROM debian
+        RUN for cfg in math.yaml code.yaml; do echo $cfg; done
+        RUN for name in pkg.mod.ClassA pkg.other.ClassB; do test -d /v/$name; done
+        ''')
+    assert facts.verify == VerifyList(("pkg.mod.ClassA", "pkg.other.ClassB"), 3)
