@@ -780,29 +780,37 @@ def _warm_syncs(cmd: _ShellCommand, path: str) -> list[WarmSync]:
     return found
 
 
-_PREFETCH_SCRIPT = "prefetch_venvs.py"
+_PREFETCH_SCRIPT = "prefetch_venvs"
 
 
 def _is_gym_script(script: str) -> bool:
     """NeMo-Gym's tool (``examples/nemo_gym/prefetch_venvs.py``) builds environment-server venvs; NeMo-RL's
-    (``nemo_rl/utils/prefetch_venvs.py``) builds actor venvs. The folder tells them apart."""
-    return any("gym" in part.lower() for part in script.split("/")[:-1])
+    (``nemo_rl/utils/prefetch_venvs.py``) builds actor venvs. The folder (or package) tells them apart."""
+    return any("gym" in part.lower() for part in re.split(r"[/.]", script.removesuffix(".py"))[:-1])
+
+
+def _is_prefetch_script(tokens: list[tuple[str, int]], index: int) -> bool:
+    """`.../prefetch_venvs.py` as a word of its own, or `python -m <package>.prefetch_venvs`."""
+    token = tokens[index][0]
+    if token.endswith("prefetch_venvs.py"):
+        return not any(c.isspace() for c in token)  # a quoted sentence that mentions it is no call
+    return token.endswith(_PREFETCH_SCRIPT) and index > 0 and tokens[index - 1][0] == "-m"
 
 
 def _prefetch_calls(
     shell: list[_ShellCommand], path: str
 ) -> tuple[tuple[PrefetchCall, ...], tuple[GymPrefetch, ...]]:
     """Every ``prefetch_venvs.py`` run: NeMo-RL's actor calls (filters, negative filters) and NeMo-Gym's."""
-    pattern = r"prefetch_venvs\.py\b"
+    pattern = r"prefetch_venvs\b"
     calls: list[PrefetchCall] = []
     gym: list[GymPrefetch] = []
     for cmd in shell:
-        if _PREFETCH_SCRIPT not in cmd.code or not re.search(pattern, cmd.code):
+        if _PREFETCH_SCRIPT not in cmd.code:
             continue
         tokens = cmd.located_tokens(path, pattern)
         for index, (token, line) in enumerate(tokens):
-            if not token.endswith(_PREFETCH_SCRIPT):
-                continue  # only mentioned, e.g. inside an echo'd string, is not a token of its own
+            if not _is_prefetch_script(tokens, index):
+                continue  # only mentioned, e.g. inside an echo'd string
             rest = []
             for word in tokens[index + 1 :]:
                 if word[0] in _SHELL_OPERATORS:

@@ -1015,3 +1015,14 @@ def test_only_loops_over_actor_names_are_the_verification_loop():
         RUN for name in pkg.mod.ClassA pkg.other.ClassB; do test -d /v/$name; done
         ''')
     assert facts.verify == VerifyList(("pkg.mod.ClassA", "pkg.other.ClassB"), 3)
+
+
+def test_prefetch_as_a_module_and_mentions_that_are_no_call():
+    facts = parse('''\
+        FROM debian
+        RUN echo "next: run prefetch_venvs.py on the node" && echo prefetch_venvs
+        RUN python -m nemo_rl.utils.prefetch_venvs vllm.vllm_worker && python -m nemo_gym.prefetch_venvs c.yaml
+        ''', tail=False)
+    assert [(c.script, c.filters, c.line) for c in facts.prefetch_calls] == [
+        ("nemo_rl.utils.prefetch_venvs", ("vllm.vllm_worker",), 3)]
+    assert [(g.script, g.args) for g in facts.gym_prefetch] == [("nemo_gym.prefetch_venvs", ("c.yaml",))]
