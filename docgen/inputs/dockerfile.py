@@ -606,12 +606,6 @@ class _ShellCommand(NamedTuple):
         return [(word, self.pieces[bisect_right(starts, at) - 1][0]) for word, at in words]
 
 
-def _split_comment(line: str) -> tuple[str, str]:
-    """Split a shell line at an unquoted ``#`` that starts a word: (code, comment text)."""
-    code, comment, _ = _scan_shell_line(line, "")
-    return code, comment
-
-
 _DQ_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
