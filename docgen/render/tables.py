@@ -216,6 +216,11 @@ def venv_inventory(model: "ImageModel") -> str:
     rows += [(code(v.path), v.class_name, _extra_column(v.extras), "at image build") for v in model.venvs]
     rows += [(code(venv_path(model.venv_dir, s.actor)), s.class_name, _extra_column(s.extras),
               "on the node at first use") for s in model.not_prefetched]
+    for g in model.gym:
+        when = (f"at image build when {code(g.arg)} names configs (none by default)" if g.venvs_by_default == 0
+                else f"at image build, {_gym_count(g)}")
+        rows.append((code(f"{g.venv_dir.rstrip('/')}/<server>"), "NeMo-Gym environment server",
+                     "(the server's own requirements)", when))
     return table(("Venv", "Used by", "Extras", "Built"), rows)
 
 

@@ -215,3 +215,11 @@ def test_filter_table_takes_the_why_from_a_mapping_comment(tmp_path, model):
                               "#   vllm.vllm_worker  -> vllm  (both generation workers)\n")
     table_rows = rows(render_block("filter-table", {}, RenderInputs(small_model(tmp_path, text))))
     assert [r[3] for r in table_rows] == ["both generation workers", "—", "—"]
+
+
+def test_venv_inventory_ends_with_the_gym_layer_when_the_image_prefetches_it(tmp_path, model):
+    assert not any("<server>" in r[0] for r in rows(render_block("venv-inventory", {}, RenderInputs(model))))
+    gym = small_model(tmp_path, GYM_AND_INSTALLS)
+    assert rows(render_block("venv-inventory", {}, RenderInputs(gym)))[-1] == [
+        "`/opt/gym_venvs/<server>`", "NeMo-Gym environment server", "(the server's own requirements)",
+        "at image build when `GYM_CONFIGS` names configs (none by default)"]
