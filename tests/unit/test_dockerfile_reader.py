@@ -1026,3 +1026,14 @@ def test_prefetch_as_a_module_and_mentions_that_are_no_call():
     assert [(c.script, c.filters, c.line) for c in facts.prefetch_calls] == [
         ("nemo_rl.utils.prefetch_venvs", ("vllm.vllm_worker",), 3)]
     assert [(g.script, g.args) for g in facts.gym_prefetch] == [("nemo_gym.prefetch_venvs", ("c.yaml",))]
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize(("text", "check"), [t[1:] for t in TOLERATED], ids=[t[0] for t in TOLERATED])
+def test_tolerated_texts_are_dockerfiles_buildkit_accepts(docker_buildx, tmp_path, text, check):
+    """What docgen now reads instead of rejecting is a Dockerfile for BuildKit too (a `# syntax=` line is
+    blanked to a plain comment first: it would make BuildKit pull a frontend image)."""
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text(text.replace("# syntax=docker/dockerfile:1", "# (syntax directive dropped)"), encoding="utf-8")
+    targets = _field(_buildx_call("targets", dockerfile=dockerfile), "targets")
+    assert len(targets) == len(read_dockerfile(dockerfile).stages)
