@@ -685,10 +685,18 @@ def _script_heredoc(code: str) -> tuple[str, bool] | None:
 
 
 def _track_guards(code: str, guards: list[str]) -> list[str]:
-    """The `if` conditions open after `code` (a one-line `if ...; then ...; fi` opens none)."""
-    if (opened := _IF_START.match(code)) and not _FI.search(code):
-        return guards + [opened.group(1).removesuffix(";").strip()]
-    if _FI.search(code) and not code.lstrip().startswith("if ") and guards:
+    """The `if` conditions open after `code` (a one-line `if ...; then ...; fi` opens none); `elif` and
+    `else` replace the innermost condition."""
+    stripped = code.strip()
+    closes = _FI.search(code) is not None
+    if (opened := _IF_START.match(code)) and not closes:
+        condition = opened.group(1).removesuffix(";").strip()
+        if stripped.startswith("elif") and guards:
+            return guards[:-1] + [condition]
+        return guards + [condition]
+    if re.match(r"else\b", stripped) and guards and not closes:
+        return guards[:-1] + [f"not ({guards[-1]})"]
+    if closes and not stripped.startswith("if ") and guards:
         return guards[:-1]
     return guards
 

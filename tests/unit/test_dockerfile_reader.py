@@ -1037,3 +1037,20 @@ def test_tolerated_texts_are_dockerfiles_buildkit_accepts(docker_buildx, tmp_pat
     dockerfile.write_text(text.replace("# syntax=docker/dockerfile:1", "# (syntax directive dropped)"), encoding="utf-8")
     targets = _field(_buildx_call("targets", dockerfile=dockerfile), "targets")
     assert len(targets) == len(read_dockerfile(dockerfile).stages)
+
+
+def test_gym_call_guards_follow_if_elif_else_fi():
+    facts = parse('''\
+        FROM debian
+        RUN <<EOF
+        if [ -z "$A" ]; then
+          echo none
+        elif [ "$A" = all ]; then
+          python examples/nemo_gym/prefetch_venvs.py all.yaml
+        else
+          python examples/nemo_gym/prefetch_venvs.py $A
+        fi
+        python examples/nemo_gym/prefetch_venvs.py after.yaml
+        EOF
+        ''')
+    assert [g.guards for g in facts.gym_prefetch] == [('[ "$A" = all ]',), ('not ([ "$A" = all ])',), ()]
