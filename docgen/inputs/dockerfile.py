@@ -13,7 +13,8 @@ Two layers:
 Layer 2 is best effort: every convention is optional. A Dockerfile BuildKit parses is read; a convention
 that is absent or phrased another way leaves its fact empty or becomes a ``Note`` (file:line) that the
 lint reports. ``InputError(path, line, message)`` is kept for text that is really malformed: Dockerfile
-syntax BuildKit rejects, a shell quote left open in a command docgen reads, ``--extra`` without a value.
+syntax BuildKit rejects, a file without a stage, a shell quote left open in a command docgen reads,
+``uv sync --extra`` without a value.
 
 Every scan is linear in the input (regex chunks, never per-character string building): a 10 MB ARG
 value or a 2 MB line of backticks reads in well under a second.
@@ -50,7 +51,6 @@ _PAIR_AT_END = re.compile(_COUNT_PAIR + r"\s*$", re.IGNORECASE)
 _PAIR_AT_START = re.compile(r"^\s*" + _COUNT_PAIR, re.IGNORECASE)
 _NOT_PREFETCHED_HEADER = re.compile(r"^\s*#\s*Not prefetched\b", re.IGNORECASE)
 _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
-_SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "(", ")"})
 _SHELLS = frozenset({"sh", "bash", "dash"})
 
 
@@ -746,13 +746,23 @@ def _after_located(tokens: list[tuple[str, int]], *head: str) -> list[list[tuple
     width = len(head)
     for start in range(len(tokens) - width + 1):
         if tokens[start][0] == head[0] and tuple(t for t, _ in tokens[start : start + width]) == head:
-            rest = []
-            for token in tokens[start + width :]:
-                if token[0] in _SHELL_OPERATORS:
-                    break
-                rest.append(token)
-            runs.append(rest)
+            runs.append(_command_words(tokens[start + width :]))
     return runs
+
+
+_OPERATOR_TOKEN = re.compile(r"[();<>|&]+")
+
+
+def _command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The words of one simple command: up to the next operator or redirection (`&&`, `|`, `> log`, `2>&1`)."""
+    words = []
+    for token in tokens:
+        if _OPERATOR_TOKEN.fullmatch(token[0]):
+            if token[0][0] in "<>" and words and words[-1][0].isdigit():
+                words.pop()  # the file descriptor of `2>`
+            break
+        words.append(token)
+    return words
 
 
 def _warm_syncs(cmd: _ShellCommand, path: str) -> list[WarmSync]:
@@ -813,11 +823,7 @@ def _prefetch_calls(
         for index, (token, line) in enumerate(tokens):
             if not _is_prefetch_script(tokens, index):
                 continue  # only mentioned, e.g. inside an echo'd string
-            rest = []
-            for word in tokens[index + 1 :]:
-                if word[0] in _SHELL_OPERATORS:
-                    break
-                rest.append(word)
+            rest = _command_words(tokens[index + 1 :])
             if _is_gym_script(token):
                 gym.append(GymPrefetch(token, tuple(w for w, _ in rest), _arg_refs(" ".join(w for w, _ in rest)),
                                        line, cmd.stage, cmd.guards, cmd.comment or cmd.above))

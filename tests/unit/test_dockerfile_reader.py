@@ -1054,3 +1054,14 @@ def test_gym_call_guards_follow_if_elif_else_fi():
         EOF
         ''')
     assert [g.guards for g in facts.gym_prefetch] == [('[ "$A" = all ]',), ('not ([ "$A" = all ])',), ()]
+
+
+def test_redirections_end_the_words_of_a_command():
+    facts = parse('''\
+        FROM debian
+        RUN uv sync --extra vllm >/tmp/sync.log 2>&1 && uv pip install --python /v/bin/python x==1 2> err.log
+        RUN python nemo_rl/utils/prefetch_venvs.py a.B c.D 2>&1 | tee /tmp/prefetch.log
+        ''', tail=False)
+    assert [(w.extras, w.flags) for w in facts.warm_syncs] == [(("vllm",), ())]
+    assert [r.name for p in facts.pip_installs for r in p.packages] == ["x"]
+    assert facts.prefetch.filters == ("a.B", "c.D")
