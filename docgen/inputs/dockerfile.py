@@ -246,6 +246,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     calls, gym = _prefetch_calls(shell, path)
     verify, verify_notes = _verify(shell, path)
     not_prefetched, not_prefetched_notes = _not_prefetched(lines)
+    warm = [_warm_syncs(cmd, path) for cmd in shell]
     filters = {f for call in calls for f in call.filters}
     return DockerfileFacts(
         path=path,
@@ -254,7 +255,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         stages=stages,
         args=tuple(a for ins in instructions if ins.keyword == "ARG" for a in _args(ins, path)),
         envs=tuple(e for ins in instructions if ins.keyword == "ENV" for e in _envs(ins, path)),
-        warm_syncs=tuple(w for cmd in shell for w in _warm_syncs(cmd, path)),
+        warm_syncs=tuple(w for syncs, _ in warm for w in syncs),
         prefetch=calls[0] if calls else None,
         verify=verify,
         counts=tuple(c for n, line in enumerate(lines, 1) if (c := _count_statement(line, n))),
@@ -265,7 +266,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         gym_prefetch=gym,
         pip_installs=tuple(p for ins, cmd in runs for p in _pip_installs(cmd, path, ins.comment)),
         mapping=_mapping_rows(lines, filters) if filters else (),
-        notes=verify_notes + not_prefetched_notes,
+        notes=tuple(n for _, found in warm for n in found) + verify_notes + not_prefetched_notes,
     )
 
 
@@ -325,7 +326,7 @@ def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> l
         parts = [first_args] + [text for _, text in pieces[1:]]
         args = " ".join(p for p in (continuation.sub("", p).strip() for p in parts) if p)
         heredocs: list[Heredoc] = []
-        if keyword in HEREDOC_KEYWORDS:
+        if keyword in HEREDOC_KEYWORDS and any("<<" in text for _, text in pieces):
             joined = [(n, continuation.sub("", text)) for n, text in pieces]  # BuildKit joins them without a blank
             for marker_line, word in _shell_words(joined) or []:  # a quote left open: BuildKit finds no heredoc
                 if (marker := _HEREDOC_WORD.fullmatch(word)) and (name := _heredoc_name(marker.group(2))):
@@ -574,6 +575,7 @@ class _ShellCommand(NamedTuple):
     stage: str | None
     above: str = ""  # the comment lines directly above it (a heredoc's own comments), joined by "\n"
     guards: tuple[str, ...] = ()  # conditions of the `if ...` blocks it sits in, outermost first
+    loops: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (variable, words) of the `for` loops it sits in
 
     @property
     def code(self) -> str:
@@ -643,6 +645,7 @@ def _join_shell(
     joined; the body of a heredoc inside the script (``cat > f <<'X'``) is data, never commands."""
     commands, pieces, above = [], [], []
     guards: list[str] = []
+    loops: list[tuple[str, tuple[str, ...]]] = []
     quote = ""
     heredoc: tuple[str, bool] | None = None  # (terminator, strip tabs) of a heredoc the script opened
     for number, line in numbered:
@@ -661,13 +664,14 @@ def _join_shell(
             pieces.append((number, code if quote else continuation.sub("", code)))
             continue
         pieces.append((number, code))
-        command = _ShellCommand(tuple(pieces), comment, stage, "\n".join(above), tuple(guards))
+        command = _ShellCommand(tuple(pieces), comment, stage, "\n".join(above), tuple(guards), tuple(loops))
         commands.append(command)
         guards = _track_guards(command.code, guards)
+        loops = _track_loops(command.code, loops)
         heredoc = _script_heredoc(command.code) if "<<" in command.code else None
         pieces, above = [], []
     if pieces:
-        commands.append(_ShellCommand(tuple(pieces), "", stage, "\n".join(above), tuple(guards)))
+        commands.append(_ShellCommand(tuple(pieces), "", stage, "\n".join(above), tuple(guards), tuple(loops)))
     return commands
 
 
@@ -682,6 +686,35 @@ def _script_heredoc(code: str) -> tuple[str, bool] | None:
         if name:
             return name, match.group(1) == "-"
     return None
+
+
+_FOR_HEAD = re.compile(r"^\s*for\s+(\w+)\s+in\s+(.*?)\s*(?:;\s*)?(?:\bdo\b.*)?$")
+_DONE = re.compile(r"(?:^|[;&|\s])done\s*(?:[;&|]|$)")
+
+
+def _loop_words(text: str) -> tuple[str, ...]:
+    try:
+        return tuple(word for word, _ in _split_posix(text, operators=False))
+    except ValueError:
+        return ()
+
+
+def _track_loops(code: str, loops: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """The `for VAR in WORDS` loops open after `code` (a one-line loop that ends in `done` opens none)."""
+    done = _DONE.search(code) is not None
+    if (head := _FOR_HEAD.match(code)) and not done:
+        return loops + [(head.group(1), _loop_words(head.group(2)))]
+    if done and not code.lstrip().startswith("for ") and loops:
+        return loops[:-1]
+    return loops
+
+
+def _loop_values(cmd: "_ShellCommand") -> dict[str, tuple[str, ...]]:
+    """Loop variables visible to `cmd`: the loops around it and a one-line `for ...; do ...` in it."""
+    values = dict(cmd.loops)
+    for match in re.finditer(r"\bfor\s+(\w+)\s+in\s+([^;]*?)\s*;\s*do\b", cmd.code):
+        values[match.group(1)] = _loop_words(match.group(2))
+    return values
 
 
 def _track_guards(code: str, guards: list[str]) -> list[str]:
@@ -765,14 +798,21 @@ def _command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return words
 
 
-def _warm_syncs(cmd: _ShellCommand, path: str) -> list[WarmSync]:
+_VARIABLE = re.compile(r"\$\{?(\w+)\}?")
+
+
+def _warm_syncs(cmd: _ShellCommand, path: str) -> tuple[list[WarmSync], list[Note]]:
+    """`uv sync` commands with their extras. An extra written as a loop variable (`for e in vllm fsdp; do
+    uv sync --extra "$e"`) is one sync per loop word; one docgen cannot resolve is left out, with a note."""
     pattern = r"\buv\s+sync\b"
     if not re.search(pattern, cmd.code):
-        return []
-    found = []
+        return [], []
+    found, notes = [], []
     runs = _after(cmd.tokens(path, pattern), "uv", "sync")
     # the trailing comment, else the comment line(s) right above a command that is this one sync
     comment = cmd.comment or (" ".join(cmd.above.split()) if len(runs) == 1 else "")
+    line = cmd.line_of(pattern)
+    loop_values = _loop_values(cmd) if "$" in cmd.code else {}
     for rest in runs:
         extras, flags = [], []
         words = iter(rest)
@@ -780,16 +820,27 @@ def _warm_syncs(cmd: _ShellCommand, path: str) -> list[WarmSync]:
             if word == "--extra":
                 value = next(words, "")
                 if not value or value.startswith("-"):
-                    raise InputError(path, cmd.line_of(pattern), "uv sync --extra without a value")
+                    raise InputError(path, line, "uv sync --extra without a value")
                 extras.append(value)
             elif word.startswith("--extra="):
                 if word == "--extra=":
-                    raise InputError(path, cmd.line_of(pattern), "uv sync --extra without a value")
+                    raise InputError(path, line, "uv sync --extra without a value")
                 extras.append(word.removeprefix("--extra="))
             elif word.startswith(("-", "$")):
                 flags.append(word)
-        found.append(WarmSync(tuple(extras), tuple(flags), comment, cmd.line_of(pattern), cmd.stage))
-    return found
+        variable = next((e for e in extras if "$" in e), None)
+        if variable is None:
+            found.append(WarmSync(tuple(extras), tuple(flags), comment, line, cmd.stage))
+            continue
+        name = _VARIABLE.fullmatch(variable)
+        values = loop_values.get(name.group(1)) if name else None
+        if not values or sum("$" in e for e in extras) > 1:
+            notes.append(Note(line, "warm-steps", f"`uv sync --extra {variable}`: docgen cannot tell which extra "
+                                                  "this warms (not a `for` loop variable); left out of the warm steps"))
+            continue
+        found += [WarmSync(tuple(value if e == variable else e for e in extras), tuple(flags), comment, line, cmd.stage)
+                  for value in values]
+    return found, notes
 
 
 _PREFETCH_SCRIPT = "prefetch_venvs"

@@ -1065,3 +1065,21 @@ def test_redirections_end_the_words_of_a_command():
     assert [(w.extras, w.flags) for w in facts.warm_syncs] == [(("vllm",), ())]
     assert [r.name for p in facts.pip_installs for r in p.packages] == ["x"]
     assert facts.prefetch.filters == ("a.B", "c.D")
+
+
+def test_uv_sync_extra_from_a_loop_variable_is_one_sync_per_word():
+    facts = parse('''\
+        FROM debian
+        RUN <<EOF
+        for extra in vllm fsdp; do
+          uv sync --frozen --extra "${extra}"  # one extra at a time
+        done
+        for e in automodel mcore; do uv sync --extra $e; done
+        uv sync --extra "$FROM_SOMEWHERE"
+        EOF
+        ''')
+    assert [(w.extras, w.comment, w.line) for w in facts.warm_syncs] == [
+        (("vllm",), "one extra at a time", 4), (("fsdp",), "one extra at a time", 4),
+        (("automodel",), "", 6), (("mcore",), "", 6)]
+    assert [(n.line, n.check) for n in facts.notes] == [(7, "warm-steps")]
+    assert "$FROM_SOMEWHERE" in facts.notes[0].message
