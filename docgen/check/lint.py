@@ -40,13 +40,18 @@ def _prefetch_line(model: "ImageModel") -> int | None:
     return model.dockerfile.prefetch.line if model.dockerfile.prefetch is not None else None
 
 
+def _anchor_line(model: "ImageModel") -> int | None:
+    """Where a finding about something missing points: the prefetch call, else the Dockerfile's last line."""
+    instructions = model.dockerfile.instructions
+    return _prefetch_line(model) or (instructions[-1].end_line if instructions else None)
+
+
 def check_prefetch_present(model: "ImageModel") -> list[Finding]:
     """An image of this kind prefetches actor venvs; without a `prefetch_venvs.py` call every uv actor builds
     its venv on the node at first use. Said once, so the docs' claims are read against that."""
     if model.dockerfile.prefetch_calls:
         return []
-    instructions = model.dockerfile.instructions
-    return [Finding(model.dockerfile.path, instructions[-1].end_line if instructions else None, "prefetch-call",
+    return [Finding(model.dockerfile.path, _anchor_line(model), "prefetch-call",
                     "no RUN calls NeMo-RL's prefetch_venvs.py: the image prefetches no worker venvs")]
 
 
@@ -93,7 +98,7 @@ def check_verify_list(model: "ImageModel") -> list[Finding]:
     path, verify = model.dockerfile.path, model.dockerfile.verify
     expected = [v.actor for v in model.venvs]
     if verify is None:
-        return [Finding(path, _prefetch_line(model), "verify-list",
+        return [Finding(path, _anchor_line(model), "verify-list",
                         "no `for actor in ...` loop verifies the prefetched venvs")] if expected else []
     found = []
     missing = [a for a in expected if a not in verify.actors]
@@ -158,7 +163,7 @@ def check_not_prefetched_list(model: "ImageModel") -> list[Finding]:
     path, listed = model.dockerfile.path, model.dockerfile.not_prefetched
     computed = [s.actor for s in model.not_prefetched]
     if listed is None:
-        return [Finding(path, _prefetch_line(model), "not-prefetched-list",
+        return [Finding(path, _anchor_line(model), "not-prefetched-list",
                         "no `# Not prefetched` comment; these uv actors get no venv: " + ", ".join(computed))
                 ] if computed else []
     names = [fqn for fqn, _ in listed.actors]

@@ -982,7 +982,7 @@ def test_any_mix_reads_or_is_bad_input_never_a_traceback(real_snapshot, pieces):
     except InputError as exc:
         assert exc.path == "mix.Dockerfile"
         return
-    assert all(f.path == "mix.Dockerfile" for f in lint(model))
+    assert all(f.path == "mix.Dockerfile" and f.line is not None for f in lint(model)), "every finding has its line"
     inventory_text(model)
     json.dumps(model.inventory())
     for name in GENERATORS:
