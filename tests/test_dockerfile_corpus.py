@@ -207,3 +207,16 @@ def test_args_of_every_target_agree_with_buildkit_outline(buildx, name, tmp_path
                 assert (by_line[(arg_name, line)].default or "") == value, (arg_name, line)
             seen += 1
     assert seen, "outline reports no ARG"
+
+
+def test_shell_variety_reads_the_same_facts_from_other_shell_shapes():
+    facts = read_dockerfile(FIXTURES["shell-variety"][0])
+    assert [w.extras for w in facts.warm_syncs] == [("vllm",), ("automodel",), ("nemo_gym",)]  # the loop, unrolled
+    assert [c.script for c in facts.prefetch_calls] == ["nemo_rl.utils.prefetch_venvs"]  # python -m
+    assert facts.verify is not None and len(facts.verify.actors) == 3  # `for a in <FQN>...`
+    inventory = _expected("shell-variety")["inventory"]
+    assert inventory["warm_extras"] == ["vllm", "automodel", "nemo_gym"] and inventory["counts"]["venvs"] == 3
+    assert inventory["driver_installs"] == [{"package": "mlflow-skinny", "pin": "~=2.22", "editable": False,
+                                             "no_deps": False, "reason": "Experiment tracking for the driver; the "
+                                                                         "lock does not carry it."}]
+    assert [check for check, _, _ in _expected("shell-variety")["lint"]] == ["not-prefetched-list"]

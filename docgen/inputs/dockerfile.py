@@ -654,10 +654,10 @@ def _join_shell(
                 heredoc = None
             continue
         if not pieces and (not line.strip() or _COMMENT_LINE.match(line)):
-            if line.strip():
-                above.append(re.sub(r"^\s*# ?", "", line).rstrip())
-            else:
+            if not line.strip():
                 above = []
+            elif "->" not in line or not _count_statement(line, number):  # a count claims, it gives no reason
+                above.append(re.sub(r"^\s*# ?", "", line).rstrip())
             continue
         code, comment, quote = _scan_shell_line(line, quote)
         if quote or (continuation.search(code) and not comment):
