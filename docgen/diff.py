@@ -79,18 +79,16 @@ class _Image(NamedTuple):
 
 
 def _image(dockerfile: "DockerfileFacts", side: Side) -> _Image:
-    from docgen.model import actors_from_registry, build_model, run_prefetch, venv_dir_of
+    from docgen.model import actors_from_registry, build_model, filter_lines, prefetch_all, venv_dir_of
 
-    pf = dockerfile.prefetch
     try:
         model = build_model(dockerfile, side.snapshot)
     except InputError as exc:
         # e.g. the Dockerfile warms an extra NEW no longer defines: a finding of the diff, not bad input
         actors = actors_from_registry(side.snapshot.registry, system_flag=False)
         venv_dir = venv_dir_of(dockerfile)
-        outcome = run_prefetch(actors, pf.filters, pf.negative_filters, venv_dir)
-        venvs = outcome.venvs
-        filters = {f: tuple(v.actor for v in venvs if f in v.filters) for f in pf.filters}
+        venvs = prefetch_all(actors, dockerfile.prefetch_calls, venv_dir).venvs
+        filters = {f: tuple(v.actor for v in venvs if f in v.filters) for f, _ in filter_lines(dockerfile.prefetch_calls)}
         packages = side.snapshot.packages
         shared = tuple((packages[s.key].name, packages[s.key].version, packages[s.key].source, s.extras)
                        for s in side.snapshot.shared_builds)
@@ -109,8 +107,8 @@ def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_labe
         "old": _describe(old),
         "new": _describe(new),
         "dockerfile": {"path": dockerfile_label or dockerfile.path,
-                       "filters": list(dockerfile.prefetch.filters),
-                       "negative_filters": list(dockerfile.prefetch.negative_filters),
+                       "filters": [f for c in dockerfile.prefetch_calls for f in c.filters],
+                       "negative_filters": [n for c in dockerfile.prefetch_calls for n in c.negative_filters],
                        "problems": {"old": old_image.error, "new": new_image.error}},
         "extras": _added_removed(list(old.snapshot.extras), list(new.snapshot.extras)),
         "actors": actors,
@@ -193,20 +191,20 @@ def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Im
     something, but not the same actors), `no-match` (selects nothing in NEW: the filter went stale)."""
     from docgen.model import SYSTEM_COMMAND
 
-    pf = dockerfile.prefetch
-    lines = pf.filter_lines or (pf.line,) * len(pf.filters)
+    from docgen.model import filter_lines
+
     out = []
-    for text, line in zip(pf.filters, lines):
+    for text, line in filter_lines(dockerfile.prefetch_calls):
         was, now = list(old_image.filter_actors.get(text, ())), list(new_image.filter_actors.get(text, ()))
         status = "no-match" if not now else ("ok" if was == now else "changed")
         # an actor the filter names that runs on the system interpreter gets no venv: say so
         system = [e.actor for e in new.snapshot.registry.entries if text in e.actor and e.command == SYSTEM_COMMAND]
         out.append({"filter": text, "line": line, "status": status, "old_actors": was, "new_actors": now,
                     "new_system_matches": system})
-    for text in pf.negative_filters:
+    for text, line in ((n, c.line) for c in dockerfile.prefetch_calls for n in c.negative_filters):
         was = [e.actor for e in old.snapshot.registry.entries if text in e.actor]
         now = [e.actor for e in new.snapshot.registry.entries if text in e.actor]
-        out.append({"filter": f"!{text}", "line": pf.line, "status": "no-match" if not now else
+        out.append({"filter": f"!{text}", "line": line, "status": "no-match" if not now else
                     ("ok" if was == now else "changed"), "old_actors": was, "new_actors": now,
                     "new_system_matches": []})
     return out

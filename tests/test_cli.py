@@ -220,8 +220,9 @@ REG_HEAD = "from nemo_rl.distributed.virtual_cluster import PY_EXECUTABLES\n"
 
 CORPUS = {
     "unterminated heredoc": lambda tmp: _write_dockerfile(tmp, "EOX\n".join(FIXTURE_DOCKERFILE.read_text().rsplit("EOF\n", 1))),
-    "missing prefetch call": dockerfile_case("prefetch_venvs.py", "prefetch.py"),
-    "prefetch without filters": dockerfile_case("prefetch_venvs.py \\", "prefetch_venvs.py\n: \\"),
+    # (no prefetch call, or one without filters, is read: see tests/test_dockerfile_corpus.py)
+    "open quote in the prefetch call": dockerfile_case("prefetch_venvs.py \\", "prefetch_venvs.py 'x \\"),
+    "invalid escape directive": lambda tmp: _write_dockerfile(tmp, "# escape=x\n" + FIXTURE_DOCKERFILE.read_text()),
     "unknown instruction": dockerfile_case("WORKDIR", "WORKDIRR"),
     "continuation at end of file": lambda tmp: _append(tmp, "RUN echo \\\n"),
     "FROM without image": dockerfile_case("FROM scratch AS nemo-rl", "FROM"),

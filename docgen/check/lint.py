@@ -36,6 +36,55 @@ def _norm(text: str) -> str:
 
 # ------------------------------------------------------------------------------------------------ filters
 
+def _prefetch_line(model: "ImageModel") -> int | None:
+    return model.dockerfile.prefetch.line if model.dockerfile.prefetch is not None else None
+
+
+def _anchor_line(model: "ImageModel") -> int | None:
+    """Where a finding about something missing points: the prefetch call, else the Dockerfile's last line."""
+    instructions = model.dockerfile.instructions
+    return _prefetch_line(model) or (instructions[-1].end_line if instructions else None)
+
+
+def check_prefetch_present(model: "ImageModel") -> list[Finding]:
+    """An image of this kind prefetches actor venvs; without a `prefetch_venvs.py` call every uv actor builds
+    its venv on the node at first use. Said once, so the docs' claims are read against that."""
+    if model.dockerfile.prefetch_calls:
+        return []
+    return [Finding(model.dockerfile.path, _anchor_line(model), "prefetch-call",
+                    "no RUN calls NeMo-RL's prefetch_venvs.py: the image prefetches no worker venvs")]
+
+
+def check_reader_notes(model: "ImageModel") -> list[Finding]:
+    """Conventions the reader found but could not read as written (a second loop, an odd list entry)."""
+    return [Finding(model.dockerfile.path, n.line, n.check, n.message) for n in model.dockerfile.notes]
+
+
+def check_mapping_comment(model: "ImageModel") -> list[Finding]:
+    """`#   <filter>  -> <extra>  (why)` rows must name the extras the filter's venvs really run with."""
+    found = []
+    by_text: dict[str, set[tuple[str, ...]]] = {}
+    for f in model.filters:
+        by_text.setdefault(f.text, set()).add(tuple(_norm(e) for e in f.extras))
+    for row in model.dockerfile.mapping:
+        said = tuple(sorted(_norm(e) for e in re.split(r"[+,/]", row.extra) if e and e.lower() not in ("base", "(base)", "none")))
+        truth = by_text.get(row.filter, set())
+        if truth and said not in {tuple(sorted(t)) for t in truth}:
+            actual = " or ".join("+".join(t) or "base" for t in sorted(truth))
+            found.append(Finding(model.dockerfile.path, row.line, "mapping-comment",
+                                 f"comment maps filter {row.filter!r} to {row.extra!r}; its venvs run with {actual}"))
+    return found
+
+
+def check_gym_arg_scope(model: "ImageModel") -> list[Finding]:
+    """A build ARG reaches a RUN only when the RUN's stage declares it: a Gym prefetch driven by an ARG its
+    stage never declares always sees it empty, whatever --build-arg says, and builds no venv."""
+    return [Finding(model.dockerfile.path, g.line, "gym-prefetch",
+                    f"NeMo-Gym's prefetch expands {g.arg}, but stage {g.stage!r} declares no `ARG {g.arg}`: it is "
+                    f"always empty there, so --build-arg {g.arg}=... builds nothing; add `ARG {g.arg}` to the stage")
+            for g in model.gym if g.arg is not None and not g.arg_in_scope]
+
+
 def check_filters_match(model: "ImageModel") -> list[Finding]:
     """A filter that selects nothing is a typo or a renamed actor: the venv it meant is silently missing."""
     path = model.dockerfile.path
@@ -49,7 +98,7 @@ def check_verify_list(model: "ImageModel") -> list[Finding]:
     path, verify = model.dockerfile.path, model.dockerfile.verify
     expected = [v.actor for v in model.venvs]
     if verify is None:
-        return [Finding(path, model.dockerfile.prefetch.line, "verify-list",
+        return [Finding(path, _anchor_line(model), "verify-list",
                         "no `for actor in ...` loop verifies the prefetched venvs")] if expected else []
     found = []
     missing = [a for a in expected if a not in verify.actors]
@@ -108,28 +157,75 @@ def check_count_statements(model: "ImageModel") -> list[Finding]:
 
 
 def check_not_prefetched_list(model: "ImageModel") -> list[Finding]:
-    """The `# Not prefetched` comment must list exactly the uv actors that get no venv."""
+    """The `# Not prefetched` comment must list exactly the uv actors that get no venv. Written as prose, it
+    is held to what prose can say: each such actor is mentioned (by class name, or a word of its module
+    path like `sglang`), and a class name it spells out is not one that gets a venv."""
     path, listed = model.dockerfile.path, model.dockerfile.not_prefetched
     computed = [s.actor for s in model.not_prefetched]
     if listed is None:
-        return [Finding(path, None, "not-prefetched-list",
+        return [Finding(path, _anchor_line(model), "not-prefetched-list",
                         "no `# Not prefetched` comment; these uv actors get no venv: " + ", ".join(computed))
                 ] if computed else []
     names = [fqn for fqn, _ in listed.actors]
     venvs = {v.actor for v in model.venvs}
     system = {a.fqn for a in model.system_actors}
     found = []
-    missing = [a for a in computed if a not in names]
+    prose_words = _words(listed.prose)
+    extras = {s.actor: s.extras for s in model.not_prefetched}
+    missing = [a for a in computed if a not in names and not (prose_words & (_fqn_words(a) | _words(" ".join(extras[a]))))]
     if missing:
         found.append(Finding(path, listed.line, "not-prefetched-list",
                              "the `# Not prefetched` list omits actors that get no venv: " + ", ".join(missing)))
-    for fqn in names:
+    spelled = [a.fqn for a in model.actors if a.class_name.lower() in prose_words and a.fqn not in computed]
+    for fqn in names + spelled:
         if fqn in computed:
             continue
         why = ("it is prefetched" if fqn in venvs else "it runs on the system interpreter" if fqn in system
                else "it is not in the actor registry")
         found.append(Finding(path, listed.line, "not-prefetched-list",
                              f"the `# Not prefetched` list names {fqn}, but {why}"))
+    return found
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text)}
+
+
+def _fqn_words(fqn: str) -> set[str]:
+    """`nemo_rl.algorithms.async_utils.ReplayBuffer` -> nemo, rl, algorithms, async, utils, replaybuffer,
+    replay, buffer: the words prose may use to mean the actor."""
+    module, _, name = fqn.rpartition(".")
+    words = {w.lower() for w in re.split(r"[._]", module) if w}
+    words.add(name.lower())
+    words.update(w.lower() for w in re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", name))
+    return words - {"nemo", "rl", "models", "workers", "worker"}
+
+
+# ------------------------------------------------------------------------------------------- provenance
+
+def _repo_id(repo: str) -> str:
+    """`https://github.com/Owner/RL.git`, `git@github.com:Owner/RL`, `Owner/RL` -> `owner/rl`."""
+    text = repo.strip().rstrip("/").removesuffix(".git")
+    text = re.sub(r"^[a-z+]+://(?:[^@/]*@)?[^/]+/", "", text)     # scheme and host
+    text = re.sub(r"^[^@/]+@[^:/]+:", "", text)                   # scp-like git@host:
+    return "/".join(text.split("/")[-2:]).lower()
+
+
+def check_provenance(model: "ImageModel") -> list[Finding]:
+    """NEMO_RL_REPO / NEMO_RL_REF defaults are what a build checks out; the snapshot records what the docs
+    were generated from. When they differ, every rendered fact may describe another NeMo-RL."""
+    provenance = model.snapshot.provenance or {}
+    args = {a.name: a for a in model.dockerfile.args if a.default is not None and a.stage is None}
+    args.update({a.name: a for a in model.dockerfile.args if a.default is not None and a.name not in args})
+    found = []
+    for name, key, same in (("NEMO_RL_REPO", "repo", lambda a, b: _repo_id(a) == _repo_id(b)),
+                            ("NEMO_RL_REF", "ref", lambda a, b: a.strip() == b.strip())):
+        arg, recorded = args.get(name), provenance.get(key)
+        if arg is None or not arg.default or not recorded or same(arg.default, str(recorded)):
+            continue
+        found.append(Finding(model.dockerfile.path, arg.line, "provenance",
+                             f"the Dockerfile builds {name}={arg.default} but the docs describe {key} "
+                             f"{recorded} (the snapshot's provenance); run docgen snapshot"))
     return found
 
 
@@ -141,13 +237,14 @@ def check_warm_order(model: "ImageModel") -> list[Finding]:
     path = model.dockerfile.path
     found = []
     warmed = {_norm(e) for e in model.warm_extras}
+    prefetch_at = _prefetch_line(model)
     later = {_norm(e): s.line for s in model.dockerfile.warm_syncs
-             if s.line > model.dockerfile.prefetch.line for e in s.extras}
+             if prefetch_at is not None and s.line > prefetch_at for e in s.extras}
     for venv in model.venvs:
         for extra in venv.extras:
             if _norm(extra) not in warmed:
                 when = f" (only after it, line {later[_norm(extra)]})" if _norm(extra) in later else ""
-                found.append(Finding(path, model.dockerfile.prefetch.line, "warm-order",
+                found.append(Finding(path, prefetch_at, "warm-order",
                                      f"{class_name_of(venv.actor)} runs with extra {extra!r}, which no `uv sync --extra` "
                                      f"warms before the prefetch{when}"))
     for shared in model.shared_builds:
@@ -180,6 +277,11 @@ def check_coverage(documents: Iterable["Document"], required: Iterable[str], whe
 
 def lint(model: "ImageModel") -> list[Finding]:
     return [
+        *check_prefetch_present(model),
+        *check_reader_notes(model),
+        *check_provenance(model),
+        *check_mapping_comment(model),
+        *check_gym_arg_scope(model),
         *check_filters_match(model),
         *check_verify_list(model),
         *check_mixed_extras(model),

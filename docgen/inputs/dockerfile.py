@@ -5,16 +5,24 @@ Two layers:
      comments inside continuation runs, heredocs), stages, ARG, ENV and instruction flags. Written here
      rather than borrowed, because we need the exact line of every fact for error messages and
      documentation links.
-  2. The image's shell conventions, read from RUN scripts: ``uv sync`` warm-up commands, the single
-     ``prefetch_venvs.py`` call, the ``for actor in ...`` verification loop, and two comment forms
-     (``N things -> M things`` count statements and the ``# Not prefetched`` list).
+  2. The image's shell conventions, read from RUN scripts: ``uv sync`` warm-up commands, the actor
+     ``prefetch_venvs.py`` call(s), NeMo-Gym's own ``prefetch_venvs.py`` call (a second venv layer),
+     ``uv pip install`` commands, the ``for actor in ...`` verification loop, and comment forms
+     (``N things -> M things`` count statements, the ``# Not prefetched`` list, ``filter -> extra`` rows).
 
-Only reads; never executes anything. Bad input raises ``InputError(path, line, message)``.
+Layer 2 is best effort: every convention is optional. A Dockerfile BuildKit parses is read; a convention
+that is absent or phrased another way leaves its fact empty or becomes a ``Note`` (file:line) that the
+lint reports. ``InputError(path, line, message)`` is kept for text that is really malformed: Dockerfile
+syntax BuildKit rejects, a file without a stage, a shell quote left open in a command docgen reads,
+``uv sync --extra`` without a value.
+
+Every scan is linear in the input (regex chunks, never per-character string building): a 10 MB ARG
+value or a 2 MB line of backticks reads in well under a second.
 """
 
 
 import re
-import shlex
+from bisect import bisect_right
 from typing import NamedTuple
 from pathlib import Path
 
@@ -35,7 +43,7 @@ _ESCAPE_CONTINUATIONS = {"\\": _CONTINUATION, "`": re.compile(r"`[ \t]*$")}
 _COMMENT_LINE = re.compile(r"^\s*#")
 _DIRECTIVE = re.compile(r"^#\s*(syntax|escape|check)\s*=\s*(\S.*)$", re.IGNORECASE)
 _HEREDOC_WORD = re.compile(r"\d*<<(-?)([^<]+)")  # a whole shell word, as BuildKit: [fd]<<[-]WORD
-_LEADING_FLAG = re.compile(r"^--([A-Za-z][\w-]*)(?:=(\S*))?(?:\s+|$)")
+_LEADING_FLAG = re.compile(r"--([A-Za-z][\w-]*)(?:=(\S*))?(?:\s+|$)")  # matched at a position, never searched
 _NUMBER_WORDS = NUMBER_WORDS
 _NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
 _COUNT_PAIR = r"\b" + _NUMBER + r"\s+([A-Za-z][A-Za-z_-]*)"
@@ -43,7 +51,6 @@ _PAIR_AT_END = re.compile(_COUNT_PAIR + r"\s*$", re.IGNORECASE)
 _PAIR_AT_START = re.compile(r"^\s*" + _COUNT_PAIR, re.IGNORECASE)
 _NOT_PREFETCHED_HEADER = re.compile(r"^\s*#\s*Not prefetched\b", re.IGNORECASE)
 _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
-_SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "(", ")"})
 _SHELLS = frozenset({"sh", "bash", "dash"})
 
 
@@ -96,10 +103,42 @@ class WarmSync(NamedTuple):
 
 
 class PrefetchCall(NamedTuple):
+    """One run of NeMo-RL's actor prefetch tool."""
     filters: tuple[str, ...]
     negative_filters: tuple[str, ...]
     line: int
     filter_lines: tuple[int, ...] = ()   # physical line of each filter (findings point at the filter itself)
+    script: str = ""
+    stage: str | None = None
+
+
+class GymPrefetch(NamedTuple):
+    """One run of NeMo-Gym's prefetch tool: a venv per environment server of the configs it is given."""
+    script: str
+    args: tuple[str, ...]           # its words, unexpanded (`${NEMO_GYM_PREFETCH_CONFIGS}`)
+    arg_refs: tuple[str, ...]       # the build ARGs / variables those words expand
+    line: int
+    stage: str | None
+    guards: tuple[str, ...]         # `if` conditions around the call
+    comment: str
+
+
+class Requirement(NamedTuple):
+    spec: str                       # as written
+    name: str                       # distribution name (a path or URL stays as written)
+    pin: str | None                 # `==0.19.11`, `>=1`, a URL after `@`; None when unpinned
+    editable: bool
+    line: int
+
+
+class PipInstall(NamedTuple):
+    """A `uv pip install` command: what, into which interpreter, with or without dependencies."""
+    packages: tuple[Requirement, ...]
+    python: str | None              # the --python value, unexpanded
+    no_deps: bool
+    reason: str                     # its trailing comment, else the comment lines directly above it
+    line: int
+    stage: str | None
 
 
 class VerifyList(NamedTuple):
@@ -114,8 +153,24 @@ class CountStatement(NamedTuple):
 
 
 class NotPrefetchedList(NamedTuple):
-    actors: tuple[tuple[str, str], ...]
+    actors: tuple[tuple[str, str], ...]   # (FQN, reason) entries, one per comment line
     line: int
+    prose: str = ""                       # the same written as a sentence on the header line (and after it)
+
+
+class MappingRow(NamedTuple):
+    """`#   <filter>  -> <extra>  (why)`: a comment table row saying which extra a filter's venvs get."""
+    filter: str
+    extra: str
+    why: str
+    line: int
+
+
+class Note(NamedTuple):
+    """A convention docgen found but could not read as written; the lint reports it (never an error)."""
+    line: int
+    check: str
+    message: str
 
 
 class DockerfileFacts(NamedTuple):
@@ -126,11 +181,16 @@ class DockerfileFacts(NamedTuple):
     args: tuple[Arg, ...]
     envs: tuple[EnvVar, ...]
     warm_syncs: tuple[WarmSync, ...]
-    prefetch: PrefetchCall
+    prefetch: PrefetchCall | None             # the first actor prefetch call (None: the image prefetches none)
     verify: VerifyList | None
     counts: tuple[CountStatement, ...]
     not_prefetched: NotPrefetchedList | None
     mixed_extras: tuple[tuple[str, int], ...] = ()   # `# docgen: mixed-extras <filter>` declarations, with lines
+    prefetch_calls: tuple[PrefetchCall, ...] = ()    # every actor prefetch call, in file order
+    gym_prefetch: tuple[GymPrefetch, ...] = ()       # NeMo-Gym's prefetch calls
+    pip_installs: tuple[PipInstall, ...] = ()
+    mapping: tuple[MappingRow, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     def stage(self, name: str | Stage) -> Stage:
         """The stage called ``name`` (case-insensitive, as Docker), or by ``str(index)`` if unnamed."""
@@ -175,11 +235,19 @@ def split_lines(text: str) -> list[str]:
 
 
 def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
-    lines = split_lines(text)
+    lines = split_lines(text.removeprefix("\ufeff"))  # BuildKit skips a UTF-8 byte order mark
     syntax_line, directive_lines, escape = _directives(lines, path)
     continuation = _ESCAPE_CONTINUATIONS[escape]
     stages, instructions = _stages(_instructions(lines, path, directive_lines, escape), path)
-    shell = [cmd for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines, continuation)]
+    if not stages:  # BuildKit builds nothing from it: "dockerfile contains no stages to build"
+        raise InputError(path, len(lines) or None, "no FROM instruction: the Dockerfile contains no stages to build")
+    runs = [(ins, cmd) for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines, continuation)]
+    shell = [cmd for _, cmd in runs]
+    calls, gym = _prefetch_calls(shell, path)
+    verify, verify_notes = _verify(shell, path)
+    not_prefetched, not_prefetched_notes = _not_prefetched(lines)
+    warm = [_warm_syncs(cmd, path) for cmd in shell]
+    filters = {f for call in calls for f in call.filters}
     return DockerfileFacts(
         path=path,
         syntax_directive=syntax_line,
@@ -187,13 +255,18 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         stages=stages,
         args=tuple(a for ins in instructions if ins.keyword == "ARG" for a in _args(ins, path)),
         envs=tuple(e for ins in instructions if ins.keyword == "ENV" for e in _envs(ins, path)),
-        warm_syncs=tuple(w for cmd in shell for w in _warm_syncs(cmd, path)),
-        prefetch=_prefetch(shell, path, len(lines) or None),
-        verify=_verify(shell, path),
+        warm_syncs=tuple(w for syncs, _ in warm for w in syncs),
+        prefetch=calls[0] if calls else None,
+        verify=verify,
         counts=tuple(c for n, line in enumerate(lines, 1) if (c := _count_statement(line, n))),
-        not_prefetched=_not_prefetched(lines, path),
+        not_prefetched=not_prefetched,
         mixed_extras=tuple((m.group(1), n) for n, line in enumerate(lines, 1)
                            if "docgen:" in line and (m := MIXED_DECLARATION.match(line))),
+        prefetch_calls=calls,
+        gym_prefetch=gym,
+        pip_installs=tuple(p for ins, cmd in runs for p in _pip_installs(cmd, path, ins.comment)),
+        mapping=_mapping_rows(lines, filters) if filters else (),
+        notes=tuple(n for _, found in warm for n in found) + verify_notes + not_prefetched_notes,
     )
 
 
@@ -253,11 +326,11 @@ def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> l
         parts = [first_args] + [text for _, text in pieces[1:]]
         args = " ".join(p for p in (continuation.sub("", p).strip() for p in parts) if p)
         heredocs: list[Heredoc] = []
-        if keyword in HEREDOC_KEYWORDS:
+        if keyword in HEREDOC_KEYWORDS and any("<<" in text for _, text in pieces):
             joined = [(n, continuation.sub("", text)) for n, text in pieces]  # BuildKit joins them without a blank
             for marker_line, word in _shell_words(joined) or []:  # a quote left open: BuildKit finds no heredoc
-                if (marker := _HEREDOC_WORD.fullmatch(word)) and (name := shlex.split(marker.group(2))):
-                    heredoc, i = _read_heredoc(lines, i, marker.group(1) == "-", name[0], marker_line, path)
+                if (marker := _HEREDOC_WORD.fullmatch(word)) and (name := _heredoc_name(marker.group(2))):
+                    heredoc, i = _read_heredoc(lines, i, marker.group(1) == "-", name, marker_line, path)
                     heredocs.append(heredoc)
         found.append(
             Instruction(
@@ -275,27 +348,99 @@ def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> l
     return found
 
 
+# Shell text in chunks, as a POSIX shell quotes it: one regex step per run of ordinary characters or per
+# quoted string, so a megabyte-long word costs one match (the reader never builds strings char by char).
+_CHUNK = re.compile(
+    r"""
+      (?P<space>\s+)
+    | (?P<plain>[^\s'"\\\#();<>|&]+)
+    | (?P<sq>'[^']*')
+    | (?P<dq>"[^"\\]*(?:\\.[^"\\]*)*")
+    | (?P<esc>\\.)
+    | (?P<hash>\#)
+    | (?P<op>[();<>|&]+)
+    | (?P<open>['"\\])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_DQ_ESCAPE = re.compile(r'\\([\\"$`])')
+
+
+def _chunks(text: str, pos: int = 0):
+    """(kind, start, end) of each chunk; kind "open" is a quote never closed or a lone final backslash."""
+    end = len(text)
+    while pos < end:
+        match = _CHUNK.match(text, pos)
+        assert match is not None  # every character starts some alternative
+        yield match.lastgroup, pos, match.end()
+        pos = match.end()
+
+
+def _unquote(kind: str, chunk: str) -> str:
+    if kind == "sq":
+        return chunk[1:-1]
+    if kind == "dq":
+        inner = chunk[1:-1]
+        # split keeps the escaped character (the group) and drops its backslash; sub with a template is
+        # ten times slower on a value full of escapes
+        return "".join(_DQ_ESCAPE.split(inner)) if "\\" in inner else inner
+    if kind == "esc":
+        return chunk[1:]
+    return chunk
+
+
+def _split_posix(text: str, *, operators: bool) -> list[tuple[str, int]]:
+    """Words of `text` with quotes removed, each with its start offset. With `operators`, runs of
+    ``();<>|&`` are tokens of their own (as shlex's punctuation_chars). Raises ValueError for an open quote."""
+    words: list[tuple[str, int]] = []
+    parts: list[str] = []
+    start = 0
+    for kind, begin, end in _chunks(text):
+        if kind == "space" or (operators and kind == "op"):
+            if parts:
+                words.append(("".join(parts), start))
+                parts = []
+            if kind == "op":
+                words.append((text[begin:end], begin))
+            continue
+        if kind == "open":
+            if text[begin] == "\\":
+                continue  # a lone escape at the very end, dropped
+            raise ValueError("No closing quotation")
+        if not parts:
+            start = begin
+        parts.append(_unquote(kind, text[begin:end]))
+    if parts:
+        words.append(("".join(parts), start))
+    return words
+
+
 def _shell_words(pieces: list[tuple[int, str]]) -> list[tuple[int, str]] | None:
     """Words of the pieces' text joined as is, split at unquoted blanks, quotes and ``\\`` escapes kept
     (as BuildKit splits a line to find heredocs; a mid-line ``#`` is no comment there). Each word comes
     with the line it starts on; None when a quote is left open."""
+    text = "".join(piece for _, piece in pieces)
+    starts, offset = [], 0
+    for _, piece in pieces:
+        starts.append(offset)
+        offset += len(piece)
     words: list[tuple[int, str]] = []
-    word, start, quote, escaped = "", 0, "", False
-    for number, text in pieces:
-        for char in text:
-            if char.isspace() and not (quote or escaped):
-                if word:
-                    words.append((start, word))
-                word = ""
-                continue
-            if not word:
-                start = number
-            word += char
-            quote, escaped = _shell_state(char, quote, escaped)
-    if quote:
-        return None
-    word = word[:-1] if escaped else word  # BuildKit's lexer drops a lone escape at the very end
-    return words + [(start, word)] if word else words
+    begin_word = None
+    for kind, begin, end in _chunks(text):
+        if kind == "open":
+            if text[begin] != "\\":
+                return None
+            end = begin  # BuildKit's lexer drops a lone escape at the very end
+        if kind == "space" or kind == "open":
+            if begin_word is not None and begin > begin_word:
+                words.append((pieces[bisect_right(starts, begin_word) - 1][0], text[begin_word:begin]))
+            begin_word = None
+            continue
+        if begin_word is None:
+            begin_word = begin
+    if begin_word is not None:
+        words.append((pieces[bisect_right(starts, begin_word) - 1][0], text[begin_word:]))
+    return words
 
 
 def _read_heredoc(
@@ -313,18 +458,28 @@ def _read_heredoc(
     raise InputError(path, marker_line, f"heredoc <<{name} is never terminated")
 
 
+def _heredoc_name(word: str) -> str | None:
+    try:
+        words = _split_posix(word, operators=False)
+    except ValueError:
+        return None
+    return words[0][0] if words else None
+
+
 def _leading_flags(args: str) -> dict[str, tuple[str, ...]]:
     flags: dict[str, list[str]] = {}
-    while match := _LEADING_FLAG.match(args):
+    pos = 0
+    while match := _LEADING_FLAG.match(args, pos):
         flags.setdefault(match.group(1), []).append(match.group(2) or "")
-        args = args[match.end() :]
+        pos = match.end()
     return {name: tuple(values) for name, values in flags.items()}
 
 
 def _without_flags(args: str) -> str:
-    while match := _LEADING_FLAG.match(args):
-        args = args[match.end() :]
-    return args
+    pos = 0
+    while match := _LEADING_FLAG.match(args, pos):
+        pos = match.end()
+    return args[pos:]
 
 
 def _stage_label(stage: Stage) -> str:
@@ -334,13 +489,15 @@ def _stage_label(stage: Stage) -> str:
 def _stages(instructions: list[Instruction], path: str) -> tuple[tuple[Stage, ...], tuple[Instruction, ...]]:
     """Split instructions into stages and stamp each with its stage label (None before the first FROM)."""
     heads: list[tuple[str | None, str, int]] = []  # (name, base, line) per FROM
+    names: set[str | None] = set()
     members: list[list[Instruction]] = []
     labelled: list[Instruction] = []
     for ins in instructions:
         if ins.keyword == "FROM":
             name, base = _from(ins, path)
-            if name is not None and any(name == head[0] for head in heads):
+            if name is not None and name in names:
                 raise InputError(path, ins.start_line, f"duplicate stage name {name!r}")
+            names.add(name)
             heads.append((name, base, ins.start_line))
             members.append([])
         elif not heads and ins.keyword != "ARG":
@@ -372,7 +529,7 @@ def _from(ins: Instruction, path: str) -> tuple[str | None, str]:
 
 def _words(ins: Instruction, path: str) -> list[str]:
     try:
-        return shlex.split(ins.args, comments=False, posix=True)
+        return [word for word, _ in _split_posix(ins.args, operators=False)]
     except ValueError as exc:
         raise InputError(path, ins.start_line, f"{ins.keyword}: cannot split {ins.args!r}: {exc}") from None
 
@@ -416,6 +573,9 @@ class _ShellCommand(NamedTuple):
     pieces: tuple[tuple[int, str], ...]  # (line, code without trailing comment and backslash)
     comment: str  # trailing comment of its last physical line
     stage: str | None
+    above: str = ""  # the comment lines directly above it (a heredoc's own comments), joined by "\n"
+    guards: tuple[str, ...] = ()  # conditions of the `if ...` blocks it sits in, outermost first
+    loops: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (variable, words) of the `for` loops it sits in
 
     @property
     def code(self) -> str:
@@ -429,59 +589,149 @@ class _ShellCommand(NamedTuple):
         return self.pieces[0][0]
 
     def tokens(self, path: str, pattern: str, until: str | None = None) -> list[str]:
-        """Shell words of the command; with `until`, only of the text before that pattern (shlex is slow
-        and a loop's body can hold hundreds of words nobody reads)."""
+        return [word for word, _ in self.located_tokens(path, pattern, until)]
+
+    def located_tokens(self, path: str, pattern: str, until: str | None = None) -> list[tuple[str, int]]:
+        """Shell words and operators of the command, quotes removed, each with its physical line; with
+        `until`, only of the text before that pattern (a loop's body can hold words nobody reads)."""
         code = self.code
         if until is not None and (stop := re.search(until, code)):
             code = code[: stop.start()]
-        lexer = shlex.shlex(code, posix=True, punctuation_chars=True)
-        lexer.whitespace_split, lexer.commenters = True, ""
         try:
-            return list(lexer)
+            words = _split_posix(code, operators=True)
         except ValueError as exc:
             raise InputError(path, self.line_of(pattern), f"cannot split shell command: {exc}") from None
+        starts, offset = [], 0
+        for _, text in self.pieces:
+            starts.append(offset)
+            offset += len(text.strip()) + 1
+        return [(word, self.pieces[bisect_right(starts, at) - 1][0]) for word, at in words]
 
 
-def _split_comment(line: str) -> tuple[str, str]:
-    """Split a shell line at an unquoted ``#`` that starts a word: (code, comment text)."""
-    quote, escaped = "", False
-    for pos, char in enumerate(line):
-        if char == "#" and not (quote or escaped) and (pos == 0 or line[pos - 1].isspace()):
-            return line[:pos], line[pos + 1 :].strip()
-        quote, escaped = _shell_state(char, quote, escaped)
-    return line, ""
+_DQ_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
-def _shell_state(char: str, quote: str, escaped: bool) -> tuple[str, bool]:
-    """The (open quote, pending backslash) state after reading `char`, as a POSIX shell tracks it."""
-    if escaped:
-        return quote, False
-    if char == "\\" and quote != "'":
-        return quote, True
+def _scan_shell_line(line: str, quote: str) -> tuple[str, str, str]:
+    """(code, trailing comment, quote still open at the end) of one script line that starts inside `quote`
+    ("" = none): a quoted string may run over several lines, as the shell reads it."""
+    start = 0
     if quote:
-        return ("" if char == quote else quote), False
-    if char in "'\"":
-        return char, False
-    return quote, False
+        if quote == "'":
+            start = line.find("'") + 1
+        else:
+            closed = _DQ_REST.match(line)
+            start = closed.end() if closed else 0
+        if start == 0:
+            return line, "", quote
+    if "#" not in line and "'" not in line and '"' not in line:
+        return line, "", ""
+    for kind, begin, _ in _chunks(line, start):
+        if kind == "open":
+            return line, "", line[begin] if line[begin] != "\\" else ""
+        if kind == "hash" and (begin == 0 or line[begin - 1].isspace()):
+            return line[:begin], line[begin + 1 :].strip(), ""
+    return line, "", ""
+
+
+_IF_START = re.compile(r"^\s*(?:if|elif)\s+(.*?)\s*;?\s*(?:then\b.*)?$")
+_FI = re.compile(r"(?:^|[;&|\s])fi\s*(?:[;&|]|$)")
+_NESTED_HEREDOC = re.compile(r"(?<![<\d])\d*<<(?!<)(-?)((?:['\"]?[A-Za-z_][\w.-]*['\"]?)?)$")
 
 
 def _join_shell(
     numbered: list[tuple[int, str]], stage: str | None, continuation: re.Pattern[str] = _CONTINUATION
 ) -> list[_ShellCommand]:
-    commands, pieces = [], []
+    """Commands of a script, one per logical line: ``\\`` continuations and quoted strings that run on
+    joined; the body of a heredoc inside the script (``cat > f <<'X'``) is data, never commands."""
+    commands, pieces, above = [], [], []
+    guards: list[str] = []
+    loops: list[tuple[str, tuple[str, ...]]] = []
+    quote = ""
+    heredoc: tuple[str, bool] | None = None  # (terminator, strip tabs) of a heredoc the script opened
     for number, line in numbered:
-        if not pieces and (not line.strip() or _COMMENT_LINE.match(line)):
+        if heredoc is not None:
+            if (line.lstrip("\t") if heredoc[1] else line) == heredoc[0]:
+                heredoc = None
             continue
-        code, comment = _split_comment(line)
-        if continuation.search(code) and not comment:
-            pieces.append((number, continuation.sub("", code)))
+        if not pieces and (not line.strip() or _COMMENT_LINE.match(line)):
+            if not line.strip():
+                above = []
+            elif "->" not in line or not _count_statement(line, number):  # a count claims, it gives no reason
+                above.append(re.sub(r"^\s*# ?", "", line).rstrip())
+            continue
+        code, comment, quote = _scan_shell_line(line, quote)
+        if quote or (continuation.search(code) and not comment):
+            pieces.append((number, code if quote else continuation.sub("", code)))
             continue
         pieces.append((number, code))
-        commands.append(_ShellCommand(tuple(pieces), comment, stage))
-        pieces = []
+        command = _ShellCommand(tuple(pieces), comment, stage, "\n".join(above), tuple(guards), tuple(loops))
+        commands.append(command)
+        guards = _track_guards(command.code, guards)
+        loops = _track_loops(command.code, loops)
+        heredoc = _script_heredoc(command.code) if "<<" in command.code else None
+        pieces, above = [], []
     if pieces:
-        commands.append(_ShellCommand(tuple(pieces), "", stage))
+        commands.append(_ShellCommand(tuple(pieces), "", stage, "\n".join(above), tuple(guards), tuple(loops)))
     return commands
+
+
+def _script_heredoc(code: str) -> tuple[str, bool] | None:
+    """The terminator of the first heredoc a script command opens (``<<EOF``, ``<<-'X'``, ``<< "END"``)."""
+    words = [w for _, w in _shell_words([(0, code)]) or []]
+    for index, word in enumerate(words):
+        if word[:1] in "'\"" or not (match := _NESTED_HEREDOC.search(word)):
+            continue
+        target = match.group(2) or (words[index + 1] if index + 1 < len(words) else "")
+        name = _heredoc_name(target) if target else None
+        if name:
+            return name, match.group(1) == "-"
+    return None
+
+
+_FOR_HEAD = re.compile(r"^\s*for\s+(\w+)\s+in\s+(.*?)\s*(?:;\s*)?(?:\bdo\b.*)?$")
+_DONE = re.compile(r"(?:^|[;&|\s])done\s*(?:[;&|]|$)")
+
+
+def _loop_words(text: str) -> tuple[str, ...]:
+    try:
+        return tuple(word for word, _ in _split_posix(text, operators=False))
+    except ValueError:
+        return ()
+
+
+def _track_loops(code: str, loops: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """The `for VAR in WORDS` loops open after `code` (a one-line loop that ends in `done` opens none)."""
+    done = _DONE.search(code) is not None
+    if (head := _FOR_HEAD.match(code)) and not done:
+        return loops + [(head.group(1), _loop_words(head.group(2)))]
+    if done and not code.lstrip().startswith("for ") and loops:
+        return loops[:-1]
+    return loops
+
+
+def _loop_values(cmd: "_ShellCommand") -> dict[str, tuple[str, ...]]:
+    """Loop variables visible to `cmd`: the loops around it and a one-line `for ...; do ...` in it."""
+    values = dict(cmd.loops)
+    for match in re.finditer(r"\bfor\s+(\w+)\s+in\s+([^;]*?)\s*;\s*do\b", cmd.code):
+        values[match.group(1)] = _loop_words(match.group(2))
+    return values
+
+
+def _track_guards(code: str, guards: list[str]) -> list[str]:
+    """The `if` conditions open after `code` (a one-line `if ...; then ...; fi` opens none); `elif` and
+    `else` replace the innermost condition."""
+    stripped = code.strip()
+    closes = _FI.search(code) is not None
+    if (opened := _IF_START.match(code)) and not closes:
+        condition = opened.group(1).removesuffix(";").strip()
+        if stripped.startswith("elif") and guards:
+            return guards[:-1] + [condition]
+        return guards + [condition]
+    if re.match(r"else\b", stripped) and guards and not closes:
+        return guards[:-1] + [f"not ({guards[-1]})"]
+    if closes and not stripped.startswith("if ") and guards:
+        return guards[:-1]
+    return guards
 
 
 def _shell_commands(ins: Instruction, lines: list[str], continuation: re.Pattern[str]) -> list[_ShellCommand]:
@@ -521,93 +771,232 @@ def _shell_commands(ins: Instruction, lines: list[str], continuation: re.Pattern
 
 def _after(tokens: list[str], *head: str) -> list[list[str]]:
     """Each run of tokens following the word sequence ``head``, up to the next shell operator."""
+    return [[t for t, _ in run] for run in _after_located([(t, 0) for t in tokens], *head)]
+
+
+def _after_located(tokens: list[tuple[str, int]], *head: str) -> list[list[tuple[str, int]]]:
     runs = []
-    for start in range(len(tokens) - len(head) + 1):
-        if tuple(tokens[start : start + len(head)]) == head:
-            rest = []
-            for token in tokens[start + len(head) :]:
-                if token in _SHELL_OPERATORS:
-                    break
-                rest.append(token)
-            runs.append(rest)
+    width = len(head)
+    for start in range(len(tokens) - width + 1):
+        if tokens[start][0] == head[0] and tuple(t for t, _ in tokens[start : start + width]) == head:
+            runs.append(_command_words(tokens[start + width :]))
     return runs
 
 
-def _warm_syncs(cmd: _ShellCommand, path: str) -> list[WarmSync]:
+_OPERATOR_TOKEN = re.compile(r"[();<>|&]+")
+
+
+def _command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The words of one simple command: up to the next operator or redirection (`&&`, `|`, `> log`, `2>&1`)."""
+    words = []
+    for token in tokens:
+        if _OPERATOR_TOKEN.fullmatch(token[0]):
+            if token[0][0] in "<>" and words and words[-1][0].isdigit():
+                words.pop()  # the file descriptor of `2>`
+            break
+        words.append(token)
+    return words
+
+
+_VARIABLE = re.compile(r"\$\{?(\w+)\}?")
+
+
+def _warm_syncs(cmd: _ShellCommand, path: str) -> tuple[list[WarmSync], list[Note]]:
+    """`uv sync` commands with their extras. An extra written as a loop variable (`for e in vllm fsdp; do
+    uv sync --extra "$e"`) is one sync per loop word; one docgen cannot resolve is left out, with a note."""
     pattern = r"\buv\s+sync\b"
     if not re.search(pattern, cmd.code):
-        return []
-    found = []
-    for rest in _after(cmd.tokens(path, pattern), "uv", "sync"):
+        return [], []
+    found, notes = [], []
+    runs = _after(cmd.tokens(path, pattern), "uv", "sync")
+    # the trailing comment, else the comment line(s) right above a command that is this one sync
+    comment = cmd.comment or (" ".join(cmd.above.split()) if len(runs) == 1 else "")
+    line = cmd.line_of(pattern)
+    loop_values = _loop_values(cmd) if "$" in cmd.code else {}
+    for rest in runs:
         extras, flags = [], []
         words = iter(rest)
         for word in words:
             if word == "--extra":
                 value = next(words, "")
                 if not value or value.startswith("-"):
-                    raise InputError(path, cmd.line_of(pattern), "uv sync --extra without a value")
+                    raise InputError(path, line, "uv sync --extra without a value")
                 extras.append(value)
             elif word.startswith("--extra="):
                 if word == "--extra=":
-                    raise InputError(path, cmd.line_of(pattern), "uv sync --extra without a value")
+                    raise InputError(path, line, "uv sync --extra without a value")
                 extras.append(word.removeprefix("--extra="))
             elif word.startswith(("-", "$")):
                 flags.append(word)
-        found.append(WarmSync(tuple(extras), tuple(flags), cmd.comment, cmd.line_of(pattern), cmd.stage))
-    return found
+        variable = next((e for e in extras if "$" in e), None)
+        if variable is None:
+            found.append(WarmSync(tuple(extras), tuple(flags), comment, line, cmd.stage))
+            continue
+        name = _VARIABLE.fullmatch(variable)
+        values = loop_values.get(name.group(1)) if name else None
+        if not values or sum("$" in e for e in extras) > 1:
+            notes.append(Note(line, "warm-steps", f"`uv sync --extra {variable}`: docgen cannot tell which extra "
+                                                  "this warms (not a `for` loop variable); left out of the warm steps"))
+            continue
+        found += [WarmSync(tuple(value if e == variable else e for e in extras), tuple(flags), comment, line, cmd.stage)
+                  for value in values]
+    return found, notes
 
 
-def _prefetch(shell: list[_ShellCommand], path: str, last_line: int | None) -> PrefetchCall:
-    pattern = r"prefetch_venvs\.py\b"
+_PREFETCH_SCRIPT = "prefetch_venvs"
+
+
+def _is_gym_script(script: str) -> bool:
+    """NeMo-Gym's tool (``examples/nemo_gym/prefetch_venvs.py``) builds environment-server venvs; NeMo-RL's
+    (``nemo_rl/utils/prefetch_venvs.py``) builds actor venvs. The folder (or package) tells them apart."""
+    return any("gym" in part.lower() for part in re.split(r"[/.]", script.removesuffix(".py"))[:-1])
+
+
+def _is_prefetch_script(tokens: list[tuple[str, int]], index: int) -> bool:
+    """`.../prefetch_venvs.py` as a word of its own, or `python -m <package>.prefetch_venvs`."""
+    token = tokens[index][0]
+    if token.endswith("prefetch_venvs.py"):
+        return not any(c.isspace() for c in token)  # a quoted sentence that mentions it is no call
+    return token.endswith(_PREFETCH_SCRIPT) and index > 0 and tokens[index - 1][0] == "-m"
+
+
+def _prefetch_calls(
+    shell: list[_ShellCommand], path: str
+) -> tuple[tuple[PrefetchCall, ...], tuple[GymPrefetch, ...]]:
+    """Every ``prefetch_venvs.py`` run: NeMo-RL's actor calls (filters, negative filters) and NeMo-Gym's."""
+    pattern = r"prefetch_venvs\b"
     calls: list[PrefetchCall] = []
+    gym: list[GymPrefetch] = []
     for cmd in shell:
-        if not re.search(pattern, cmd.code):
+        if _PREFETCH_SCRIPT not in cmd.code:
             continue
-        tokens = cmd.tokens(path, pattern)
-        script = next((i for i, t in enumerate(tokens) if t.endswith("prefetch_venvs.py")), None)
-        if script is None:
-            continue  # only mentioned, e.g. inside an echo'd string
-        if "examples/nemo_gym/" in tokens[script]:
-            continue  # the Gym environment-server prefetch, not the actor prefetch
-        filters, negative, target = [], [], None
-        for word in tokens[script + 1 :]:
-            if word in _SHELL_OPERATORS:
-                break
-            if word == "--negative-filters":
-                target = negative
+        tokens = cmd.located_tokens(path, pattern)
+        for index, (token, line) in enumerate(tokens):
+            if not _is_prefetch_script(tokens, index):
+                continue  # only mentioned, e.g. inside an echo'd string
+            rest = _command_words(tokens[index + 1 :])
+            if _is_gym_script(token):
+                gym.append(GymPrefetch(token, tuple(w for w, _ in rest), _arg_refs(" ".join(w for w, _ in rest)),
+                                       line, cmd.stage, cmd.guards, cmd.comment or cmd.above))
+                continue
+            filters: list[tuple[str, int]] = []
+            negative: list[str] = []
+            target: list | None = filters
+            for word, word_line in rest:
+                if word == "--negative-filters":
+                    target = negative
+                elif word.startswith("-"):
+                    target = None  # some other option: its values are not filters
+                elif target is filters:
+                    filters.append((word, word_line))
+                elif target is negative:
+                    negative.append(word)
+            calls.append(PrefetchCall(tuple(f for f, _ in filters), tuple(negative), line,
+                                      tuple(n for _, n in filters), token, cmd.stage))
+    return tuple(calls), tuple(gym)
+
+
+_ARG_REF = re.compile(r"\$\{(\w+)(?:[:?+=-][^}]*)?\}|\$(\w+)")
+
+
+def _arg_refs(text: str) -> tuple[str, ...]:
+    """Names a shell text expands (``$X``, ``${X}``, ``${X:-default}``), in order, once each."""
+    names: list[str] = []
+    for match in _ARG_REF.finditer(text):
+        name = match.group(1) or match.group(2)
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+# `uv pip install` options that take a value (the value is no package).
+_PIP_VALUE_OPTIONS = frozenset(
+    "-p --python -r --requirement -c --constraint --constraints --override --overrides -i --index-url "
+    "--extra-index-url --index -f --find-links --index-strategy --keyring-provider --prefix --target "
+    "--config-setting -C --python-version --python-platform --resolution --prerelease --exclude-newer "
+    "--link-mode --compile-bytecode-dir --group --extra --torch-backend --reinstall-package "
+    "--upgrade-package -P --no-binary --only-binary --refresh-package --no-build-isolation-package "
+    "--build-constraints -b --cache-dir".split()
+)
+_REQUIREMENT_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*(.*)$")
+
+
+def _pip_installs(cmd: _ShellCommand, path: str, run_comment: str = "") -> list[PipInstall]:
+    """`uv pip install` commands; the reason is the command's trailing comment, else the comment lines
+    directly above it in the script, else the Dockerfile comment above its RUN."""
+    pattern = r"\buv\s+pip\s+install\b"
+    if "pip" not in cmd.code or not re.search(pattern, cmd.code):
+        return []
+    found = []
+    reason = cmd.comment or cmd.above or run_comment
+    for rest in _after_located(cmd.located_tokens(path, pattern), "uv", "pip", "install"):
+        python, no_deps, packages = None, False, []
+        words = iter(rest)
+        for word, line in words:
+            name, has_value, value = word.partition("=")
+            if word in ("-e", "--editable"):
+                target = next(words, None)
+                if target is not None:
+                    packages.append(_requirement(target[0], True, target[1]))
+            elif has_value and name == "--editable":
+                packages.append(_requirement(value, True, line))
+            elif word in ("-p", "--python"):
+                python = next(words, (None, 0))[0]
+            elif has_value and name == "--python":
+                python = value
+            elif word == "--no-deps":
+                no_deps = True
+            elif word in _PIP_VALUE_OPTIONS:
+                next(words, None)
             elif word.startswith("-"):
-                target = None  # some other option: its values are not filters
+                continue
             else:
-                (filters if target is None else target).append(word)
+                packages.append(_requirement(word, False, line))
         line = cmd.line_of(pattern)
-        if calls:
-            raise InputError(path, line, f"second prefetch_venvs.py call (first at line {calls[0].line})")
-        if not filters:
-            raise InputError(path, line, "prefetch_venvs.py call without filters")
-        filter_lines = tuple(cmd.line_of(rf"(?:^|\s){re.escape(f)}(?:\s|$)") for f in filters)
-        calls.append(PrefetchCall(tuple(filters), tuple(negative), line, filter_lines))
-    if not calls:
-        raise InputError(path, last_line, "no prefetch_venvs.py call in any RUN instruction")
-    return calls[0]
-
-
-def _verify(shell: list[_ShellCommand], path: str) -> VerifyList | None:
-    pattern = r"\bfor\s+actor\s+in\b"
-    found: VerifyList | None = None
-    for cmd in shell:
-        if not re.search(pattern, cmd.code):
-            continue
-        line = cmd.line_of(pattern)
-        for actors in _after(cmd.tokens(path, pattern, until=r";\s*do\b"), "for", "actor", "in"):
-            if found is not None:
-                raise InputError(path, line, f"second 'for actor in' loop (first at line {found.line})")
-            found = VerifyList(tuple(actors), line)
+        found.append(PipInstall(tuple(packages), python, no_deps, reason, line, cmd.stage))
     return found
+
+
+def _requirement(spec: str, editable: bool, line: int) -> Requirement:
+    """``wandb==0.19.11`` -> (wandb, ==0.19.11); a path or URL keeps itself as its name, with no pin."""
+    match = _REQUIREMENT_NAME.match(spec)
+    if editable or match is None or "/" in spec.split("@")[0] or spec.startswith((".", "$")):
+        return Requirement(spec, spec, None, editable, line)
+    pin = match.group(3).split(";")[0].strip()
+    name = match.group(1)
+    if pin.startswith("@"):
+        return Requirement(spec, name, pin[1:].strip() or None, editable, line)
+    return Requirement(spec, name, pin or None, editable, line)
+
+
+_FQN_WORD = re.compile(r"^[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w*$")  # module path, then a class name
+_FOR_LOOP = re.compile(r"\bfor\s+(\w+)\s+in\b")
+
+
+def _verify(shell: list[_ShellCommand], path: str) -> tuple[VerifyList | None, tuple[Note, ...]]:
+    """The verification loop: `for actor in ...`, or a `for VAR in ...` loop whose words all look like actor
+    FQNs (`package.module.ClassName`; `for cfg in a.yaml b.yaml` is some other loop).
+    More than one such loop: their lists are joined and a note says so."""
+    found: list[VerifyList] = []
+    for cmd in shell:
+        if "for" not in cmd.code or not (loop := _FOR_LOOP.search(cmd.code)):
+            continue
+        pattern = r"\bfor\s+" + loop.group(1) + r"\s+in\b"
+        line = cmd.line_of(pattern)
+        for actors in _after(cmd.tokens(path, pattern, until=r";\s*do\b"), "for", loop.group(1), "in"):
+            if actors and (loop.group(1) == "actor" or all(_FQN_WORD.match(a) for a in actors)):
+                found.append(VerifyList(tuple(actors), line))
+    if not found:
+        return None, ()
+    notes = tuple(Note(v.line, "verify-list", f"a second verification loop (first at line {found[0].line}); "
+                                              "docgen reads the loops' actors together") for v in found[1:])
+    actors = tuple(dict.fromkeys(a for v in found for a in v.actors))
+    return VerifyList(actors, found[0].line), notes
 
 
 def _count_statement(line: str, number: int) -> CountStatement | None:
     """``# Eight filters -> nine venvs.`` -> ((8, 'filters'), (9, 'venvs'))."""
-    if not _COMMENT_LINE.match(line) or "->" not in line:
+    if "->" not in line or not _COMMENT_LINE.match(line):
         return None
     text = line.strip().lstrip("#").strip()
     segments = text.split("->")
@@ -634,25 +1023,63 @@ def _plural(noun: str) -> str:
     return noun if noun.endswith("s") else noun + "s"
 
 
-def _not_prefetched(lines: list[str], path: str) -> NotPrefetchedList | None:
-    found = None
+def _not_prefetched(lines: list[str]) -> tuple[NotPrefetchedList | None, tuple[Note, ...]]:
+    """The ``# Not prefetched`` comment: one ``<FQN>: <reason>`` entry per line below the header, or prose
+    on the header line itself ("# NOT prefetched: sglang, trtllm, ... and the async bookkeeping actors").
+    Several blocks are read together; an entry docgen cannot split is read as prose, with a note."""
+    actors: list[tuple[str, str]] = []
+    prose: list[str] = []
+    notes: list[Note] = []
+    first = None
     i = 0
     while i < len(lines):
-        if not _NOT_PREFETCHED_HEADER.match(lines[i]):
+        if "prefetched" not in lines[i].lower() or not (header := _NOT_PREFETCHED_HEADER.match(lines[i])):
             i += 1
             continue
-        header = i + 1
-        if found is not None:
-            raise InputError(path, header, f"second '# Not prefetched' block (first at line {found.line})")
-        actors = []
+        number = i + 1
+        if first is not None:
+            notes.append(Note(number, "not-prefetched-list",
+                              f"a second '# Not prefetched' comment (first at line {first}); read together"))
+        first = first or number
+        tail = lines[i][header.end():].strip()
+        if tail.startswith("("):  # "(what this list is):" describes the entries below; no actors in it
+            tail = tail[tail.find(")") + 1:] if ")" in tail else ""
+        text = tail.strip().lstrip(":").strip()
+        block_entries = 0
         i += 1
+        while text and i < len(lines) and _COMMENT_LINE.match(lines[i]) and not _NOT_PREFETCHED_ENTRY.match(lines[i]):
+            more = re.sub(r"^\s*#", "", lines[i]).strip()
+            if not more:
+                break
+            text += " " + more  # prose wrapped over several comment lines
+            i += 1
         while i < len(lines) and (entry := _NOT_PREFETCHED_ENTRY.match(lines[i])):
             reason = re.fullmatch(r"(?:(?::|-\s)\s*(.*))?", entry.group(2).strip())
             if reason is None:
-                raise InputError(path, i + 1, f"expected '<actor>: <reason>' or '<actor> - <reason>': {lines[i].strip()!r}")
-            actors.append((entry.group(1), (reason.group(1) or "").strip()))
+                notes.append(Note(i + 1, "not-prefetched-list", "entry is not '<actor>: <reason>' or "
+                                  f"'<actor> - <reason>'; read as the actor with that reason: {lines[i].strip()!r}"))
+                actors.append((entry.group(1), entry.group(2).strip().strip("()").strip()))
+            else:
+                actors.append((entry.group(1), (reason.group(1) or "").strip()))
+            block_entries += 1
             i += 1
-        if not actors:
-            raise InputError(path, header, "'# Not prefetched' block lists no actors")
-        found = NotPrefetchedList(tuple(actors), header)
-    return found
+        if text:
+            prose.append(text)
+        elif not block_entries:
+            notes.append(Note(number, "not-prefetched-list", "'# Not prefetched' comment names no actors"))
+    if first is None:
+        return None, ()
+    return NotPrefetchedList(tuple(actors), first, " ".join(prose)), tuple(notes)
+
+
+# `#   <filter>   -> <extra>   (why)`: one row of a comment table mapping prefetch filters to extras.
+_MAPPING_ROW = re.compile(r"^\s*#\s*(\S+)\s+->\s+([^\s(]+)\s*(?:\((.*)\))?\s*$")
+
+
+def _mapping_rows(lines: list[str], filters: set[str]) -> tuple[MappingRow, ...]:
+    """Rows whose left side is one of the prefetch filters (a header row or prose arrow is not one)."""
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if "->" in line and (match := _MAPPING_ROW.match(line)) and match.group(1) in filters:
+            rows.append(MappingRow(match.group(1), match.group(2), (match.group(3) or "").strip(), number))
+    return tuple(rows)

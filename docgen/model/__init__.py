@@ -17,12 +17,14 @@ if TYPE_CHECKING:  # keep start-up lean: these are only needed for type names
 
 PUBLISHED_STAGE = "nmp-rl-base"
 DEFAULT_VENV_DIR = "/opt/ray_venvs"
+DEFAULT_GYM_VENV_DIR = "/opt/gym_venvs"
 SYSTEM_COMMAND = "sys.executable"
 
 # Why an actor that runs under uv gets no prebuilt venv, when its extras are all warmed and the Dockerfile
 # comment does not say: it is simply not selected by any filter and builds on the node at first use.
 REASON_SYSTEM = "system interpreter (no venv)"
 REASON_NOT_SELECTED = "not selected by any filter; builds on the node at first use"
+REASON_NO_PREFETCH = "the image runs no actor prefetch; builds on the node at first use"
 
 
 def class_name_of(fqn: str) -> str:
@@ -106,6 +108,37 @@ class SharedBuild(NamedTuple):
     extras: tuple[str, ...]
 
 
+class GymVenvs(NamedTuple):
+    """The second venv layer: NeMo-Gym's prefetch builds one venv per environment server of the configs
+    its driving build ARG names, under NEMO_GYM_VENV_DIR. Off (no venvs) while that ARG is empty."""
+    venv_dir: str
+    script: str
+    arg: str | None               # the build ARG the call expands (None: its words are literal)
+    default: str | None           # that ARG's default as the Dockerfile sets it (None: no default)
+    configs: tuple[str, ...]      # the configs the default names (split at blanks and commas)
+    guard: str | None             # the `if` condition around the call
+    line: int
+    comment: str
+    stage: str | None = None
+    arg_in_scope: bool = True     # False: the call's stage declares no `ARG <arg>`, so it is always empty there
+
+    @property
+    def venvs_by_default(self) -> int | None:
+        """0 when the default names no config; otherwise unknown until built (one per server in them)."""
+        return 0 if not self.configs else None
+
+
+class DriverInstall(NamedTuple):
+    """A package `uv pip install` puts into the driver venv after the syncs."""
+    package: str
+    pin: str | None
+    editable: bool
+    no_deps: bool
+    reason: str
+    line: int
+    spec: str
+
+
 class PrefetchOutcome(NamedTuple):
     """What `prefetch_venvs.py <filters>` does with the registry, for one value of the system flag."""
     venvs: tuple[WorkerVenv, ...]
@@ -130,6 +163,8 @@ class ImageModel(NamedTuple):
     shared_builds: tuple[SharedBuild, ...]
     extras_defined: tuple[str, ...]
     extras_not_warmed: tuple[str, ...]
+    gym: tuple[GymVenvs, ...] = ()                 # NeMo-Gym's prefetch calls (the second venv layer)
+    driver_installs: tuple[DriverInstall, ...] = ()
 
     # -- lookups -----------------------------------------------------------------------------------
     def actor(self, fqn: str) -> Actor:
@@ -157,7 +192,16 @@ class ImageModel(NamedTuple):
             "extras": len(self.extras_defined),
             "stages": len(self.dockerfile.stages),
             "shared_builds": len(self.shared_builds),
+            "gym_venvs_by_default": self.gym_venvs_by_default,
+            "driver_installs": len(self.driver_installs),
         }
+
+    @property
+    def gym_venvs_by_default(self) -> int | None:
+        """Gym env venvs a default build makes: 0 when every Gym prefetch is off (or absent); None when a
+        default names configs (one venv per server in them, known only once built)."""
+        counts = [g.venvs_by_default for g in self.gym]
+        return None if None in counts else sum(c for c in counts if c is not None)
 
     def inventory(self) -> dict:
         """The JSON contract of `docgen inventory --json` (other tools and checks rely on these keys)."""
@@ -173,6 +217,11 @@ class ImageModel(NamedTuple):
             "system_actors": [a.fqn for a in self.system_actors],
             "counts": self.counts,
             "venv_dir": self.venv_dir,
+            "gym_venvs": [{"venv_dir": g.venv_dir, "script": g.script, "arg": g.arg, "default": g.default,
+                           "configs": list(g.configs), "venvs_by_default": g.venvs_by_default}
+                          for g in self.gym],
+            "driver_installs": [{"package": d.package, "pin": d.pin, "editable": d.editable,
+                                 "no_deps": d.no_deps, "reason": d.reason} for d in self.driver_installs],
         }
 
 
@@ -216,11 +265,16 @@ def run_prefetch(actors: Iterable[Actor], filters: Iterable[str], negative: Iter
     return PrefetchOutcome(tuple(venvs), tuple(system), tuple(unselected))
 
 
+def prefetch_line(dockerfile: "DockerfileFacts") -> int | None:
+    """Line of the first actor prefetch call (None: the Dockerfile runs none)."""
+    return dockerfile.prefetch.line if dockerfile.prefetch is not None else None
+
+
 def warm_steps_of(dockerfile: "DockerfileFacts") -> tuple[WarmStep, ...]:
     steps = []
-    prefetch_line = dockerfile.prefetch.line
+    first_prefetch = prefetch_line(dockerfile)
     for sync in dockerfile.warm_syncs:
-        if sync.line > prefetch_line:
+        if first_prefetch is not None and sync.line > first_prefetch:
             continue  # syncs after the prefetch do not warm anything the prefetch can use
         if sync.extras:
             label = "+".join(sync.extras)
@@ -233,16 +287,103 @@ def warm_steps_of(dockerfile: "DockerfileFacts") -> tuple[WarmStep, ...]:
     return tuple(steps)
 
 
-def venv_dir_of(dockerfile: "DockerfileFacts") -> str:
+def venv_dir_of(dockerfile: "DockerfileFacts", key: str = "NEMO_RL_VENV_DIR", default: str = DEFAULT_VENV_DIR) -> str:
     for stage_name in (PUBLISHED_STAGE, None):
         try:
             envs = dockerfile.envs_of(stage_name) if stage_name else dockerfile.envs
         except (KeyError, InputError):
             continue
         values = {e.key: e.value for e in envs}
-        if "NEMO_RL_VENV_DIR" in values:
-            return values["NEMO_RL_VENV_DIR"]
-    return DEFAULT_VENV_DIR
+        if key in values:
+            return values[key]
+    return default
+
+
+def arg_default(dockerfile: "DockerfileFacts", name: str, stage: str | None) -> tuple[str | None, bool]:
+    """(the value build ARG `name` has in `stage` when nobody passes --build-arg, whether the stage declares
+    it). Docker's scoping: the stage's own default, else the global default a bare `ARG name` in the stage
+    brings in; an ARG the stage does not declare is not set there at all (ARGs do not pass to later stages)."""
+    in_stage = [a for a in dockerfile.args if a.name == name and a.stage == stage]
+    if in_stage and in_stage[-1].default is not None:
+        return in_stage[-1].default, True
+    globals_ = [a for a in dockerfile.args if a.name == name and a.stage is None and a.default is not None]
+    if globals_ and (in_stage or stage is None):
+        return globals_[-1].default, True
+    return None, bool(in_stage) or stage is None
+
+
+def gym_venvs_of(dockerfile: "DockerfileFacts") -> tuple[GymVenvs, ...]:
+    import re
+
+    venv_dir = venv_dir_of(dockerfile, "NEMO_GYM_VENV_DIR", DEFAULT_GYM_VENV_DIR)
+    declared = {a.name for a in dockerfile.args}
+    out = []
+    for call in dockerfile.gym_prefetch:
+        arg = next((name for name in call.arg_refs if name in declared), None)
+        in_scope = True
+        if arg is not None:
+            default, in_scope = arg_default(dockerfile, arg, call.stage)
+            configs = tuple(c for c in re.split(r"[\s,]+", default or "") if c)
+        else:
+            default, configs = None, tuple(w for w in call.args if not w.startswith("-") and "$" not in w)
+        out.append(GymVenvs(venv_dir=venv_dir, script=call.script, arg=arg, default=default, configs=configs,
+                            guard=call.guards[-1] if call.guards else None, line=call.line, comment=call.comment,
+                            stage=call.stage, arg_in_scope=in_scope))
+    return tuple(out)
+
+
+def expand(text: str, values: dict[str, str]) -> str:
+    """`${UV_PROJECT_ENVIRONMENT}/bin/python` -> `/opt/nemo_rl_venv/bin/python`; unknown names stay."""
+    import re
+
+    return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
+
+
+def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, snapshot: "Snapshot") -> tuple[DriverInstall, ...]:
+    """Packages `uv pip install` puts into the driver venv: its --python names the driver venv (or its
+    interpreter), or it has no --python and VIRTUAL_ENV is the driver venv. An editable path is named by
+    the package the lock keeps at that path (`.` is NeMo-RL itself)."""
+    workdirs = [ins.args.strip().rstrip("/") for ins in dockerfile.instructions if ins.keyword == "WORKDIR"]
+    by_path = {p.source.removeprefix("editable+").strip("/"): p.name
+               for p in snapshot.packages.values() if p.editable}
+
+    def editable_name(path: str) -> str:
+        rel = path.rstrip("/")
+        for workdir in workdirs:
+            rel = rel.removeprefix(workdir + "/") if rel != workdir else "."
+        rel = rel.removeprefix("./") or "."
+        return snapshot.project_name if rel == "." else by_path.get(rel, path)
+
+    venv = driver_venv.rstrip("/")
+    targets = {venv, venv + "/bin/python", venv + "/bin/python3"}
+    out = []
+    for install in dockerfile.pip_installs:
+        try:
+            envs = {e.key: e.value for e in dockerfile.envs_of(install.stage)} if install.stage else {}
+        except KeyError:
+            envs = {}
+        values = {a.name: a.default for a in dockerfile.args if a.default is not None} | envs
+        python = expand(install.python, values) if install.python else envs.get("VIRTUAL_ENV")
+        if python is None or python.rstrip("/") not in targets:
+            continue
+        for req in install.packages:
+            name = editable_name(req.name) if req.editable else req.name
+            out.append(DriverInstall(package=name, pin=req.pin, editable=req.editable, no_deps=install.no_deps,
+                                     reason=" ".join(install.reason.split()), line=req.line, spec=req.spec))
+    return tuple(out)
+
+
+def driver_venv_of(dockerfile: "DockerfileFacts") -> str:
+    """The driver's venv: UV_PROJECT_ENVIRONMENT where the image sets it, else uv's `<WORKDIR>/.venv`."""
+    for stage in (PUBLISHED_STAGE, dockerfile.stages[-1].name if dockerfile.stages else None):
+        try:
+            envs = {e.key: e.value for e in dockerfile.envs_of(stage)} if stage else {}
+        except KeyError:
+            continue
+        if envs.get("UV_PROJECT_ENVIRONMENT"):
+            return envs["UV_PROJECT_ENVIRONMENT"]
+    workdirs = [ins.args.strip() for ins in dockerfile.instructions if ins.keyword == "WORKDIR"]
+    return f"{(workdirs[-1] if workdirs else '/opt/nemo-rl').rstrip('/')}/.venv"
 
 
 def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageModel:
@@ -266,21 +407,24 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
 
     actors = actors_from_registry(snapshot.registry, system_flag=False)
     actors_system = actors_from_registry(snapshot.registry, system_flag=True)
-    pf = dockerfile.prefetch
-    outcome = run_prefetch(actors, pf.filters, pf.negative_filters, venv_dir)
-    outcome_system = run_prefetch(actors_system, pf.filters, pf.negative_filters, venv_dir)
+    calls = dockerfile.prefetch_calls
+    outcome = prefetch_all(actors, calls, venv_dir)
+    outcome_system = _union(actors_system, [run_prefetch(actors_system, c.filters, c.negative_filters, venv_dir)
+                                            for c in calls])
     uv_actors = [a for a in actors if not a.is_system]
 
-    lines = pf.filter_lines or (pf.line,) * len(pf.filters)
-    filters = tuple(
-        PrefetchFilter(text=f, line=line,
-                       actors=tuple(v.actor for v in outcome.venvs if f in v.filters),
-                       extras=tuple(sorted({e for v in outcome.venvs if f in v.filters for e in v.extras})))
-        for f, line in zip(pf.filters, lines))
-    negative = tuple(
-        PrefetchFilter(text=n, line=pf.line, negative=True,
-                       actors=tuple(a.fqn for a in uv_actors if n in a.fqn), extras=())
-        for n in pf.negative_filters)
+    filters, negative = [], []
+    for call in calls:
+        called = run_prefetch(actors, call.filters, call.negative_filters, venv_dir)
+        lines = call.filter_lines or (call.line,) * len(call.filters)
+        filters += [PrefetchFilter(text=f, line=line,
+                                   actors=tuple(v.actor for v in called.venvs if f in v.filters),
+                                   extras=tuple(sorted({e for v in called.venvs if f in v.filters for e in v.extras})))
+                    for f, line in zip(call.filters, lines)]
+        negative += [PrefetchFilter(text=n, line=call.line, negative=True,
+                                    actors=tuple(a.fqn for a in uv_actors if n in a.fqn), extras=())
+                     for n in call.negative_filters]
+    filters, negative = tuple(filters), tuple(negative)
 
     warmed = {normalize(e) for e in warm_extras}
     documented = dict(dockerfile.not_prefetched.actors) if dockerfile.not_prefetched else {}
@@ -290,7 +434,7 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
         if missing:
             reason = reason_backend_not_built(missing)
         else:
-            reason = documented.get(actor.fqn) or REASON_NOT_SELECTED
+            reason = documented.get(actor.fqn) or (REASON_NOT_SELECTED if calls else REASON_NO_PREFETCH)
         not_prefetched.append(SkippedActor(actor=actor.fqn, extras=actor.extras, reason=reason))
 
     # A source build is shared in the image only between extras the image actually warms.
@@ -319,6 +463,38 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
         shared_builds=tuple(shared),
         extras_defined=tuple(snapshot.extras),
         extras_not_warmed=tuple(e for e in snapshot.extras if normalize(e) not in warmed),
+        gym=gym_venvs_of(dockerfile),
+        driver_installs=driver_installs_of(dockerfile, driver_venv_of(dockerfile), snapshot),
+    )
+
+
+def prefetch_all(actors: Iterable[Actor], calls, venv_dir: str) -> PrefetchOutcome:
+    """What the Dockerfile's actor prefetch calls leave together."""
+    actors = tuple(actors)
+    return _union(actors, [run_prefetch(actors, c.filters, c.negative_filters, venv_dir) for c in calls])
+
+
+def filter_lines(calls) -> list[tuple[str, int]]:
+    """Every positive filter of every call, with the line it is written on."""
+    return [(f, line) for c in calls for f, line in zip(c.filters, c.filter_lines or (c.line,) * len(c.filters))]
+
+
+def _union(actors: Iterable[Actor], outcomes: list[PrefetchOutcome]) -> PrefetchOutcome:
+    """What several prefetch calls leave together: a venv per actor any of them selects (registry order)."""
+    if len(outcomes) == 1:
+        return outcomes[0]
+    venvs: dict[str, WorkerVenv] = {}
+    system: dict[str, Actor] = {}
+    for outcome in outcomes:
+        for venv in outcome.venvs:
+            seen = venvs.get(venv.actor)
+            venvs[venv.actor] = venv if seen is None else seen._replace(filters=seen.filters + venv.filters)
+        system.update((a.fqn, a) for a in outcome.system)
+    order = [a.fqn for a in actors]
+    return PrefetchOutcome(
+        venvs=tuple(sorted(venvs.values(), key=lambda v: order.index(v.actor))),
+        system=tuple(a for a in actors if a.fqn in system),
+        unselected=tuple(a for a in actors if not a.is_system and a.fqn not in venvs),
     )
 
 

@@ -43,7 +43,8 @@ def image_graph(model: "ImageModel") -> str:
 def diagram_build(model: "ImageModel") -> str:
     ids = {stage_label(s): node_id("stage_" + stage_label(s)) for s in model.dockerfile.stages}
     warm_stage = stage_at(model, model.warm_steps[0].line) if model.warm_steps else None
-    prefetch_stage = stage_at(model, model.dockerfile.prefetch.line)
+    prefetch = model.dockerfile.prefetch
+    prefetch_stage = stage_at(model, prefetch.line) if prefetch is not None else None
     cache_dir = None
     if warm_stage:
         cache_dir = {e.key: e.value for e in model.dockerfile.envs_of(warm_stage)}.get("UV_CACHE_DIR")

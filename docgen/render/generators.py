@@ -44,6 +44,8 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("actor-mapping", (_D, _R), _m(tables.actor_mapping), {"variant": ("default", "system")}),
     Generator("filter-table", (_D, _R), _m(tables.filter_table)),
     Generator("venv-inventory", (_D, _R), _m(tables.venv_inventory)),
+    Generator("venv-layers", (_D, _R), _m(tables.venv_layers)),
+    Generator("driver-installs", (_D, _P, _L), _m(tables.driver_installs)),
     Generator("not-prefetched", (_D, _R), _m(tables.not_prefetched)),
     Generator("extra-packages", (_D, _L, _P), _m(tables.extra_packages), {"extra": None}),
     Generator("source-builds", (_D, _L), _m(tables.source_builds)),

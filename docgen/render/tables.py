@@ -42,6 +42,7 @@ def quick_inventory(model: "ImageModel") -> str:
         ("Published stage", code(published_stage(model))),
         ("Driver venv", code(base_venv(model))),
         ("Worker venvs", f"{len(model.venvs)} in {code(model.venv_dir)}, one per actor"),
+        ("Gym environment venvs", _gym_summary(model)),
         ("Prefetch filters", str(len(model.filters))),
         ("Extras warmed in the uv cache", _codes(model.warm_extras)),
         ("Extras not warmed", _codes(model.extras_not_warmed)),
@@ -50,8 +51,76 @@ def quick_inventory(model: "ImageModel") -> str:
         ("Actors without a prebuilt venv", str(len(model.not_prefetched))),
         ("Source builds shared between extras",
          ", ".join(f"{code(s.package)} ({' → '.join(s.extras)})" for s in model.shared_builds) or NONE),
+        ("Installed into the driver venv after the syncs",
+         _driver_summary(model)),
     ]
     return table(("What", "In the image"), rows)
+
+
+def _requirement(install) -> str:
+    return install.package + (install.pin if install.pin and install.pin[0] in "=<>!~" else
+                              f" @ {install.pin}" if install.pin else "")
+
+
+def _driver_summary(model: "ImageModel") -> str:
+    out = []
+    for d in model.driver_installs:
+        how = [w for w, on in (("editable", d.editable), ("`--no-deps`", d.no_deps)) if on]
+        out.append(code(_requirement(d)) + (f" ({', '.join(how)})" if how else ""))
+    return ", ".join(out) or NONE
+
+
+def _gym_default(g) -> str:
+    if g.arg is None:
+        return f"{len(g.configs)} configs, written in the call"
+    if not g.configs:
+        return f"`{g.arg}` empty by default: off"
+    return f"`{g.arg}` names {len(g.configs)} config{'s' if len(g.configs) != 1 else ''} by default"
+
+
+def _gym_count(g) -> str:
+    if g.venvs_by_default == 0:
+        return "0"
+    return f"one per environment server of {len(g.configs)} config{'s' if len(g.configs) != 1 else ''}"
+
+
+def _gym_summary(model: "ImageModel") -> str:
+    from docgen.model import DEFAULT_GYM_VENV_DIR, venv_dir_of
+
+    if not model.gym:
+        where = venv_dir_of(model.dockerfile, "NEMO_GYM_VENV_DIR", DEFAULT_GYM_VENV_DIR)
+        return f"0 prefetched (no NeMo-Gym prefetch); NeMo-Gym creates them in {code(where)} at run time"
+    counts = [_gym_count(g) for g in model.gym]
+    total = counts[0] if len(counts) == 1 else " + ".join(counts)
+    args = ", ".join(dict.fromkeys(code(g.arg) for g in model.gym if g.arg)) or "the call's configs"
+    return f"{total} by default in {code(model.gym[0].venv_dir)}, one per environment server; driven by {args}"
+
+
+def venv_layers(model: "ImageModel") -> str:
+    """Both venv layers side by side: what builds each, what drives it, how many venvs a default build has."""
+    from docgen.model import DEFAULT_GYM_VENV_DIR, venv_dir_of
+
+    calls = model.dockerfile.prefetch_calls
+    scripts = ", ".join(dict.fromkeys(code(c.script) for c in calls)) or NONE
+    rows = [("Ray worker venvs", code(model.venv_dir), scripts,
+             f"{len(model.filters)} prefetch filters" if calls else "no actor prefetch in the image",
+             str(len(model.venvs)))]
+    for g in model.gym:
+        rows.append(("NeMo-Gym environment venvs", code(g.venv_dir), code(g.script), _gym_default(g), _gym_count(g)))
+    if not model.gym:
+        where = venv_dir_of(model.dockerfile, "NEMO_GYM_VENV_DIR", DEFAULT_GYM_VENV_DIR)
+        rows.append(("NeMo-Gym environment venvs", code(where), "NeMo-Gym at run time (no prefetch in the image)",
+                     NONE, "0"))
+    return table(("Layer", "Directory", "Built by", "Driven by", "Venvs in a default build"), rows)
+
+
+def driver_installs(model: "ImageModel") -> str:
+    """What `uv pip install` adds to the driver venv after the syncs, with the Dockerfile's reason."""
+    if not model.driver_installs:
+        return "Nothing is installed into the driver venv beyond the syncs.\n"
+    rows = [(code(d.package), code(d.pin) if d.pin else NONE, "yes" if d.editable else "no",
+             "yes" if d.no_deps else "no", d.reason or NONE) for d in model.driver_installs]
+    return table(("Package", "Pin", "Editable", "`--no-deps`", "Why (the Dockerfile's comment)"), rows)
 
 
 def image_inventory(model: "ImageModel") -> str:
@@ -69,6 +138,14 @@ def image_inventory(model: "ImageModel") -> str:
             builds.append("warms the uv cache: " + ", ".join(code(s.label) for s in steps))
         if model.filters and stage_at(model, model.filters[0].line) == label:
             builds.append(f"prefetches {len(model.venvs)} worker venvs into {code(model.venv_dir)}")
+        for g in model.gym:
+            if stage_at(model, g.line) == label:
+                count = "none by default" if g.venvs_by_default == 0 else _gym_count(g) + " by default"
+                driven = f" when {code(g.arg)} names configs" if g.arg else ""
+                builds.append(f"prefetches NeMo-Gym environment venvs into {code(g.venv_dir)}{driven} ({count})")
+        installs = [d for d in model.driver_installs if stage_at(model, d.line) == label]
+        if installs:
+            builds.append("installs " + ", ".join(code(d.package) for d in installs) + " into the driver venv")
         for edge in edges:
             if edge.target == label:
                 builds.append(f"copies {', '.join(code(p) for p in edge.paths)} from {code(edge.source)}")
@@ -123,11 +200,15 @@ def actor_mapping(model: "ImageModel", variant: str = "default") -> str:
 
 
 def filter_table(model: "ImageModel") -> str:
+    """One row per filter; when the Dockerfile keeps a `filter -> extra (why)` comment table, its reasons
+    get a column of their own."""
+    why = {row.filter: row.why for row in model.dockerfile.mapping}
     rows = [(code(f.text), ", ".join(code(short_fqn(a)) for a in f.actors) or "(nothing)", _codes(f.extras))
-            for f in model.filters]
+            + ((why.get(f.text) or NONE,) if why else ()) for f in model.filters]
     rows += [(code(f.text) + " (negative)", ", ".join(code(short_fqn(a)) for a in f.actors) or "(nothing)",
-              "removed after matching") for f in model.negative_filters]
-    return table(("Filter", "Matched actors", "Extras"), rows)
+              "removed after matching") + ((NONE,) if why else ()) for f in model.negative_filters]
+    headers = ("Filter", "Matched actors", "Extras") + (("Why (the Dockerfile's comment)",) if why else ())
+    return table(headers, rows)
 
 
 def venv_inventory(model: "ImageModel") -> str:
@@ -135,6 +216,11 @@ def venv_inventory(model: "ImageModel") -> str:
     rows += [(code(v.path), v.class_name, _extra_column(v.extras), "at image build") for v in model.venvs]
     rows += [(code(venv_path(model.venv_dir, s.actor)), s.class_name, _extra_column(s.extras),
               "on the node at first use") for s in model.not_prefetched]
+    for g in model.gym:
+        when = (f"at image build when {code(g.arg)} names configs (none by default)" if g.venvs_by_default == 0
+                else f"at image build, {_gym_count(g)}")
+        rows.append((code(f"{g.venv_dir.rstrip('/')}/<server>"), "NeMo-Gym environment server",
+                     "(the server's own requirements)", when))
     return table(("Venv", "Used by", "Extras", "Built"), rows)
 
 

@@ -103,6 +103,7 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
     if text is None:
         text, data = read_json_object(path, "the snapshot")
     elif data is None:
+        import json
         data = json.loads(text)
     if data.get("format") != FORMAT:
         found = data.get("format")

@@ -91,3 +91,96 @@ def test_coverage_names_missing_generators():
     doc = parse_document("<!-- docgen:begin a -->\n<!-- docgen:end a -->\n", "README.md", {"a": {}, "b": {}}, frozenset())
     assert [f.message for f in check_coverage([doc], ["a", "b"], "docs")] == [
         "no page renders the required generator `b`"]
+
+
+# ---- conventions that are optional: findings with lines, never errors --------------------------------
+
+from tests.unit.blocks_fixtures import snapshot_data  # noqa: E402
+
+NOT_PREFETCHED_BLOCK = ("# Not prefetched:\n"
+                        "#   rl.models.value.workers.dtensor_value_worker_v2.DTensorValueWorkerV2: critic-free value worker\n"
+                        "#   rl.models.generation.sglang.sglang_worker.SGLangGenerationWorker: sglang not built\n")
+
+
+def test_not_prefetched_prose_that_mentions_every_skipped_actor_is_clean(tmp_path):
+    text = DOCKERFILE.replace(NOT_PREFETCHED_BLOCK, "# NOT prefetched: sglang, and the value workers\n#   (critic-free).\n")
+    assert text != DOCKERFILE
+    assert findings(tmp_path, text) == []
+
+
+def test_not_prefetched_prose_that_omits_an_actor_or_names_a_prefetched_one(tmp_path):
+    text = DOCKERFILE.replace(NOT_PREFETCHED_BLOCK, "# NOT prefetched: sglang and VllmGenerationWorker\n")
+    line = line_of(text, "# NOT prefetched")
+    assert findings(tmp_path, text) == [
+        ("not-prefetched-list", line, "the `# Not prefetched` list omits actors that get no venv: "
+                                      "rl.models.value.workers.dtensor_value_worker_v2.DTensorValueWorkerV2"),
+        ("not-prefetched-list", line, "the `# Not prefetched` list names "
+                                      "rl.models.generation.vllm.vllm_worker.VllmGenerationWorker, but it is prefetched"),
+    ]
+
+
+def test_reader_notes_become_findings_at_their_line(tmp_path):
+    text = DOCKERFILE.replace("#   rl.models.generation.sglang.sglang_worker.SGLangGenerationWorker: sglang not built",
+                              "#   rl.models.generation.sglang.sglang_worker.SGLangGenerationWorker (sglang not built)")
+    line = line_of(text, "SGLangGenerationWorker (sglang")
+    assert [(c, n) for c, n, _ in findings(tmp_path, text)] == [("not-prefetched-list", line)]
+
+
+def test_no_prefetch_call_is_one_finding_and_no_venvs(tmp_path):
+    text = DOCKERFILE.replace("tools/prefetch_venvs.py", "tools/warm.py")
+    model = small_model(tmp_path, text)
+    assert model.venvs == () and model.filters == () and model.dockerfile.prefetch is None
+    found = findings(tmp_path, text)
+    assert ("prefetch-call", len(text.splitlines()),
+            "no RUN calls NeMo-RL's prefetch_venvs.py: the image prefetches no worker venvs") in found
+    assert all(line is not None for _, line, _ in found)
+
+
+def test_mapping_comment_rows_are_checked_against_the_filters(tmp_path):
+    rows = ("#   filter                          -> extra   (why)\n"
+            "#   vllm.vllm_worker                -> vllm    (generation)\n"
+            "#   megatron_policy_worker.MegatronPolicyWorker -> automodel (wrong on purpose)\n")
+    text = DOCKERFILE.replace("# Three filters -> four venvs.\n", "# Three filters -> four venvs:\n" + rows)
+    assert findings(tmp_path, text) == [
+        ("mapping-comment", line_of(text, "-> automodel"),
+         "comment maps filter 'megatron_policy_worker.MegatronPolicyWorker' to 'automodel'; its venvs run with mcore")]
+
+
+def _with_source_args(repo: str, ref: str) -> str:
+    return f"ARG NEMO_RL_REPO={repo}\nARG NEMO_RL_REF={ref}\n" + DOCKERFILE
+
+
+def _provenance(tmp_path, repo: str, ref: str, recorded_repo: str, recorded_ref: str):
+    data = snapshot_data()
+    data["provenance"].update(repo=recorded_repo, ref=recorded_ref)
+    return [f for f in lint(small_model(tmp_path, _with_source_args(repo, ref), data)) if f.check == "provenance"]
+
+
+def test_provenance_matches_across_url_spellings(tmp_path):
+    for repo in ("https://github.com/Owner/RL.git", "git@github.com:owner/RL", "https://github.com/owner/rl/",
+                 "owner/RL"):
+        assert _provenance(tmp_path, repo, "main", "owner/RL", "main") == [], repo
+
+
+def test_provenance_differs_names_both_and_the_line(tmp_path):
+    found = _provenance(tmp_path, "https://github.com/fork/RL.git", "v0.6.0", "owner/RL", "main")
+    assert [(f.line, f.message) for f in found] == [
+        (1, "the Dockerfile builds NEMO_RL_REPO=https://github.com/fork/RL.git but the docs describe repo owner/RL "
+            "(the snapshot's provenance); run docgen snapshot"),
+        (2, "the Dockerfile builds NEMO_RL_REF=v0.6.0 but the docs describe ref main (the snapshot's provenance); "
+            "run docgen snapshot")]
+
+
+def test_gym_prefetch_driven_by_an_arg_its_stage_does_not_declare(tmp_path):
+    call = 'RUN if [ -n "${GYM_CONFIGS}" ]; then uv run python examples/nemo_gym/prefetch_venvs.py ${GYM_CONFIGS}; fi\n'
+    declared_in_base = DOCKERFILE.replace("FROM base AS builder\n", 'ARG GYM_CONFIGS="a.yaml"\nFROM base AS builder\n' + call)
+    found = [f for f in lint(small_model(tmp_path, declared_in_base)) if f.check == "gym-prefetch"]
+    assert [(f.line, f.message) for f in found] == [(
+        line_of(declared_in_base, "examples/nemo_gym"),
+        "NeMo-Gym's prefetch expands GYM_CONFIGS, but stage 'builder' declares no `ARG GYM_CONFIGS`: it is always "
+        "empty there, so --build-arg GYM_CONFIGS=... builds nothing; add `ARG GYM_CONFIGS` to the stage")]
+    assert small_model(tmp_path, declared_in_base).gym[0].venvs_by_default == 0
+    redeclared = declared_in_base.replace("FROM base AS builder\n", "FROM base AS builder\nARG GYM_CONFIGS\n")
+    model = small_model(tmp_path, redeclared)
+    assert [f for f in lint(model) if f.check == "gym-prefetch"] == []
+    assert model.gym[0].default is None and model.gym[0].venvs_by_default == 0  # the base stage's default stays there

@@ -152,3 +152,79 @@ def test_warming_an_undefined_extra_is_bad_input(tmp_path):
     with pytest.raises(InputError) as err:
         build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
     assert err.value.line == 10 and "nope" in err.value.message
+
+
+# ---- the second venv layer, the driver venv's extra installs, several prefetch calls -------------------
+
+GYM_AND_DRIVER = """\
+ARG CONFIGS=""
+FROM debian AS builder
+ARG CONFIGS
+ARG ON_BY_DEFAULT="a.yaml, b.yaml c.yaml"
+ENV UV_PROJECT_ENVIRONMENT=/opt/driver NEMO_GYM_VENV_DIR=/opt/gym NEMO_RL_VENV_DIR=/opt/ray_venvs
+WORKDIR /opt/nemo-rl
+RUN <<"EOF" bash -eu
+uv sync --frozen --extra vllm --extra fsdp --extra automodel
+uv run python nemo_rl/utils/prefetch_venvs.py vllm.vllm_worker
+uv run python nemo_rl/utils/prefetch_venvs.py dtensor_policy_worker.DTensorPolicyWorker vllm_worker_async
+if [ -n "${CONFIGS:-}" ]; then
+  uv run python examples/nemo_gym/prefetch_venvs.py ${CONFIGS}
+fi
+uv run python examples/nemo_gym/prefetch_venvs.py "${ON_BY_DEFAULT}"
+uv run python examples/nemo_gym/prefetch_venvs.py literal/one.yaml
+# Client SDK the sandbox actors import.
+uv pip install --python "${UV_PROJECT_ENVIRONMENT}/bin/python" sdk-client==1.2 "tracker>=2,<3"
+uv pip install -p /opt/driver --no-deps --editable=. -e 3rdparty/Gym  # after the exact sync pruned them
+uv pip install --python /opt/ray_venvs/x/bin/python not-the-driver==1
+uv pip install --system also-not==1
+EOF
+FROM builder AS nmp-rl-base
+"""
+
+
+def test_gym_layer_arg_default_and_count(tmp_path):
+    data = _snapshot_data_with_gym()
+    model = build_model(parse_dockerfile(GYM_AND_DRIVER, "Dockerfile"), _load(tmp_path, data))
+    assert [(g.venv_dir, g.arg, g.default, g.configs, g.venvs_by_default, g.guard) for g in model.gym] == [
+        ("/opt/gym", "CONFIGS", "", (), 0, '[ -n "${CONFIGS:-}" ]'),
+        ("/opt/gym", "ON_BY_DEFAULT", "a.yaml, b.yaml c.yaml", ("a.yaml", "b.yaml", "c.yaml"), None, None),
+        ("/opt/gym", None, None, ("literal/one.yaml",), None, None),
+    ]
+    assert model.gym_venvs_by_default is None and model.counts["gym_venvs_by_default"] is None
+    only_the_guarded_one = GYM_AND_DRIVER.split('uv run python examples/nemo_gym/prefetch_venvs.py "')[0] + "EOF\n"
+    off = build_model(parse_dockerfile(only_the_guarded_one, "Dockerfile"), _load(tmp_path, data))
+    assert [g.venvs_by_default for g in off.gym] == [0] and off.gym_venvs_by_default == 0
+
+
+def test_driver_installs_only_those_into_the_driver_venv(tmp_path):
+    model = build_model(parse_dockerfile(GYM_AND_DRIVER, "Dockerfile"), _load(tmp_path, _snapshot_data_with_gym()))
+    assert [(d.package, d.pin, d.editable, d.no_deps, d.reason) for d in model.driver_installs] == [
+        ("sdk-client", "==1.2", False, False, "Client SDK the sandbox actors import."),
+        ("tracker", ">=2,<3", False, False, "Client SDK the sandbox actors import."),
+        ("nemo-rl", None, True, True, "after the exact sync pruned them"),
+        ("nemo-gym", None, True, True, "after the exact sync pruned them"),
+    ]
+
+
+def test_several_prefetch_calls_build_the_union(tmp_path):
+    model = build_model(parse_dockerfile(GYM_AND_DRIVER, "Dockerfile"), _load(tmp_path, _snapshot_data_with_gym()))
+    assert [v.actor.rsplit(".", 1)[1] for v in model.venvs] == [
+        "VllmGenerationWorker", "VllmAsyncGenerationWorker", "DTensorPolicyWorker"]
+    assert [v.filters for v in model.venvs] == [("vllm.vllm_worker",), ("vllm.vllm_worker", "vllm_worker_async"),
+                                               ("dtensor_policy_worker.DTensorPolicyWorker",)]
+    assert [(f.text, len(f.actors)) for f in model.filters] == [
+        ("vllm.vllm_worker", 2), ("dtensor_policy_worker.DTensorPolicyWorker", 1), ("vllm_worker_async", 1)]
+
+
+def _snapshot_data_with_gym() -> dict:
+    from tests.unit.blocks_fixtures import snapshot_data
+    data = snapshot_data(actors=[(a.fqn, None, a.command) for a in ACTORS])
+    data["project"]["extras"] = {e: [] for e in ("vllm", "fsdp", "automodel", "mcore", "sglang")}
+    data["lock"]["install_sets"]["fsdp"] = ["torch==2.11.0"]
+    data["lock"]["packages"]["nemo-gym"] = {"name": "nemo-gym", "version": None, "source_kind": "editable",
+                                            "source": "editable+3rdparty/Gym", "source_built": True, "editable": True}
+    return data
+
+
+def _load(tmp_path, data: dict):
+    return shared_write_snapshot(tmp_path, data)

@@ -158,3 +158,68 @@ def test_console_venvs_transcript_follows_the_model(model, tmp_path):
     fewer = small_model(tmp_path, DOCKERFILE.replace("    dtensor_policy_worker_v2.DTensorPolicyWorkerV2 \\\n", ""))
     out_fewer = render_block("console-venvs", {}, RenderInputs(fewer))
     assert "DTensorPolicyWorkerV2" not in out_fewer and f"| wc -l\n{len(names) - 1}\n" in out_fewer
+
+
+GYM_AND_INSTALLS = DOCKERFILE.replace("FROM base AS nmp-rl-base\n", """\
+# Gym environment server configs to prefetch; empty: none.
+ARG GYM_CONFIGS=""
+RUN <<"EOF" bash -eu
+if [ -n "${GYM_CONFIGS}" ]; then uv run python examples/nemo_gym/prefetch_venvs.py ${GYM_CONFIGS}; fi
+uv pip install --python /opt/nemo_rl_venv/bin/python "wandb==0.19.11"  # pinned: the logger breaks on newer
+uv pip install --python /opt/nemo_rl_venv/bin/python --no-deps -e .
+EOF
+FROM base AS nmp-rl-base
+""")
+
+
+def test_venv_layers_and_quick_inventory_count_both_layers(tmp_path, model):
+    assert rows(render_block("venv-layers", {}, RenderInputs(model)))[1] == [
+        "NeMo-Gym environment venvs", "`/opt/gym_venvs`", "NeMo-Gym at run time (no prefetch in the image)", "—", "0"]
+    gym = small_model(tmp_path, GYM_AND_INSTALLS)
+    layers = rows(render_block("venv-layers", {}, RenderInputs(gym)))
+    assert layers == [
+        ["Ray worker venvs", "`/opt/ray_venvs`", "`tools/prefetch_venvs.py`", "3 prefetch filters", "4"],
+        ["NeMo-Gym environment venvs", "`/opt/gym_venvs`", "`examples/nemo_gym/prefetch_venvs.py`",
+         "`GYM_CONFIGS` empty by default: off", "0"]]
+    quick = dict((r[0], r[1]) for r in rows(render_block("quick-inventory", {}, RenderInputs(gym))))
+    assert quick["Worker venvs"] == "4 in `/opt/ray_venvs`, one per actor"
+    assert quick["Gym environment venvs"] == ("0 by default in `/opt/gym_venvs`, one per environment server; "
+                                              "driven by `GYM_CONFIGS`")
+    assert quick["Installed into the driver venv after the syncs"] == (
+        "`wandb==0.19.11`, `nemo-rl` (editable, `--no-deps`)")
+
+
+def test_driver_installs_table_has_the_reason_beside_each_package(tmp_path, model):
+    assert render_block("driver-installs", {}, RenderInputs(model)) == (
+        "Nothing is installed into the driver venv beyond the syncs.\n")
+    gym = small_model(tmp_path, GYM_AND_INSTALLS)
+    assert rows(render_block("driver-installs", {}, RenderInputs(gym))) == [
+        ["`wandb`", "`==0.19.11`", "no", "no", "pinned: the logger breaks on newer"],
+        ["`nemo-rl`", "—", "yes", "yes", "—"]]
+    text = inventory_text(gym)
+    assert "Gym environment venvs in /opt/gym_venvs: 0 by default" in text
+    assert "  wandb==0.19.11  # pinned: the logger breaks on newer" in text
+
+
+def test_image_inventory_names_the_gym_step_and_driver_installs_in_their_stage(tmp_path):
+    gym = small_model(tmp_path, GYM_AND_INSTALLS)
+    builder = next(r for r in rows(render_block("image-inventory", {}, RenderInputs(gym))) if r[0] == "`builder`")
+    assert ("prefetches NeMo-Gym environment venvs into `/opt/gym_venvs` when `GYM_CONFIGS` names configs "
+            "(none by default)") in builder[2]
+    assert "installs `wandb`, `nemo-rl` into the driver venv" in builder[2]
+
+
+def test_filter_table_takes_the_why_from_a_mapping_comment(tmp_path, model):
+    assert len(rows(render_block("filter-table", {}, RenderInputs(model)))[0]) == 3  # no comment table: no column
+    text = DOCKERFILE.replace("# Three filters -> four venvs.\n", "# Three filters -> four venvs.\n"
+                              "#   vllm.vllm_worker  -> vllm  (both generation workers)\n")
+    table_rows = rows(render_block("filter-table", {}, RenderInputs(small_model(tmp_path, text))))
+    assert [r[3] for r in table_rows] == ["both generation workers", "—", "—"]
+
+
+def test_venv_inventory_ends_with_the_gym_layer_when_the_image_prefetches_it(tmp_path, model):
+    assert not any("<server>" in r[0] for r in rows(render_block("venv-inventory", {}, RenderInputs(model))))
+    gym = small_model(tmp_path, GYM_AND_INSTALLS)
+    assert rows(render_block("venv-inventory", {}, RenderInputs(gym)))[-1] == [
+        "`/opt/gym_venvs/<server>`", "NeMo-Gym environment server", "(the server's own requirements)",
+        "at image build when `GYM_CONFIGS` names configs (none by default)"]
