@@ -215,8 +215,10 @@ _BLOCKS = {
               "Re-render every generated block and inline value in the pages docgen owns, and record the facts "
               "they were rendered from; all files or none.", cmd_write),
     "check": ("fail on stale blocks or inconsistent inputs (changes nothing)",
-              "Change nothing; exit 1 when a block, a value or the recorded facts are stale (with a diff and what "
-              "changed in the facts) or when a semantic check finds something.", cmd_check),
+              "Change nothing; exit 1 when a block, a value, an input stamp or the recorded facts are stale, or "
+              "when a semantic check finds something. The report says what changed in the facts first, then "
+              "what is wrong (on the changed files first), and ends with the command that fixes the docs.",
+              cmd_check),
     "lint": ("only the semantic checks across the Dockerfile, the registry and the lock",
              "Semantic checks only: the Dockerfile's filters, verification list, comments and warm order against "
              "the registry and the lock; required generators present in the docs.", cmd_lint),
@@ -242,7 +244,8 @@ def _add_block_command(sub, name: str) -> None:
                        help="print only the last line (what is wrong, and the command that fixes it); "
                             "annotations and the summary file are still written")
         r.add_argument("--changed-files", nargs="+", default=None, metavar="PATH",
-                       help="files the change under review touched: what is reported on them comes first")
+                       help="files the change under review touched: what is reported on them comes first "
+                            "(give it after any PATH)")
         r.add_argument("--changed-files-from", type=Path, default=None, metavar="FILE",
                        help="read the changed files from FILE, one per line ('-': standard input), "
                             "e.g. the output of `git diff --name-only BASE...HEAD`")
