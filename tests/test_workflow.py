@@ -5,6 +5,7 @@ docgen check, the engine requirement checked, the site published from the defaul
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -27,7 +28,11 @@ def tool(name: str) -> str:
 
 
 def actionlint(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("actionlint"), "-no-color", str(path)], capture_output=True, text=True, timeout=120)
+    # shellcheck (pinned too) on PATH: actionlint then checks every `run:` script, as on GitHub's runners
+    tool("shellcheck")
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run([tool("actionlint"), "-no-color", str(path)], capture_output=True, text=True,
+                          timeout=120, env=env)
 
 
 def schema_check(path: Path) -> subprocess.CompletedProcess:
@@ -48,6 +53,11 @@ def test_actionlint_accepts_the_workflow_and_rejects_a_broken_copy(tmp_path):
     broken.write_text(WORKFLOW.read_text().replace("steps.engine.outputs.provision", "steps.engin.outputs.provision"))
     bad = actionlint(broken)
     assert bad.returncode == 1 and "engin" in bad.stdout
+    # and the shell inside the steps: an unquoted expansion is caught through shellcheck
+    broken.write_text(WORKFLOW.read_text().replace('git diff --name-only "$BASE_SHA"...HEAD',
+                                                   "git diff --name-only $BASE_SHA...HEAD"))
+    bad = actionlint(broken)
+    assert bad.returncode == 1 and "SC2086" in bad.stdout
 
 
 def test_schema_accepts_the_workflow_and_rejects_a_broken_copy(tmp_path):
