@@ -49,7 +49,8 @@ def test_each_step_is_announced_and_timed_in_order(tmp_path):
     assert [(n, name) for n, _, name in dones] == announced
     assert all(int(s) >= 1 for n, s, _ in dones if n in "3456")   # the stand-ins sleep one second
     # pip runs without -q, with its progress bar, so a long install shows it is alive
-    assert "python -m pip install --disable-pip-version-check --progress-bar on -r requirements/dev.txt" in result.stdout
+    pip = "python -m pip install --disable-pip-version-check --progress-bar on -r requirements/dev.txt"
+    assert pip in result.stdout
     assert "build-image ran --progress=plain" in result.stdout
     assert re.search(r"^== ready in \d+ s: run the tests with \.venv/bin/python -m pytest$", result.stderr, re.M)
 

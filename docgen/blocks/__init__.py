@@ -35,7 +35,8 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 DIGEST_CHARS = 8
 # What an input digest means. Bump it whenever digest() or the projections in docgen/blocks/facts.py (what
 # each input contributes) change, so old stamps read as "written by an older digest", not as changed inputs.
-# Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture to catch a silent change.
+# Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture
+# to catch a silent change.
 STAMP_VERSION = 2
 _VERSIONED = re.compile(r"v(\d+):(.*)\Z")
 # The records below are NamedTuples rather than dataclasses: `docgen check` runs on every commit, and a

@@ -76,7 +76,8 @@ def diagram_build(model: "ImageModel") -> str:
     lines.append(f"    participant venvs as {len(model.venvs)} worker venvs<br/>{label(model.venv_dir)}")
     for stage in model.dockerfile.stages:
         base, is_stage = base_of(model, stage)
-        lines.append(f"    build->>{ids[stage_label(stage)]}: FROM {label(base) if is_stage else _two_lines(base, '/')}")
+        source = label(base) if is_stage else _two_lines(base, "/")
+        lines.append(f"    build->>{ids[stage_label(stage)]}: FROM {source}")
     if warm_stage:
         lines.append(f"    loop {len(model.warm_steps)} warm steps, in Dockerfile order")
         for step in model.warm_steps:

@@ -124,7 +124,8 @@ def test_diagrams_take_participants_from_the_model(model):
     assert "MegatronPolicyWorker<br/>mcore\n" in dpo
     megatron_venv = next(v.path for v in model.venvs if v.class_name == "MegatronPolicyWorker")
     assert megatron_venv not in dpo.split("```")[1]   # not in the diagram itself
-    assert f"| MegatronPolicyWorker | `{next(v.actor for v in model.venvs if v.class_name == 'MegatronPolicyWorker')}` " \
+    megatron_fqn = next(v.actor for v in model.venvs if v.class_name == "MegatronPolicyWorker")
+    assert f"| MegatronPolicyWorker | `{megatron_fqn}` " \
            f"| `mcore` | prefetched venv `{megatron_venv}` |" in dpo
     assert "Vllm" not in dpo
     v2 = render_block("diagram-grpo-v2", {}, src)
