@@ -102,13 +102,41 @@ def cmd_write(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _report_options(args: argparse.Namespace, run):
+    """--diff/--quiet/--changed-files/--max-annotations/--summary as the reporter's options."""
+    import os
+
+    from docgen.check.report import Options
+
+    diff = getattr(args, "diff", None)
+    if diff is None:   # a person at a terminal wants the diff; a CI log wants the findings, not 250 lines
+        diff = sys.stdout.isatty() and not os.environ.get("CI")
+    changed = list(args.changed_files or ())
+    if args.changed_files_from is not None:
+        if str(args.changed_files_from) == "-":
+            changed += sys.stdin.read().splitlines()
+        else:
+            from docgen.io import read_input
+            changed += read_input(args.changed_files_from, "the list of changed files").splitlines()
+    names: set[str] = set()
+    for entry in (c.strip() for c in changed):
+        if entry:   # as git prints them (relative to the top level) and as given relative to here
+            names.add(Path(entry).as_posix().removeprefix("./"))
+            names.add(run.project.display(Path.cwd() / entry))
+    summary = args.summary
+    if summary is None and args.format == "github":
+        summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    return Options(diff=bool(diff), quiet=args.quiet, changed=frozenset(names),
+                   max_annotations=args.max_annotations, summary=str(summary) if summary else None)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from docgen.check.pipeline import findings_of
     from docgen.check.report import report
 
     run = _run(args)
     findings = findings_of(run)
-    drift = report(args.format, run, findings, include_drift=True)
+    drift = report(args.format, run, findings, include_drift=True, options=_report_options(args, run))
     return EXIT_FINDINGS if findings or drift else EXIT_OK
 
 
@@ -118,7 +146,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
     run = _run(args, render=False)
     findings = findings_of(run)
-    report(args.format, run, findings, include_drift=False)
+    report(args.format, run, findings, include_drift=False, options=_report_options(args, run))
     return EXIT_FINDINGS if findings else EXIT_OK
 
 
@@ -150,15 +178,23 @@ def _append_step_summary(markdown: str) -> None:
     import os
 
     from docgen.errors import InputError
-    from docgen.io import read_input, write_file
+    from docgen.io import append_report
 
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         raise InputError("$GITHUB_STEP_SUMMARY", None, "--summary: the variable is not set (it is, in a GitHub "
                                                        "Actions step)")
-    path = Path(target).absolute()
-    before = read_input(path, "the step summary") if path.exists() else ""
-    write_file(path.parent, path, before + ("\n" if before and not before.endswith("\n") else "") + markdown)
+    append_report(target, markdown)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 # ---------------------------------------------------------------------------------------------- parsers
@@ -238,8 +274,10 @@ _BLOCKS = {
               "Re-render every generated block and inline value in the pages docgen owns, and record the facts "
               "they were rendered from; all files or none.", cmd_write),
     "check": ("fail on stale blocks or inconsistent inputs (changes nothing)",
-              "Change nothing; exit 1 when a block, a value or the recorded facts are stale (with a diff and what "
-              "changed in the facts) or when a semantic check finds something.", cmd_check),
+              "Change nothing; exit 1 when a block, a value, an input stamp or the recorded facts are stale, or "
+              "when a semantic check finds something. The report says what changed in the facts first, then "
+              "what is wrong (on the changed files first), and ends with the command that fixes the docs.",
+              cmd_check),
     "lint": ("only the semantic checks across the Dockerfile, the registry and the lock",
              "Semantic checks only: the Dockerfile's filters, verification list, comments and warm order against "
              "the registry and the lock; required generators present in the docs.", cmd_lint),
@@ -256,6 +294,26 @@ def _add_block_command(sub, name: str) -> None:
     if name != "write":
         p.add_argument("--format", choices=("text", "github", "json"), default="text",
                        help="github: workflow annotations; json: one report object")
+        r = p.add_argument_group("report")
+        if name == "check":
+            r.add_argument("--diff", action=argparse.BooleanOptionalAction, default=None,
+                           help="print each stale block's diff (default: on at a terminal, off when the output "
+                                "is piped or $CI is set)")
+        r.add_argument("-q", "--quiet", action="store_true",
+                       help="print only the last line (what is wrong, and the command that fixes it); "
+                            "annotations and the summary file are still written")
+        r.add_argument("--changed-files", nargs="+", default=None, metavar="PATH",
+                       help="files the change under review touched: what is reported on them comes first "
+                            "(give it after any PATH)")
+        r.add_argument("--changed-files-from", type=Path, default=None, metavar="FILE",
+                       help="read the changed files from FILE, one per line ('-': standard input), "
+                            "e.g. the output of `git diff --name-only BASE...HEAD`")
+        r.add_argument("--max-annotations", type=_positive, default=10, metavar="N",
+                       help="github format: at most N annotations, the last saying how many more and where "
+                            "(default: 10, what GitHub shows per step)")
+        r.add_argument("--summary", type=Path, default=None, metavar="FILE",
+                       help="append a Markdown summary (facts changed, findings, the diff folded) to FILE "
+                            "(default with --format github: $GITHUB_STEP_SUMMARY when set)")
     p.set_defaults(func=func)
 
 

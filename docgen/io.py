@@ -195,3 +195,17 @@ def _stage(target: Path, text: str) -> str:
 def write_file(root: str | Path, path: str | Path, text: str) -> None:
     """One file, atomically, with the same refusals as `write_files`."""
     write_files(root, [Output(Path(path), text)])
+
+
+def append_report(path: str | Path, text: str) -> None:
+    """Append a report (a CI job summary) to a file outside the project, such as $GITHUB_STEP_SUMMARY.
+    Not for project files: those go through write_files. Appending is what the runner expects of every
+    step writing its summary; a symlink or anything but a regular file (or a new one) is refused."""
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise InputError(path, None, "refusing to write the summary: not a regular file")
+    try:
+        with open(path, "a", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise InputError(path, None, f"cannot write the summary: {exc.strerror or exc}") from None

@@ -112,7 +112,10 @@ def test_drift_scenario_end_to_end(tmp_path):
 
     dockerfile = root / "Dockerfile.nmp-rl-base"
     dockerfile.write_text(without_mcore(DOCKERFILE))
-    result = docgen("check", "--root", str(root))
+    quiet_log = docgen("check", "--root", str(root))   # not a terminal: no diff unless asked for
+    assert quiet_log.returncode == 1 and "-| `megatron_policy_worker" not in quiet_log.stdout
+    assert "(--diff shows what would change.)" in quiet_log.stderr
+    result = docgen("check", "--root", str(root), "--diff")
     out = result.stdout
     assert result.returncode == 1
     assert "facts changed since the docs were written: filters: -megatron_policy_worker.MegatronPolicyWorker" in out
@@ -160,7 +163,7 @@ def test_github_and_json_formats(tmp_path):
     root = small_repo(tmp_path / "repo")
     assert main(["write", "--root", str(root)]) == 0
     (root / "Dockerfile.nmp-rl-base").write_text(without_mcore(DOCKERFILE))
-    github = docgen("check", "--root", str(root), "--format", "github")
+    github = docgen("check", "--root", str(root), "--format", "github", "--max-annotations", "100")
     assert github.returncode == 1
     annotations = [ln for ln in github.stdout.splitlines() if ln.startswith("::error ")]
     assert any(ln.startswith("::error file=docs/sub/all.md,line=") and "`filter-table` is stale" in ln for ln in annotations)

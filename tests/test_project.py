@@ -23,7 +23,7 @@ DOCKERFILE = REPO / "Dockerfile.nmp-rl-base"
 def _readme_config() -> str:
     """The consumer configuration exactly as the README shows it: the tests use what users copy."""
     readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Using docgen in another repository"):]
+    section = readme[readme.index("### Adopt docgen in another repository"):]
     return section[section.index("```toml\n") + len("```toml\n"):section.index("```\n", section.index("```toml"))]
 
 

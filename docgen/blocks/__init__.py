@@ -2,16 +2,19 @@
 
     <!-- docgen:begin GENERATOR [key=value ...] -->
     ...generated...
-    <!-- docgen:end GENERATOR inputs=dockerfile:1a2b3c4d,registry:... body=5e6f7a8b -->
+    <!-- docgen:end GENERATOR inputs=v2:dockerfile:1a2b3c4d,registry:... body=5e6f7a8b -->
 
 and inline: `<!-- docgen:value KEY -->nine<!-- docgen:end-value -->`.
 
 Text outside the markers is never touched, byte for byte (line endings included). Markers inside fenced
 code blocks or inline code spans are text, so pages can show the syntax. The end marker records a short
 digest of each input the block was rendered from and of its body: `check` can then say which inputs
-changed since the block was written, and notice a block edited by hand. A block whose output is unchanged
-keeps its stamps, so the inputs a stale block names always include the one that changed it. This module knows nothing about the model: the caller
-passes the generator table and a render callback.
+changed since the block was written, and notice a block edited by hand. Stamps are verified like the body:
+a block whose text is unchanged but whose inputs moved is reported as a stale stamp and `write` re-stamps it,
+so the inputs a stale block names are exactly the ones that moved since the last `write`. The `v2:` prefix
+versions what a digest means (STAMP_VERSION): after a change to a reader or to what is hashed, stamps of an
+older version are reported once as such instead of as every input having changed. This module knows
+nothing about the model: the caller passes the generator table and a render callback.
 """
 
 
@@ -30,6 +33,12 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # and GitHub do not, and the line numbers in messages would be wrong.
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 DIGEST_CHARS = 8
+# What an input digest means. Bump it whenever digest() or the projections in docgen/blocks/facts.py (what
+# each input contributes) change, so old stamps read as "written by an older digest", not as changed inputs.
+# Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture
+# to catch a silent change.
+STAMP_VERSION = 2
+_VERSIONED = re.compile(r"v(\d+):(.*)\Z")
 # The records below are NamedTuples rather than dataclasses: `docgen check` runs on every commit, and a
 # frozen dataclass costs ~0.5 ms of start-up each.
 
@@ -48,6 +57,7 @@ class Block(NamedTuple):
     indent: str                     # the begin marker's indentation, kept for the body (lists, admonitions)
     recorded_inputs: tuple[tuple[str, str], ...] | None   # None: never rendered
     recorded_body: str | None
+    stamp_version: int | None = None                     # the digest version of recorded_inputs
 
     @property
     def line(self) -> int:
@@ -77,13 +87,19 @@ class Document(NamedTuple):
 
 
 class BlockChange(NamedTuple):
-    """A block whose text differs from what the current facts render."""
+    """A block whose text differs from what the current facts render, or (stamp_only) whose text is right
+    but whose input stamps are not those of the current inputs."""
     path: str
     block: Block
     old: str
     new: str
-    changed_inputs: tuple[str, ...]
+    changed_inputs: tuple[str, ...]   # empty when the stamp version differs: digests are not comparable
     hand_edited: bool
+    stamp_only: bool = False
+
+    @property
+    def version_changed(self) -> bool:
+        return self.block.recorded_inputs is not None and self.block.stamp_version != STAMP_VERSION
 
 
 class ValueChange(NamedTuple):
@@ -155,8 +171,8 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
                 begin, name, args, indent = open_block
                 if rest[0] != name:
                     raise fail(index, f"docgen:end {rest[0]} closes docgen:begin {name} (line {begin + 1})")
-                inputs, body = _parse_record(rest[1:], lambda msg: fail(index, msg))
-                blocks.append(Block(name, args, begin, index, indent, inputs, body))
+                inputs, body, version = _parse_record(rest[1:], lambda msg: fail(index, msg))
+                blocks.append(Block(name, args, begin, index, indent, inputs, body, version))
                 open_block = None
             elif kind == "value":
                 if open_block is not None:
@@ -204,12 +220,14 @@ def _parse_args(tokens: list[str], params: Mapping[str, tuple[str, ...] | None],
     return tuple(args.items())
 
 
-def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None]:
-    """The digests an end marker records; none yet for a block that was never rendered."""
-    inputs, body = None, None
+def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, int | None]:
+    """The digests an end marker records and their version; none yet for a block that was never rendered."""
+    inputs, body, version = None, None, None
     for token in tokens:
         key, eq, value = token.partition("=")
         if key == "inputs" and eq:
+            m = _VERSIONED.match(value)
+            version, value = (int(m.group(1)), m.group(2)) if m else (1, value)
             pairs = [p.partition(":") for p in value.split(",") if p]
             if any(not sep or not name or not d for name, sep, d in pairs):
                 raise fail(f"malformed inputs={value!r} (expected name:digest,...)")
@@ -218,7 +236,7 @@ def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None]:
             body = value
         else:
             raise fail(f"unexpected {token!r} in docgen:end (it records inputs=... and body=...)")
-    return inputs, body
+    return inputs, body, version
 
 
 # ----------------------------------------------------------------------------------------------- refresh
@@ -238,10 +256,12 @@ def _current_body(doc: Document, block: Block) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def _block_region(block: Block, body: str, inputs: Mapping[str, str], nl: str, last_nl: str) -> str:
+def _block_region(block: Block, body: str, inputs: Mapping[str, str], nl: str, last_nl: str,
+                  version: int | None = STAMP_VERSION) -> str:
     ind = block.indent
     content = [ind + ln if ln else "" for ln in body.strip("\n").split("\n")]
-    record = ",".join(f"{k}:{v}" for k, v in inputs.items())
+    prefix = f"v{version}:" if version and version > 1 else ""
+    record = prefix + ",".join(f"{k}:{v}" for k, v in inputs.items())
     end = f"{ind}<!-- docgen:end {block.generator} inputs={record} body={digest(body.strip(chr(10)))} -->"
     return nl.join(["", *content, ""]) + nl + end + last_nl
 
@@ -267,16 +287,16 @@ def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[st
             new = _block_region(block, body, inputs, nl, last_nl)
             old = _region(doc, block)
             recorded = dict(block.recorded_inputs or ())
-            if new != old and recorded.keys() == inputs.keys():
-                # Same output from moved inputs (a Dockerfile comment, an unrelated lock entry): keep the
-                # block and its stamps, so a pull request's doc diff shows only what readers see change.
-                if _block_region(block, body, recorded, nl, last_nl) == old:
-                    new = old
-            out += [raw, new]
             if new != old:
-                changed = tuple(k for k, v in inputs.items() if recorded.get(k) != v)
+                same_version = block.stamp_version == STAMP_VERSION
+                changed = tuple(k for k, v in inputs.items() if recorded.get(k) != v) if same_version else ()
+                # the text as it stands with its own stamps: equal to `old` means only the stamps moved
+                stamp_only = (block.recorded_inputs is not None
+                              and _block_region(block, body, recorded, nl, last_nl, block.stamp_version) == old)
                 edited = block.recorded_body is not None and block.recorded_body != digest(_current_body(doc, block))
-                block_changes.append(BlockChange(doc.path, block, old, new, changed, edited))
+                block_changes.append(BlockChange(doc.path, block, old, new, changed, edited and not stamp_only,
+                                                 stamp_only))
+            out += [raw, new]
             index = block.end + 1
             continue
         for v in sorted(values_by_line.get(index, ()), key=lambda v: v.start, reverse=True):

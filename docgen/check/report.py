@@ -1,12 +1,41 @@
 """One reporter per output format for `docgen check` and `docgen lint`: text for a terminal, GitHub
-workflow annotations, and one JSON object. Each says which tree and which inputs it judged."""
+workflow annotations, and one JSON object; plus a Markdown job summary. Each says which tree and which
+inputs it judged.
+
+Everything a run found becomes one ordered list of items, so every format tells the same story in the same
+order: what changed in the facts first, then the items on files the change touched (`--changed-files`),
+then the rest. A review sees the findings on its own edit first, and GitHub's per-step cap on annotations
+drops the least relevant ones, with a last annotation saying how many more there are and where.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import NamedTuple
 
 from docgen.check.pipeline import Run
+
+DEFAULT_MAX_ANNOTATIONS = 10   # what GitHub shows of one type per step
+_SUMMARY_DIFF_CHARS = 200_000  # a step summary is capped at 1 MiB; the diff gets folded and trimmed first
+
+
+class Item(NamedTuple):
+    path: str
+    line: int | None
+    title: str          # annotation title: "stale block", "facts changed", or a lint check's name
+    message: str        # one line, without the location
+    kind: str           # "facts", "drift" (docgen write fixes it) or "finding" (a person fixes it)
+    diff: str = ""
+    text: str = ""      # the text-format line, location included
+
+
+class Options(NamedTuple):
+    diff: bool = False
+    quiet: bool = False
+    changed: frozenset[str] = frozenset()
+    max_annotations: int = DEFAULT_MAX_ANNOTATIONS
+    summary: str | None = None          # a Markdown file to append the job summary to
 
 
 def facts_changes(run: Run) -> list[str] | None:
@@ -26,16 +55,119 @@ def facts_changes(run: Run) -> list[str] | None:
 
 
 def block_message(change) -> str:
+    from docgen.blocks import STAMP_VERSION
+
     name = change.block.generator
     if change.hand_edited:
         why = "edited by hand (its body no longer matches the digest it was written with)"
     elif change.block.recorded_inputs is None:
         why = "never rendered"
+    elif change.version_changed:
+        why = (f"its text differs from what the current facts render (its input stamps are digest "
+               f"v{change.block.stamp_version}, docgen now writes v{STAMP_VERSION}, so the input that moved "
+               "cannot be named)")
     elif change.changed_inputs:
         why = f"{' and '.join(change.changed_inputs)} changed since it was written"
     else:
         why = "its text differs from what the current facts render"
     return f"block `{name}` is stale: {why}"
+
+
+def _stamp_items(stamps) -> list[Item]:
+    """Blocks whose text is right but whose input stamps are not: one item per cause, not one per block
+    (a Dockerfile comment edit re-stamps dozens of blocks; a digest version change re-stamps all of them)."""
+    from docgen.blocks import STAMP_VERSION
+
+    groups: dict[str, list] = {}
+    for c in stamps:
+        if c.version_changed:
+            key = f"v{c.block.stamp_version}"
+        else:
+            key = " and ".join(c.changed_inputs) or "their inputs"
+        groups.setdefault(key, []).append(c)
+    items = []
+    for key, changes in groups.items():
+        pages = list(dict.fromkeys(c.path for c in changes))
+        where = ", ".join(pages[:4]) + (f" and {len(pages) - 4} more pages" if len(pages) > 4 else "")
+        n = f"{len(changes)} block{'s' if len(changes) != 1 else ''}"
+        if key.startswith("v") and key[1:].isdigit():
+            message = (f"{n} carry input stamps written by digest {key}; this docgen writes v{STAMP_VERSION} "
+                       f"(a reader or digest change, not an input change; the text is right) in {where}")
+        else:
+            message = (f"{n} carry out-of-date input stamps ({key} changed, the rendered text did not) "
+                       f"in {where}")
+        first = changes[0]
+        items.append(Item(first.path, first.block.line, "stale stamps", message, "drift",
+                          text=f"{first.path}:{first.block.line}: {message}"))
+    return items
+
+
+def collect(run: Run, findings, *, include_drift: bool, changed: frozenset[str] = frozenset()) -> list[Item]:
+    """Every item of a run, in report order: facts, then items on changed files, then the rest."""
+    from docgen.blocks import block_diff
+
+    items: list[Item] = []
+    if include_drift:
+        facts = facts_changes(run)
+        if facts:
+            shown = run.project.display(run.project.facts)
+            items.append(Item(shown, None, "facts changed", "; ".join(facts), "facts",
+                              text="facts changed since the docs were written: " + "; ".join(facts)))
+    rest: list[Item] = [Item(f.path, f.line, f.check, f.message, "finding", text=str(f)) for f in findings]
+    if include_drift:
+        changes = [c for p in run.pages for c in p.block_changes]
+        for c in changes:
+            if not c.stamp_only:
+                msg = block_message(c)
+                rest.append(Item(c.path, c.block.line, "stale block", msg, "drift", block_diff(c),
+                                 f"{c.path}:{c.block.line}: {msg}"))
+        rest += _stamp_items([c for c in changes if c.stamp_only])
+        for p in run.pages:
+            for v in p.value_changes:
+                rest.append(Item(v.path, v.value.line, "stale value",
+                                 f"value `{v.value.key}` is {v.new!r} now, the page says {v.old!r}", "drift",
+                                 text=f"{v.path}:{v.value.line}: value `{v.value.key}` is stale: "
+                                      f"{v.old!r} -> {v.new!r}"))
+    first = [i for i in rest if i.path in changed]
+    return items + first + [i for i in rest if i.path not in changed]
+
+
+def counts(run: Run, include_drift: bool) -> dict[str, int]:
+    if not include_drift:
+        return {}
+    changes = [c for p in run.pages for c in p.block_changes]
+    return {"stale blocks": sum(not c.stamp_only for c in changes),
+            "stale values": sum(len(p.value_changes) for p in run.pages),
+            "stale stamps": sum(c.stamp_only for c in changes)}
+
+
+def fix_command(run: Run) -> str:
+    """The one command that brings the docs back in step, as the reader can paste it where they ran check."""
+    how = run.project.how
+    if how == "--config" and run.project.config_file is not None:
+        return f"docgen write --config {run.project.config_file}"
+    if how == "--root":
+        return f"docgen write --root {run.project.root}"
+    return "docgen write"
+
+
+def verdict(run: Run, items: list[Item], include_drift: bool, *, diff_shown: bool) -> str:
+    """The last line of a failing run: what is wrong, and what to type."""
+    n = counts(run, include_drift)
+    parts = [f"{v} {k}" for k, v in n.items() if v or k != "stale stamps"]
+    findings = [i for i in items if i.kind == "finding"]
+    parts.append(f"{len(findings)} findings")
+    drift = any(i.kind != "finding" for i in items)
+    text = f"docgen: {', '.join(parts)} in {run.project.root}."
+    if drift:
+        text += f" Fix the docs with `{fix_command(run)}` and commit the result"
+        text += "; the findings need an edit to the inputs (docgen write cannot fix them)." if findings else "."
+        if not diff_shown and any(i.diff for i in items):
+            text += " (--diff shows what would change.)"
+    elif findings:
+        paths = ", ".join(dict.fromkeys(i.path for i in findings))
+        text += f" Edit {paths} to resolve the findings; `docgen lint` re-checks them."
+    return text
 
 
 def judged(run: Run) -> dict:
@@ -50,61 +182,122 @@ def verbose_line(run: Run) -> str:
             f"snapshot {j['snapshot']}; {len(j['pages_read'])} pages; facts {j['facts']}")
 
 
-def report(fmt: str, run: Run, findings, *, include_drift: bool) -> bool:
-    """Print the report; True when there is drift."""
+# ------------------------------------------------------------------------------------------------ formats
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(item: Item) -> str:
+    where = f"file={_escape_property(item.path)}" + (f",line={item.line}" if item.line else "")
+    fix = ". Run `docgen write`." if item.kind != "finding" else ""
+    return f"::error {where},title={_escape_property('docgen: ' + item.title)}::{_escape_data(item.message + fix)}\n"
+
+
+def annotations(items: list[Item], limit: int) -> list[str]:
+    """At most `limit` annotations; when there are more, the last one says how many and on which files."""
+    if len(items) <= limit:
+        return [annotation(i) for i in items]
+    shown, left = items[: max(limit - 1, 0)], items[max(limit - 1, 0):]
+    per_file: dict[str, int] = {}
+    for i in left:
+        per_file[i.path] = per_file.get(i.path, 0) + 1
+    where = ", ".join(f"{n} in {p}" for p, n in per_file.items())
+    more = (f"{len(left)} more not annotated (GitHub shows {limit} per step): {where}. "
+            "All of them are in this step's log and in the job summary.")
+    return [annotation(i) for i in shown] + [f"::error title={_escape_property('docgen: ' + str(len(left)) + ' more')}"
+                                             f"::{_escape_data(more)}\n"]
+
+
+def summary_markdown(run: Run, items: list[Item], include_drift: bool, changed: frozenset[str],
+                     command: str = "check") -> str:
+    """A job summary: facts first ("venvs 9 -> 8"), then findings and stale blocks, then the diff folded."""
+    facts = facts_changes(run) if include_drift else None
+    others = [i for i in items if i.kind != "facts"]
+    out = [f"## docgen {command}: {'passed' if not items else 'failed'}\n"]
+    if not items:
+        out.append(f"The docs match the model and no check found anything ({len(run.pages)} pages).\n")
+        return "\n".join(out) + "\n"
+    if any(i.kind != "finding" for i in items):
+        out.append(f"**To fix the docs:** run `{fix_command(run)}` and commit the result.\n")
+    if facts:
+        out.append("### What changed in the facts\n")
+        out += [f"- {_md(f)}" for f in facts]
+        out.append("")
+    findings = [i for i in others if i.kind == "finding"]
+    drift = [i for i in others if i.kind == "drift"]
+    for title, group in (("Findings (edit the inputs)", findings), ("Stale docs (`docgen write` fixes them)", drift)):
+        if group:
+            out.append(f"### {title}: {len(group)}\n")
+            for i in group:
+                where = f"{i.path}:{i.line}" if i.line else i.path
+                mark = " (changed in this pull request)" if i.path in changed else ""
+                label = f"[{i.title}] " if i.kind == "finding" else ""
+                out.append(f"- `{where}`{mark}: {label}{_md(i.message)}")
+            out.append("")
+    diff = "".join(i.diff for i in others)
+    if diff:
+        lines = diff.count("\n")
+        if len(diff) > _SUMMARY_DIFF_CHARS:
+            diff = diff[:_SUMMARY_DIFF_CHARS].rsplit("\n", 1)[0] + "\n... (trimmed; run `docgen check --diff`)\n"
+        fence = "```"
+        while fence in diff:
+            fence += "`"
+        out += [f"<details><summary>The diff `{fix_command(run)}` would apply ({lines} lines)</summary>\n",
+                f"{fence}diff", diff.rstrip("\n"), fence, "", "</details>", ""]
+    return "\n".join(out) + "\n"
+
+
+def _md(text: str) -> str:
+    """Message text inside a Markdown list item: no raw HTML, no accidental line breaks."""
+    return text.replace("\r", " ").replace("\n", " ").replace("<", "&lt;")
+
+
+def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Options | None = None) -> bool:
+    """Print the report (and append the job summary when asked); True when there is drift."""
     from docgen.blocks import block_diff
 
-    blocks = [c for p in run.pages for c in p.block_changes] if include_drift else []
-    values = [c for p in run.pages for c in p.value_changes] if include_drift else []
-    facts = facts_changes(run) if include_drift else None
-    facts_file = run.project.display(run.project.facts)
-    drift = bool(blocks or values or facts)
+    options = options or Options()
+    items = collect(run, findings, include_drift=include_drift, changed=options.changed)
+    drift = any(i.kind != "finding" for i in items)
     out = sys.stdout
+    if options.summary:
+        from docgen.io import append_report
+        append_report(options.summary, summary_markdown(run, items, include_drift, options.changed,
+                                                       "check" if include_drift else "lint"))
     if fmt == "json":
+        blocks = [c for p in run.pages for c in p.block_changes] if include_drift else []
+        values = [c for p in run.pages for c in p.value_changes] if include_drift else []
         doc = {
-            "ok": not drift and not findings,
+            "ok": not items,
             "judged": judged(run),
             "stale_blocks": [{"path": c.path, "line": c.block.line, "generator": c.block.generator,
                               "changed_inputs": list(c.changed_inputs), "hand_edited": c.hand_edited,
-                              "message": block_message(c), "diff": block_diff(c)} for c in blocks],
+                              "message": block_message(c), "diff": block_diff(c)}
+                             for c in blocks if not c.stamp_only],
+            "stale_stamps": [{"path": c.path, "line": c.block.line, "generator": c.block.generator,
+                              "changed_inputs": list(c.changed_inputs), "stamp_version": c.block.stamp_version}
+                             for c in blocks if c.stamp_only],
             "stale_values": [{"path": c.path, "line": c.value.line, "key": c.value.key, "old": c.old, "new": c.new}
                              for c in values],
-            "facts_changes": facts or [],
+            "facts_changes": (facts_changes(run) or []) if include_drift else [],
             "findings": [{"path": f.path, "line": f.line, "check": f.check, "message": f.message} for f in findings],
+            "order": [{"path": i.path, "line": i.line, "title": i.title} for i in items],
+            "fix": fix_command(run) if drift else None,
         }
         out.write(json.dumps(doc, indent=2) + "\n")
         return drift
     if fmt == "github":
-        def annotate(path, line, title, message):
-            where = f"file={path}" + (f",line={line}" if line else "")
-            message = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            out.write(f"::error {where},title={title}::{message}\n")
-        for c in blocks:
-            annotate(c.path, c.block.line, "docgen: stale block", block_message(c) + ". Run `docgen write`.")
-        for c in values:
-            annotate(c.path, c.value.line, "docgen: stale value",
-                     f"value `{c.value.key}` is {c.new!r} now, the page says {c.old!r}. Run `docgen write`.")
-        if facts:
-            annotate(facts_file, None, "docgen: facts changed", "; ".join(facts) + ". Run `docgen write`.")
-        for f in findings:
-            if f.line is None:
-                out.write(f"::error title=docgen: {f.check}::{f.path}: {f.message}\n")
-            else:
-                annotate(f.path, f.line, f"docgen: {f.check}", f.message)
-    for c in blocks:
-        if fmt == "text":
-            out.write(f"{c.path}:{c.block.line}: {block_message(c)}\n")
-        out.write(block_diff(c))
-    if fmt == "text":
-        for c in values:
-            out.write(f"{c.path}:{c.value.line}: value `{c.value.key}` is stale: {c.old!r} -> {c.new!r}\n")
-        if facts:
-            out.write("facts changed since the docs were written: " + "; ".join(facts) + "\n")
-        for f in findings:
-            out.write(f"{f}\n")
-        if drift or findings:
-            parts = [f"{len(blocks)} stale blocks", f"{len(values)} stale values"] if include_drift else []
-            parts.append(f"{len(findings)} findings")
-            hint = " Run `docgen write` for the docs; fix the Dockerfile for the findings." if drift else ""
-            print(f"docgen: {', '.join(parts)} in {run.project.root}.{hint}", file=sys.stderr)
+        out.writelines(annotations(items, options.max_annotations))
+    if not options.quiet:
+        for i in items:
+            out.write(i.text + "\n")
+            if options.diff and i.diff:
+                out.write(i.diff)
+    if items:
+        print(verdict(run, items, include_drift, diff_shown=options.diff and not options.quiet), file=sys.stderr)
     return drift

@@ -15,28 +15,50 @@ if TYPE_CHECKING:
     from docgen.model import ImageModel
 
 
+def _two_lines(text: str, at: str = ":") -> str:
+    """A long image reference on two lines (registry/name, then the tag) so its box stays narrow."""
+    head, sep, tail = text.rpartition(at)
+    return f"{label(head)}<br/>{label(sep + tail)}" if head and len(text) > 28 else label(text)
+
+
+def _copies(model: "ImageModel") -> dict[tuple[str, str], list[str]]:
+    """COPY --from edges grouped by (source, target): one arrow each, its label one line per COPY."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for edge in copy_edges(model):
+        grouped.setdefault((edge.source, edge.target), []).append(" ".join(edge.paths))
+    return grouped
+
+
 def image_graph(model: "ImageModel") -> str:
+    """Stages top to bottom in Dockerfile order, the published one last and marked. Parallel COPY arrows
+    between the same two stages are one arrow with a line per COPY: separate arrows put their labels on
+    top of each other."""
     lines = ["flowchart TD"]
     images: dict[str, str] = {}
+    publish = published_stage(model)
     for stage in model.dockerfile.stages:
-        lines.append(f'    {node_id("stage_" + stage_label(stage))}["{label(stage_label(stage))}"]')
+        name = stage_label(stage)
+        text = f"{label(name)}<br/>published image" if name == publish else label(name)
+        lines.append(f'    {node_id("stage_" + name)}["{text}"]')
+
+    def image_node(ref: str) -> str:
+        if ref not in images:
+            images[ref] = f"image{len(images) + 1}"
+            lines.append(f'    {images[ref]}[("{_two_lines(ref)}")]')
+        return images[ref]
+
     for stage in model.dockerfile.stages:
         base, is_stage = base_of(model, stage)
-        if is_stage:
-            source = node_id("stage_" + base)
-        else:
-            source = images.setdefault(base, f"image{len(images) + 1}")
-            lines.append(f'    {source}[("{label(base)}")]')
+        source = node_id("stage_" + base) if is_stage else image_node(base)
         lines.append(f'    {source} -->|FROM| {node_id("stage_" + stage_label(stage))}')
     stages = {stage_label(s) for s in model.dockerfile.stages}
-    for edge in copy_edges(model):
-        if edge.source in stages:
-            source = node_id("stage_" + edge.source)
-        else:
-            source = images.setdefault(edge.source, f"image{len(images) + 1}")
-            lines.append(f'    {source}[("{label(edge.source)}")]')
-        what = "COPY " + " ".join(edge.paths)
-        lines.append(f'    {source} -.->|"{label(what)}"| {node_id("stage_" + edge.target)}')
+    for (src, target), copies in _copies(model).items():
+        source = node_id("stage_" + src) if src in stages else image_node(src)
+        what = "<br/>".join(label("COPY " + c) for c in copies)
+        lines.append(f'    {source} -.->|"{what}"| {node_id("stage_" + target)}')
+    if publish in stages:
+        lines.append(f"    classDef published stroke-width:3px")
+        lines.append(f"    class {node_id('stage_' + publish)} published")
     return mermaid(lines)
 
 
@@ -48,13 +70,15 @@ def diagram_build(model: "ImageModel") -> str:
     cache_dir = None
     if warm_stage:
         cache_dir = {e.key: e.value for e in model.dockerfile.envs_of(warm_stage)}.get("UV_CACHE_DIR")
+    # labels on two short lines: a participant box is as wide as its longest line
     lines = ["sequenceDiagram", "    participant build as docker build"]
-    lines += [f"    participant {ids[name]} as stage {label(name)}" for name in ids]
-    lines.append(f"    participant cache as uv cache{' ' + label(cache_dir) if cache_dir else ''}")
-    lines.append(f"    participant venvs as {len(model.venvs)} worker venvs in {label(model.venv_dir)}")
+    lines += [f"    participant {ids[name]} as stage<br/>{label(name)}" for name in ids]
+    lines.append(f"    participant cache as uv cache{'<br/>' + label(cache_dir) if cache_dir else ''}")
+    lines.append(f"    participant venvs as {len(model.venvs)} worker venvs<br/>{label(model.venv_dir)}")
     for stage in model.dockerfile.stages:
-        base, _ = base_of(model, stage)
-        lines.append(f"    build->>{ids[stage_label(stage)]}: FROM {label(base)}")
+        base, is_stage = base_of(model, stage)
+        source = label(base) if is_stage else _two_lines(base, "/")
+        lines.append(f"    build->>{ids[stage_label(stage)]}: FROM {source}")
     if warm_stage:
         lines.append(f"    loop {len(model.warm_steps)} warm steps, in Dockerfile order")
         for step in model.warm_steps:
@@ -68,9 +92,10 @@ def diagram_build(model: "ImageModel") -> str:
         verify_stage = stage_at(model, model.dockerfile.verify.line) or prefetch_stage
         lines.append(f"    {ids[verify_stage]}->>venvs: verify each of {len(model.dockerfile.verify.actors)} "
                      "venv interpreters")
-    for edge in copy_edges(model):
-        if edge.source in ids:
-            lines.append(f"    {ids[edge.source]}->>{ids[edge.target]}: COPY {label(' '.join(edge.paths))}")
+    for (src, target), copies in _copies(model).items():
+        if src in ids:
+            what = "<br/>".join(label("COPY " + c) for c in copies)
+            lines.append(f"    {ids[src]}->>{ids[target]}: {what}")
     publish = published_stage(model)
     if publish in ids:
         lines.append(f"    Note over {ids[publish]}: published as {label(publish)}")
@@ -78,6 +103,7 @@ def diagram_build(model: "ImageModel") -> str:
 
 
 class _Worker(NamedTuple):
+    fqn: str
     class_name: str
     extras: tuple[str, ...]
     path: str
@@ -89,41 +115,77 @@ def _workers(model: "ImageModel", role: str, extra: str | None = None) -> list[_
     the registry actors whose extras are exactly that one, with the venv they get at first use."""
     venvs = [v for v in model.venvs if role_of(v.actor) == role and (extra is None or extra in v.extras)]
     if venvs or extra is None:
-        return [_Worker(v.class_name, v.extras, v.path, True) for v in venvs]
-    return [_Worker(a.class_name, a.extras, venv_path(model.venv_dir, a.fqn), False)
+        return [_Worker(v.actor, v.class_name, v.extras, v.path, True) for v in venvs]
+    return [_Worker(a.fqn, a.class_name, a.extras, venv_path(model.venv_dir, a.fqn), False)
             for a in model.actors if role_of(a.fqn) == role and a.extras == (extra,)]
 
 
-def _participant(pid: str, worker: _Worker) -> str:
-    # The full venv path is in the message that starts the workers; a participant box that held it
-    # made every diagram thousands of pixels wide.
-    built = "built on first use" if not worker.prefetched else "prefetched venv"
-    return (f"    participant {pid} as {label(worker.class_name)}"
-            f"<br/>{label(', '.join(worker.extras))} extra, {built}")
+class _Lane(NamedTuple):
+    """One participant: one or more actors of the same extra drawn as a single lifeline."""
+    pid: str
+    workers: tuple[_Worker, ...]
+
+    @property
+    def title(self) -> str:
+        first = self.workers[0].class_name
+        return first if len(self.workers) == 1 else f"{first} +{len(self.workers) - 1}"
 
 
-def _driver(model: "ImageModel", job: str) -> str:
-    return f"    participant driver as {job} driver<br/>{label(base_venv(model))}"
+def _lanes(prefix: str, workers: list[_Worker], *, group: bool) -> list[_Lane]:
+    """One lane per worker, or (group) one per extra: five Gym actors are one lifeline, not five."""
+    if not group:
+        return [_Lane(f"{prefix}{n}", (w,)) for n, w in enumerate(workers, 1)]
+    by_extra: dict[tuple[str, ...], list[_Worker]] = {}
+    for w in workers:
+        by_extra.setdefault(w.extras, []).append(w)
+    return [_Lane(f"{prefix}{n}", tuple(ws)) for n, ws in enumerate(by_extra.values(), 1)]
+
+
+def _participant(lane: _Lane) -> str:
+    # Short on purpose, class and extra: the venv path and how it is built are in the table under the
+    # diagram. Participant boxes holding them made the diagrams 2,000-3,500 px wide.
+    w = lane.workers[0]
+    first_use = "" if w.prefetched else ", first use"
+    return f"    participant {lane.pid} as {label(lane.title)}<br/>{label(', '.join(w.extras))}{first_use}"
+
+
+def _driver(job: str) -> str:
+    return f"    participant driver as {job} driver<br/>base venv"
+
+
+def _details(model: "ImageModel", job: str, lanes: list[_Lane], system: tuple[str, list[str]] | None = None) -> str:
+    """The table under a sequence diagram: every actor a lane stands for, with its extra and its venv."""
+    from docgen.render.markdown import code, table
+
+    rows = [(f"{job} driver", "the job's driver script", "", f"base venv {code(base_venv(model))}")]
+    for lane in lanes:
+        for w in lane.workers:
+            how = "prefetched venv" if w.prefetched else "venv built on first use,"
+            rows.append((lane.title, code(w.fqn), ", ".join(code(e) for e in w.extras), f"{how} {code(w.path)}"))
+    if system:
+        title, fqns = system
+        rows += [(title, code(fqn), "", "the system interpreter, no venv") for fqn in fqns]
+    return "\n" + table(("In the diagram", "Actor", "Extra", "Runs in"), rows)
 
 
 def diagram_dpo(model: "ImageModel") -> str:
     policies = _workers(model, "policy")
     if not policies:
         raise ArgError("no prefetched policy worker venv to draw a DPO job with")
-    lines = ["sequenceDiagram", _driver(model, "DPO")]
-    ids = [f"policy{n}" for n, _ in enumerate(policies, 1)]
-    lines += [_participant(pid, w) for pid, w in zip(ids, policies)]
-    lines.append(f"    Note over driver,{ids[-1]}: no generation workers: DPO trains on fixed preference pairs")
-    for n, (pid, venv) in enumerate(zip(ids, policies)):
-        lines.append(f"    {'alt' if n == 0 else 'else'} policy backend {label(', '.join(venv.extras))}")
-        lines.append(f"        driver->>{pid}: start workers with {label(venv.path)}/bin/python")
+    lanes = _lanes("policy", policies, group=False)
+    lines = ["sequenceDiagram", _driver("DPO")]
+    lines += [_participant(lane) for lane in lanes]
+    lines.append(f"    Note over driver,{lanes[-1].pid}: no generation workers: DPO trains on fixed preference pairs")
+    for n, lane in enumerate(lanes):
+        lines.append(f"    {'alt' if n == 0 else 'else'} policy backend {label(', '.join(lane.workers[0].extras))}")
+        lines.append(f"        driver->>{lane.pid}: start workers in its venv")
         lines.append("        loop each batch of chosen and rejected responses")
-        lines.append(f"            driver->>{pid}: reference log-probs of the batch")
-        lines.append(f"            driver->>{pid}: train step on the DPO loss")
-        lines.append(f"            {pid}-->>driver: loss and metrics")
+        lines.append(f"            driver->>{lane.pid}: reference log-probs of the batch")
+        lines.append(f"            driver->>{lane.pid}: train step on the DPO loss")
+        lines.append(f"            {lane.pid}-->>driver: loss and metrics")
         lines.append("        end")
     lines.append("    end")
-    return mermaid(lines)
+    return mermaid(lines) + _details(model, "DPO", lanes)
 
 
 def diagram_grpo(model: "ImageModel", policy: str, generation: str = "vllm") -> str:
@@ -134,25 +196,27 @@ def diagram_grpo(model: "ImageModel", policy: str, generation: str = "vllm") -> 
         raise ArgError(f"no policy worker in the registry runs with extra {policy!r}")
     if not generators:
         raise ArgError(f"no generation worker in the registry runs with extra {generation!r}")
-    environments = _workers(model, "environment") + _workers(model, "rollout")
-    lines = ["sequenceDiagram", _driver(model, "GRPO"), _participant("policy", workers[0])]
-    gen_ids = [f"gen{n}" for n, _ in enumerate(generators, 1)]
-    lines += [_participant(pid, w) for pid, w in zip(gen_ids, generators)]
-    env_ids = [f"env{n}" for n, _ in enumerate(environments, 1)]
-    lines += [_participant(pid, w) for pid, w in zip(env_ids, environments)]
-    system_envs = [a.class_name for a in model.system_actors if role_of(a.fqn) == "environment"]
+    policy_lane = _Lane("policy", (workers[0],))
+    gen_lanes = _lanes("gen", generators, group=True)
+    env_lanes = _lanes("env", _workers(model, "environment") + _workers(model, "rollout"), group=True)
+    lines = ["sequenceDiagram", _driver("GRPO"), _participant(policy_lane)]
+    lines += [_participant(lane) for lane in gen_lanes + env_lanes]
+    env_ids = [lane.pid for lane in env_lanes]
+    system_envs = [a for a in model.system_actors if role_of(a.fqn) == "environment"]
+    system = None
     if system_envs:  # environments like math scoring run on the system interpreter, without a venv
         env_ids.append("sysenv")
-        names = ", ".join(system_envs[:3]) + (f" and {len(system_envs) - 3} more" if len(system_envs) > 3 else "")
-        lines.append(f"    participant sysenv as {label(names)}<br/>system interpreter")
-    gen = gen_ids[0]
+        more = f" +{len(system_envs) - 1}" if len(system_envs) > 1 else ""
+        system = (system_envs[0].class_name + more, [a.fqn for a in system_envs])
+        lines.append(f"    participant sysenv as {label(system[0])}<br/>system interpreter")
+    gen = gen_lanes[0].pid
     lines.append("    loop each GRPO step")
-    lines.append(f"        driver->>{gen}: generate responses for a batch of prompts")
+    lines.append(f"        driver->>{gen}: generate responses<br/>for a batch of prompts")
     lines.append(f"        {gen}-->>driver: responses")
     for env_id in env_ids:
-        lines.append(f"        driver->>{env_id}: score or step the responses")
+        lines.append(f"        driver->>{env_id}: score the responses")
         lines.append(f"        {env_id}-->>driver: rewards")
-    lines.append("        driver->>policy: log-probs, then a train step on group-relative advantages")
+    lines.append("        driver->>policy: log-probs, then a train step<br/>on group-relative advantages")
     lines.append(f"        policy->>{gen}: refit: push the updated weights")
     lines.append("    end")
-    return mermaid(lines)
+    return mermaid(lines) + _details(model, "GRPO", [policy_lane, *gen_lanes, *env_lanes], system)

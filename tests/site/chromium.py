@@ -34,7 +34,8 @@ CHROMIUM_FLAGS = (
 
 
 def find_chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    """Debian's chromium here; $CHROMIUM names another Chromium build (a CI runner's Chrome)."""
+    return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 class BrowserError(RuntimeError):

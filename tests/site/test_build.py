@@ -17,6 +17,8 @@ pytestmark = pytest.mark.slow
 def test_strict_build_succeeds_without_warnings(site_build):
     assert site_build.returncode == 0, site_build.output[-4000:]
     assert not re.search(r"^WARNING", site_build.output, re.M), site_build.output
+    # the theme's end-of-life banner and properdocs' notice are silenced the way each documents
+    assert "end of life" not in site_build.output and "ProperDocs" not in site_build.output, site_build.output
 
 
 def test_mermaid_is_the_pinned_version_served_from_the_site(site):

@@ -38,7 +38,7 @@ def test_block_is_filled_stamped_and_surroundings_kept():
     text = "# Title\n\n<!-- docgen:begin greeting who=moon -->\n<!-- docgen:end greeting -->\ntail\n"
     new = write(text)
     assert new == ("# Title\n\n<!-- docgen:begin greeting who=moon -->\n\nHello moon.\n\n"
-                   f"<!-- docgen:end greeting inputs=dockerfile:aaaa1111 body={digest('Hello moon.')} -->\ntail\n")
+                   f"<!-- docgen:end greeting inputs=v2:dockerfile:aaaa1111 body={digest('Hello moon.')} -->\ntail\n")
     assert write(new) == new  # idempotent
 
 
@@ -102,10 +102,43 @@ def test_stale_block_names_changed_inputs_and_diff():
     assert "@@ -2," in diff  # hunks are numbered as lines of the page, not of the block
 
 
-def test_same_output_from_moved_inputs_keeps_the_block():
-    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
-    again, changes, _ = refresh(parse(first), *render_with(BODIES, inputs={"dockerfile": "ffff0000"}))
-    assert again == first and changes == []
+def test_same_output_from_moved_inputs_is_a_stale_stamp_that_write_refreshes():
+    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n",
+                  inputs={"dockerfile": "aaaa1111", "lock": "bbbb2222"})
+    again, [change], _ = refresh(parse(first), *render_with(BODIES, inputs={"dockerfile": "aaaa1111",
+                                                                             "lock": "ffff0000"}))
+    assert change.stamp_only and not change.hand_edited and not change.version_changed
+    assert change.changed_inputs == ("lock",)
+    assert again == first.replace("lock:bbbb2222", "lock:ffff0000")   # text kept, stamp refreshed
+    _, changes, _ = refresh(parse(again), *render_with(BODIES, inputs={"dockerfile": "aaaa1111", "lock": "ffff0000"}))
+    assert changes == []
+
+
+def test_only_the_input_that_moved_is_named():
+    # stamps are refreshed on every write, so a lock-only change names the lock alone
+    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n",
+                  inputs={"dockerfile": "aaaa1111", "lock": "bbbb2222"})
+    moved = {"dockerfile": "aaaa1111", "lock": "cccc3333"}
+    _, [change], _ = refresh(parse(first), *render_with(dict(BODIES, greeting="Bye WHO.\n"), inputs=moved))
+    assert change.changed_inputs == ("lock",) and not change.stamp_only
+
+
+def test_an_older_stamp_version_is_one_clear_change_not_every_input():
+    current = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
+    old_style = current.replace("inputs=v2:dockerfile:aaaa1111", "inputs=dockerfile:0bad0bad")
+    [block] = parse(old_style).blocks
+    assert block.stamp_version == 1 and block.recorded_inputs == (("dockerfile", "0bad0bad"),)
+    again, [change], _ = refresh(parse(old_style), *render_with(BODIES))
+    assert change.stamp_only and change.version_changed and change.changed_inputs == ()
+    assert again == current
+    # the text changed as well: still no input is blamed, the digests are not comparable
+    _, [change], _ = refresh(parse(old_style), *render_with(dict(BODIES, greeting="Bye WHO.\n")))
+    assert change.version_changed and not change.stamp_only and change.changed_inputs == ()
+
+
+def test_stamp_version_is_parsed_from_the_marker():
+    [block] = parse("<!-- docgen:begin table -->\n<!-- docgen:end table inputs=v7:lock:12345678 body=1 -->\n").blocks
+    assert block.stamp_version == 7 and block.recorded_inputs == (("lock", "12345678"),)
 
 
 def test_hand_edit_is_noticed():

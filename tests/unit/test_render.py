@@ -114,28 +114,48 @@ def test_diagrams_take_participants_from_the_model(model):
     assert graph.startswith("```mermaid\nflowchart TD\n")
     assert 'image2[("example/cuda:12")]' in graph and 'image1[("scratch")]' in graph and "stage_base -->|FROM| stage_builder" in graph
     assert 'stage_builder -.->|"COPY /opt/ray_venvs"| stage_nmp_rl_base' in graph
+    assert 'stage_nmp_rl_base["nmp-rl-base<br/>published image"]' in graph and "class stage_nmp_rl_base published" in graph
     build = render_block("diagram-build", {}, src)
-    assert "participant venvs as 4 worker venvs in /opt/ray_venvs" in build
-    assert "3 filters -> 4 venvs" in build and "uv sync mcore" in build and "uv cache /opt/uv_cache" in build
+    assert "participant venvs as 4 worker venvs<br/>/opt/ray_venvs" in build
+    assert "3 filters -> 4 venvs" in build and "uv sync mcore" in build and "uv cache<br/>/opt/uv_cache" in build
     dpo = render_block("diagram-dpo", {}, src)
-    assert "DTensorPolicyWorkerV2<br/>automodel extra, prefetched venv" in dpo
-    assert "MegatronPolicyWorker<br/>mcore extra" in dpo
-    # the venv path the workers start with, taken from the model
+    # short participant labels, class and extra; the venv each runs in is in the table under the diagram
+    assert "participant policy1 as DTensorPolicyWorkerV2<br/>automodel\n" in dpo
+    assert "MegatronPolicyWorker<br/>mcore\n" in dpo
     megatron_venv = next(v.path for v in model.venvs if v.class_name == "MegatronPolicyWorker")
-    assert f"start workers with {megatron_venv}/bin/python" in dpo
+    assert megatron_venv not in dpo.split("```")[1]   # not in the diagram itself
+    megatron_fqn = next(v.actor for v in model.venvs if v.class_name == "MegatronPolicyWorker")
+    assert f"| MegatronPolicyWorker | `{megatron_fqn}` " \
+           f"| `mcore` | prefetched venv `{megatron_venv}` |" in dpo
     assert "Vllm" not in dpo
     v2 = render_block("diagram-grpo-v2", {}, src)
-    assert "participant policy as DTensorPolicyWorkerV2<br/>automodel extra" in v2 and "VllmGenerationWorker" in v2
+    assert "participant policy as DTensorPolicyWorkerV2<br/>automodel" in v2
+    # the two vLLM workers share an extra: one lifeline, both named in the table
+    assert "participant gen1 as VllmGenerationWorker +1<br/>vllm" in v2 and "VllmAsyncGenerationWorker` | `vllm`" in v2
     assert "MathEnvironment<br/>system interpreter" in v2 and "refit" in v2
+    assert "| MathEnvironment | `rl.environments.math_environment.MathEnvironment` |  | the system interpreter" in v2
     megatron = render_block("diagram-grpo-megatron", {}, src)
-    assert "participant policy as MegatronPolicyWorker<br/>mcore extra" in megatron
+    assert "participant policy as MegatronPolicyWorker<br/>mcore" in megatron
+
+
+def test_sequence_participant_labels_stay_short(model):
+    from tests.site.html_pages import participant_labels
+
+    for name in ("diagram-build", "diagram-dpo", "diagram-grpo-v2", "diagram-grpo-megatron"):
+        source = render_block(name, {}, RenderInputs(model)).split("```")[1]
+        lines = [ln for ln in source.splitlines() if ln.strip().startswith("participant ")]
+        for line in lines:
+            text = line.split(" as ", 1)[1]
+            assert all(len(part) <= 32 for part in text.split("<br/>")), line
+        assert participant_labels(source)
 
 
 def test_unprefetched_policy_is_drawn_as_built_on_first_use(tmp_path):
     text = DOCKERFILE.replace("    megatron_policy_worker.MegatronPolicyWorker", "    nothing.Matches")
     model = small_model(tmp_path, text)
     out = render_block("diagram-grpo-megatron", {}, RenderInputs(model))
-    assert "MegatronPolicyWorker<br/>mcore extra, built on first use" in out
+    assert "MegatronPolicyWorker<br/>mcore, first use" in out
+    assert "venv built on first use, `/opt/ray_venvs/rl.models.policy.workers.megatron_policy_worker." in out
 
 
 def test_inventory_text(model):

@@ -1,0 +1,114 @@
+"""Every diagram of the built site, laid out by a real Chromium at a desktop width: it fits the text column
+or scrolls sideways inside its own box (the page itself never gets wider), and no label overlaps another
+(participant names, messages, notes, nodes, edge labels), nor spills out of its own box."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.site.html_pages import read_site
+from tests.site.test_browser import ALL_RENDERED
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# Geometry of one rendered diagram (a div.mermaid holding its svg), measured in page pixels.
+LAYOUT = r"""
+window.__layout = (div) => {
+  const svg = div.querySelector('svg');
+  const box = (e) => { const r = e.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; };
+  const union = (bs) => { const x = Math.min(...bs.map(b => b.x)), y = Math.min(...bs.map(b => b.y));
+    return {x, y, w: Math.max(...bs.map(b => b.x + b.w)) - x, h: Math.max(...bs.map(b => b.y + b.h)) - y}; };
+  const overlap = (a, b) => Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x) > 1
+                         && Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) > 1;
+  const inside = (a, b) => a.x >= b.x - 2 && a.y >= b.y - 2 && a.x + a.w <= b.x + b.w + 2 && a.y + a.h <= b.y + b.h + 2;
+  const name = (e) => (e.textContent || '').trim().slice(0, 40);
+  const labels = [], spills = [];
+  // sequence diagrams: each participant is a <g> with its rect and one text per label line
+  for (const rect of svg.querySelectorAll('rect.actor')) {
+    const texts = [...rect.parentElement.querySelectorAll('text.actor')];
+    if (!texts.length) continue;
+    const text = union(texts.map(box));
+    const label = {what: texts.map(name).join(' / '), ...text};
+    labels.push(label);
+    if (!inside(text, box(rect))) spills.push(label.what);
+  }
+  for (const e of svg.querySelectorAll('text.messageText, text.noteText, text.loopText, text.labelText'))
+    labels.push({what: name(e), ...box(e)});
+  // flowcharts: every node (shape and label) and every non-empty edge label
+  for (const node of svg.querySelectorAll('g.node')) {
+    labels.push({what: name(node), ...box(node)});
+    const text = node.querySelector('.nodeLabel, foreignObject, text');
+    const shape = node.querySelector('rect, path, polygon, circle, ellipse');
+    if (text && shape && !inside(box(text), box(shape))) spills.push(name(node));
+  }
+  for (const e of svg.querySelectorAll('g.edgeLabel')) if (name(e)) labels.push({what: name(e), ...box(e)});
+  const sized = labels.filter(b => b.w > 0 && b.h > 0);
+  const overlaps = [];
+  for (let i = 0; i < sized.length; i++)
+    for (let j = i + 1; j < sized.length; j++)
+      if (overlap(sized[i], sized[j])) overlaps.push([sized[i].what, sized[j].what]);
+  const before = div.scrollLeft; div.scrollLeft = 40; const scrolled = div.scrollLeft > before; div.scrollLeft = before;
+  return {width: Math.round(box(svg).w), column: div.clientWidth, scrollWidth: div.scrollWidth,
+          overflowX: getComputedStyle(div).overflowX, scrolled, labels: sized.length, overlaps, spills,
+          role: svg.getAttribute('aria-roledescription')};
+};
+true
+"""
+
+
+def measure(browser) -> list[dict]:
+    browser.evaluate(LAYOUT)
+    return browser.evaluate("[...document.querySelectorAll('div.mermaid')].map(d => window.__layout(d))")
+
+
+def diagram_pages(site) -> list[str]:
+    return [url for url, page in read_site(site).items() if page.mermaid_sources]
+
+
+def test_every_diagram_fits_or_scrolls_in_its_box_and_no_label_overlaps(browser, site, site_server):
+    pages = diagram_pages(site)
+    assert len(pages) >= 3, pages
+    checked, wide = 0, 0
+    for url in pages:
+        browser.open(site_server + url)
+        assert browser.wait_for(ALL_RENDERED), f"/{url}: not every diagram rendered"
+        page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert page_width[0] <= page_width[1], f"/{url}: a diagram widened the page itself"
+        for n, d in enumerate(measure(browser)):
+            where = f"/{url} diagram {n + 1} ({d['role']})"
+            checked += 1
+            assert d["labels"] >= 3, f"{where}: no labels found, the layout probe sees nothing: {d}"
+            if d["width"] > d["column"] + 1:
+                wide += 1
+                assert d["overflowX"] in ("auto", "scroll") and d["scrollWidth"] > d["column"], f"{where}: {d}"
+                assert d["scrolled"], f"{where}: wider than its column ({d['width']} > {d['column']} px) " \
+                                      "but its box does not scroll"
+            assert d["overlaps"] == [], f"{where}: labels overlap: {json.dumps(d['overlaps'][:5])}"
+            assert d["spills"] == [], f"{where}: labels spill out of their boxes: {d['spills'][:5]}"
+    assert checked >= 5
+    print(f"{checked} diagrams checked, {wide} scroll in their box")
+
+
+# A deliberately broken diagram: the probe must see the overlap and the spill, or it proves nothing above.
+BROKEN = """
+<div class="mermaid" style="width: 200px; overflow-x: auto"><svg width="600" height="100" style="max-width: none">
+  <g class="node"><rect x="0" y="0" width="120" height="40"></rect><text x="5" y="20">first node</text></g>
+  <g class="node"><rect x="100" y="10" width="120" height="40"></rect><text x="105" y="30">second node</text></g>
+  <g><rect class="actor" x="300" y="0" width="60" height="40"></rect>
+     <text class="actor" x="305" y="20">AVeryLongParticipantNameThatSpills</text></g>
+</svg></div>
+"""
+
+
+def test_the_layout_probe_catches_overlaps_spills_and_a_box_that_does_not_scroll(browser, site, site_server):
+    browser.open(site_server)
+    browser.evaluate(f"document.body.innerHTML = {json.dumps(BROKEN)}; true")
+    [d] = measure(browser)
+    assert ["first node", "second node"] in d["overlaps"]
+    assert d["spills"] == ["AVeryLongParticipantNameThatSpills"]
+    assert d["width"] > d["column"] and d["scrolled"]
+    browser.evaluate("document.querySelector('div.mermaid').style.overflowX = 'visible'; true")
+    [d] = measure(browser)
+    assert not d["scrolled"]
