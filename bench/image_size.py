@@ -4,7 +4,8 @@
     .venv/bin/python bench/image_size.py --record   # also write docs/data/image-size.json, then `docgen write`
 
 The size is what `docker image inspect` reports; the parts are `du` of the big directories inside the
-image (symlinks counted as links, so a venv that links into the uv cache costs only its links). Production
+image (symlinks counted as links, so a venv that links into the uv cache costs only its links). The record
+also keeps digests of the Dockerfile and snapshot it was measured from (`inputs`). Production
 figures are not measured here: add them under "production" with the date and place they were measured.
 """
 
@@ -39,11 +40,24 @@ def measure(tag: str = TAG) -> dict:
     }
 
 
+def tree_inputs() -> dict:
+    """Digests of the Dockerfile and snapshot in this tree, which the image was just built from (build,
+    then measure): `docgen check` reports the record as stale once either moves."""
+    sys.path.insert(0, str(ROOT))
+    from docgen.model import load_model
+    from docgen.model.claims import input_digest
+    from docgen.project import find_project
+
+    project = find_project(ROOT, None)
+    return input_digest(load_model(project.dockerfile, project.snapshot))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--record", action="store_true", help=f"write {RECORD.relative_to(ROOT)}")
     args = ap.parse_args()
     figures = measure()
+    figures["inputs"] = tree_inputs()
     if args.record:
         previous = json.loads(RECORD.read_text()) if RECORD.exists() else {}
         if "production" in previous:  # measured elsewhere: keep it as it was recorded

@@ -103,9 +103,16 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
 
 def findings_of(run: Run):
     from docgen.check.lint import check_coverage, lint
+    from docgen.check.prose import prose_findings
     from docgen.render.generators import REQUIRED_GENERATORS
 
     findings = lint(run.model)
+    findings += prose_findings(run)
+    if run.project.image_size.exists():
+        from docgen.check.lint import check_image_size_record
+        from docgen.inputs.image_size import load_image_size
+        shown = run.project.display(run.project.image_size)
+        findings += check_image_size_record(run.model, load_image_size(run.project.image_size, shown), shown)
     if not run.explicit_paths:  # coverage speaks about the whole doc set, not a chosen few pages
         required = run.project.required if run.project.required is not None else REQUIRED_GENERATORS
         findings += check_coverage([p.doc for p in run.pages], required, " + ".join(run.project.pages))

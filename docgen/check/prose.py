@@ -1,0 +1,249 @@
+"""The prose lint: facts about the image written by hand in the pages docgen owns.
+
+Generated blocks and inline values are owned; console transcripts are proven by the console runner
+against the built image. Everything else is prose, and a sentence there can go stale silently. This lint
+finds the facts such a sentence states without owning them:
+
+- a count next to an image noun ("nine venvs", "8 filters", "three actors ...");
+- a version literal next to a package or tool name ("vLLM 0.25.1", "compute capability 9.0");
+- a path under the image's roots (`/opt/...`);
+- a code-spanned actor class, FQN, extra, ARG or environment variable the model does not know.
+
+Each finding names file:line and the value or block to use instead. A line that must state such a fact
+anyway (an example, another tool's version) carries `<!-- docgen:allow REASON -->`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable
+
+from docgen.check.lint import Finding
+from docgen.names import NUMBER_WORDS
+
+if TYPE_CHECKING:
+    from docgen.blocks import Document
+    from docgen.model import ImageModel
+
+CHECK = "prose"
+# "one" is left out: "one venv per actor" states a rule, not a count.
+_NUMBER = r"\d+|" + "|".join(NUMBER_WORDS[2:]) + "|zero"
+_NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
+          "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
+_COUNT = re.compile(rf"\b({_NUMBER})\s+((?:[A-Za-z][\w-]*\s+){{0,2}}?)({_NOUNS})\b", re.I)
+_VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
+_PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
+_VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
+_ALLOW = re.compile(r"<!--\s*docgen:allow\s+\S.*?-->")
+_COMMENT = re.compile(r"<!--.*?-->")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
+_CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*(?:Worker|WorkerV\d|Actor|Environment|Env|Collector|Buffer)$")
+_FQN = re.compile(r"^nemo_rl(?:\.\w+)+$")
+_DOTTED_CLASS = re.compile(r"^[a-z_][\w]*(?:\.[a-z_]\w*)*\.[A-Z]\w+$")
+_VARIABLE = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})\}?(?:[=/:].*)?$")
+_EXTRA_FLAG = re.compile(r"--extra[ =]([\w-]+)")
+_EXTRA_WORD = re.compile(r"\bextras?\b", re.I)
+_LOWER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+def _singular(noun: str) -> str:
+    noun = noun.lower().replace("-", " ")
+    return "copy" if noun == "copies" else noun[:-1] if noun.endswith("s") else noun
+
+
+# noun -> value keys (without ".word") whose count it may be
+_COUNT_KEYS = {
+    "venv": ("venvs", "vllm_copies"), "filter": ("filters",), "extra": ("warm_extras", "extras", "extras_not_warmed"),
+    "actor": ("actors", "uv_actors", "system_actors", "not_prefetched"),
+    "worker": ("actors", "uv_actors", "not_prefetched", "venvs"), "stage": ("stages",),
+    "warm step": ("warm_steps",), "step": ("warm_steps",), "sync": ("warm_steps",),
+    "build": ("shared_builds",), "copy": ("vllm_copies",), "executable": ("py_executables",),
+    "wrapper": ("venvs",), "interpreter": ("venvs",), "environment": ("venvs",), "backend": ("warm_extras",),
+    "consumer": ("te_consumers",),
+}
+
+
+class _Facts:
+    """What the lint compares against, computed once per run and only when a rule needs it."""
+
+    def __init__(self, model: "ImageModel") -> None:
+        self.model = model
+        self._names = None
+        self._packages = None
+        self._values: dict[str, str] | None = None
+
+    @property
+    def names(self):
+        if self._names is None:
+            from docgen.model.claims import known_names
+            self._names = known_names(self.model)
+        return self._names
+
+    @property
+    def values(self) -> dict[str, str]:
+        if self._values is None:
+            from docgen.render.values import VALUES
+            out = {}
+            for key, fn in VALUES.items():
+                try:
+                    out[key] = fn(self.model)
+                except Exception:  # a value the model cannot give (no such ARG) is reported where it is used
+                    continue
+            self._values = out
+        return self._values
+
+    @property
+    def package_words(self) -> re.Pattern[str]:
+        if self._packages is None:
+            from docgen.model.claims import ALIASES, ARG_ALIASES
+            names = {p.name for p in self.model.snapshot.packages.values()} | set(ALIASES) | set(ARG_ALIASES)
+            names |= {"cuda", "python"}
+            alternation = "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))
+            self._packages = re.compile(rf"(?<![\w-])({alternation})(?![\w-])", re.I)
+        return self._packages
+
+    def keys_with(self, text: str) -> list[str]:
+        return [k for k, v in self.values.items() if v == text]
+
+
+def prose_findings(run) -> list[Finding]:
+    facts = _Facts(run.model)
+    out: list[Finding] = []
+    for page in run.pages:
+        out += lint_document(page.doc, facts)
+    return out
+
+
+def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding]:
+    if not isinstance(facts, _Facts):
+        facts = _Facts(facts)
+    skip = set()
+    for block in doc.blocks:
+        skip.update(range(block.begin, block.end + 1))
+    out: list[Finding] = []
+    fence: str | None = None
+    fence_runs = False
+    for index, raw in enumerate(doc.lines):
+        line = raw.rstrip("\r\n")
+        if index in skip:
+            continue
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
+                fence = None
+                continue
+            if not fence_runs and not _ALLOW.search(line):
+                out += _code_facts(doc.path, index + 1, line, facts, whole_line=True)
+            continue
+        if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
+            fence = m.group("run")
+            fence_runs = m.group("info").strip().split(" ")[0] == "console"  # the console runner executes it
+            continue
+        if _ALLOW.search(line):
+            continue
+        text = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+        out += _line_facts(doc.path, index + 1, text, facts)
+    return out
+
+
+def _line_facts(path: str, line_no: int, text: str, facts: _Facts) -> list[Finding]:
+    out = []
+    spans = list(_CODE_SPAN.finditer(text)) if "`" in text else []
+    prose = _CODE_SPAN.sub("\x00", text) if spans else text
+    for m in _COUNT.finditer(prose):
+        out.append(_count_finding(path, line_no, m, facts))
+    out += _version_and_path(path, line_no, text, facts)
+    for span in spans:
+        out += _span_facts(path, line_no, span.group(2).strip(), text, span.start(), facts)
+    return out
+
+
+def _code_facts(path: str, line_no: int, line: str, facts: _Facts, whole_line: bool) -> list[Finding]:
+    out = _version_and_path(path, line_no, line, facts)
+    for m in _EXTRA_FLAG.finditer(line):
+        if m.group(1) not in facts.names.extras and not m.group(1).isupper():
+            out.append(_unknown(path, line_no, f"--extra {m.group(1)}", "extra", facts.names.extras))
+    return out
+
+
+def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts) -> Finding:
+    number, noun = m.group(1).lower(), _singular(m.group(3))
+    n = int(number) if number.isdigit() else (NUMBER_WORDS.index(number) if number in NUMBER_WORDS else 0)
+    word = not number.isdigit()
+    keys = _COUNT_KEYS.get(noun, ())
+    exact = [f"{k}.count{'.word' if word else ''}" for k in keys
+             if facts.values.get(f"{k}.count") == str(n)]
+    said = m.group(0).strip()
+    if exact:
+        hint = f"use <!-- docgen:value {exact[0]} -->"
+    else:
+        model_says = ", ".join(f"{k} {facts.values[f'{k}.count']}" for k in keys if f"{k}.count" in facts.values)
+        hint = ("no value of the model counts this" + (f" (the model counts {model_says})" if model_says else "")
+                + ": render it with a value or a block, or mark the line <!-- docgen:allow WHY -->")
+    return Finding(path, line_no, CHECK, f"count {said!r} is written by hand; {hint}")
+
+
+def _version_and_path(path: str, line_no: int, text: str, facts: _Facts) -> list[Finding]:
+    out = []
+    for m in _VERSION.finditer(text) if any(c.isdigit() for c in text) else ():
+        before = text[max(0, m.start() - 40): m.start()]
+        after = text[m.end(): m.end() + 12]
+        names = facts.package_words.findall(before) + facts.package_words.findall(after)
+        if not names:
+            continue
+        version = m.group(1)
+        keys = [k for k in facts.keys_with(version) if k.endswith(".version") or k.startswith("cuda")]
+        hint = (f"use <!-- docgen:value {keys[0]} -->" if keys else
+                "the model does not give this version here: render it with a value or a block "
+                "(docgen/render/values.py), or mark the line <!-- docgen:allow WHY -->")
+        out.append(Finding(path, line_no, CHECK, f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
+    if "/opt" in text:
+        roots = {v.strip("`"): k for k, v in facts.values.items() if k.startswith("paths.") and not k.endswith(".code")}
+        for m in _PATH.finditer(text):
+            found = m.group(0).rstrip(".,;:)")
+            best = max((r for r in roots if found == r or found.startswith(r.rstrip("/") + "/")), key=len, default=None)
+            hint = (f"use <!-- docgen:value {roots[best]}.code --> (or {roots[best]} outside code)" if best else
+                    "the model knows no such path in the image (" + ", ".join(sorted(roots)) + ")")
+            out.append(Finding(path, line_no, CHECK, f"path {found!r} is written by hand; {hint}"))
+    return out
+
+
+def _span_facts(path: str, line_no: int, span: str, text: str, at: int, facts: _Facts) -> list[Finding]:
+    names = facts.names
+    out = []
+    if _CLASS.match(span):
+        if span not in names.classes:
+            out.append(_unknown(path, line_no, span, "actor class", names.classes))
+    elif _FQN.match(span):
+        if span not in names.fqns and span not in names.modules:
+            out.append(_unknown(path, line_no, span, "actor FQN or module", ()))
+    elif _DOTTED_CLASS.match(span):
+        if not any(f == span or f.endswith("." + span) for f in names.fqns):
+            out.append(_unknown(path, line_no, span, "actor FQN", ()))
+    else:
+        m = _VARIABLE.match(span)
+        if m and m.group(1) not in names.variables:
+            out.append(_unknown(path, line_no, m.group(1), "ARG, ENV or NeMo-RL variable", ()))
+        elif _LOWER_NAME.match(span) and _EXTRA_WORD.search(text[max(0, at - 40): at + len(span) + 40]) \
+                and span not in names.extras and _looks_like_extra_context(text, at, span):
+            out.append(_unknown(path, line_no, span, "extra", names.extras))
+    for m in _EXTRA_FLAG.finditer(span):
+        if m.group(1) not in names.extras and not m.group(1).isupper():
+            out.append(_unknown(path, line_no, f"--extra {m.group(1)}", "extra", names.extras))
+    return out
+
+
+def _looks_like_extra_context(text: str, at: int, span: str) -> bool:
+    """`fsdp` extra / extra `fsdp` / extras (`a`, `b`): the word "extra" right beside the span or its list."""
+    before = text[max(0, at - 25): at].lower()
+    after = text[at + len(span) + 2: at + len(span) + 10].lower()
+    return bool(re.search(r"extras?\W*(\(|`|,|\s)*$", before) or re.match(r"\W{0,2}extras?\b", after)
+                or re.search(r"extras?[^.]*\($", before) or ("(`" in before and "extra" in text[max(0, at - 60): at].lower()))
+
+
+def _unknown(path: str, line_no: int, name: str, kind: str, known: Iterable[str]) -> Finding:
+    known = sorted(known)
+    listing = f" (it knows {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})" if known else ""
+    return Finding(path, line_no, CHECK, f"{kind} {name!r} is unknown to the model{listing}; fix the name, render it "
+                                         "from the model, or mark the line <!-- docgen:allow WHY -->")
