@@ -30,7 +30,7 @@ CHECK = "prose"
 _NUMBER = r"\d+|" + "|".join(NUMBER_WORDS[2:]) + "|zero"
 _NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
           "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
-_COUNT = re.compile(rf"\b({_NUMBER})\s+((?:[A-Za-z][\w-]*\s+){{0,2}}?)({_NOUNS})\b", re.I)
+_COUNT = re.compile(rf"\b({_NUMBER})\s+((?:[A-Za-z][\w-]*\s+){{0,2}})({_NOUNS})\b", re.I)
 _VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
 _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
@@ -177,10 +177,13 @@ def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts) -> Findi
     said = m.group(0).strip()
     if exact:
         hint = f"use <!-- docgen:value {exact[0]} -->"
-    else:
+    elif keys:
         model_says = ", ".join(f"{k} {facts.values[f'{k}.count']}" for k in keys if f"{k}.count" in facts.values)
-        hint = ("no value of the model counts this" + (f" (the model counts {model_says})" if model_says else "")
-                + ": render it with a value or a block, or mark the line <!-- docgen:allow WHY -->")
+        hint = (f"the model counts {model_says}: if this is one of them use "
+                f"<!-- docgen:value {keys[0]}.count{'.word' if word else ''} --> (or that count's key), else render "
+                "it with a block or mark the line <!-- docgen:allow WHY -->")
+    else:
+        hint = "render it with a value or a block, or mark the line <!-- docgen:allow WHY -->"
     return Finding(path, line_no, CHECK, f"count {said!r} is written by hand; {hint}")
 
 

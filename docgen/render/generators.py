@@ -53,7 +53,7 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("te-consumers", (_D, _L), _m(tables.te_consumers), {"package": None}),
     Generator("build-options", (_D,), _m(tables.build_options)),
     Generator("runtime-env", (_D,), _m(tables.runtime_env)),
-    Generator("image-size", ("measurement",), lambda src: tables.image_size(src.model, src.image_size)),
+    Generator("image-size", ("measurement", _D, _R, _L, _P), lambda src: tables.image_size(src.model, src.image_size)),
     Generator("console-venvs", (_D, _R), _m(transcripts.console_venvs)),
     Generator("console-package", (_D, _R, _L), _m(transcripts.console_package),
               {"package": None, "absent": ("yes", "no")}),

@@ -193,6 +193,10 @@ def mcore_adds(model: "ImageModel", extra: str = "mcore", over: str = "automodel
     extra has them; the many small dependencies that come along are counted, not listed."""
     _check_extra(model, extra)
     _check_extra(model, over)
+    if extra not in model.warm_extras:
+        # one fact, one rendering: an extra the image does not warm adds nothing to its uv cache
+        return (f"`{extra}` is not warmed in the image: its packages are not in the uv cache, and an actor that "
+                "runs with it builds its venv on the node at first use.\n")
     names_over = {p.name for p in model.snapshot.install_set([over])}
     others = [e for e in model.warm_extras if e != extra]
     names_others = {p.name for e in others for p in model.snapshot.install_set([e])}
@@ -248,6 +252,14 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     if not measurement:
         return ("> The image size has not been measured yet: `bench/image_size.py --record` writes "
                 "`docs/data/image-size.json`.\n")
+    out = ""
+    measured = measurement.get("inputs")
+    if isinstance(measured, dict):
+        from docgen.model.claims import input_digest
+        moved = [k for k, v in input_digest(model).items() if measured.get(k) != v]
+        if moved:
+            out = (f"> **Not current:** these figures were measured from an earlier {' and '.join(moved)}; the image "
+                   "these pages describe has not been measured yet (`bench/image_size.py --record`).\n\n")
     rows = []
     for key, title in (("image", "Image"), ("platform", "Platform"), ("measured_at", "Measured")):
         if measurement.get(key):
@@ -258,7 +270,7 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     for name, value in sorted((measurement.get("parts") or {}).items()):
         if isinstance(value, (int, float)):
             rows.append((code(name), human_size(value)))
-    out = table(("Measure", "Value"), rows)
+    out += table(("Measure", "Value"), rows)
     production = measurement.get("production")
     if isinstance(production, dict) and production.get("size_bytes"):
         out += ("\nProduction image, measured elsewhere on " + str(production.get("measured_at", "an unknown date"))
