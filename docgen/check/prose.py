@@ -30,6 +30,8 @@ CHECK = "prose"
 _NUMBER = r"\d+|" + "|".join(NUMBER_WORDS[2:]) + "|zero"
 _NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
           "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
+_NOUN_HINT = re.compile(rf"(?:{_NOUNS})\b")   # searched in the lower-cased line: cheaper than re.I
+_DOTTED_DIGITS = re.compile(r"\d\.\d")
 _COUNT = re.compile(rf"\b({_NUMBER})\s+((?:[A-Za-z][\w-]*\s+){{0,2}})({_NOUNS})\b", re.I)
 _VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
@@ -81,16 +83,9 @@ class _Facts:
         return self._names
 
     @property
-    def values(self) -> dict[str, str]:
+    def values(self) -> "_LazyValues":
         if self._values is None:
-            from docgen.render.values import VALUES
-            out = {}
-            for key, fn in VALUES.items():
-                try:
-                    out[key] = fn(self.model)
-                except Exception:  # a value the model cannot give (no such ARG) is reported where it is used
-                    continue
-            self._values = out
+            self._values = _LazyValues(self.model)
         return self._values
 
     @property
@@ -104,7 +99,39 @@ class _Facts:
         return self._packages
 
     def keys_with(self, text: str) -> list[str]:
-        return [k for k, v in self.values.items() if v == text]
+        return [k for k in self.values.keys_like(".version", "cuda_arch.") if self.values.get(k) == text]
+
+    def path_roots(self) -> dict[str, str]:
+        keys = [k for k in self.values.keys_like("paths.") if not k.endswith(".code")]
+        return {self.values[k]: k for k in keys if k in self.values}
+
+
+class _LazyValues:
+    """The model's values, each rendered on first use: most pages need none or a few of them."""
+
+    def __init__(self, model: "ImageModel") -> None:
+        from docgen.render.values import VALUES
+        self._model, self._fns, self._done = model, VALUES, {}
+
+    def get(self, key: str) -> str | None:
+        if key not in self._done:
+            try:
+                self._done[key] = self._fns[key](self._model) if key in self._fns else None
+            except Exception:  # a value the model cannot give (no such ARG) is reported where a page uses it
+                self._done[key] = None
+        return self._done[key]
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def __getitem__(self, key: str) -> str:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def keys_like(self, *parts: str) -> list[str]:
+        return [k for k in self._fns if any(p in k for p in parts)]
 
 
 def prose_findings(run) -> list[Finding]:
@@ -128,22 +155,25 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding
         line = raw.rstrip("\r\n")
         if index in skip:
             continue
-        m = _FENCE.match(line)
+        m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
         if fence is not None:
             if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
                 fence = None
                 continue
-            if not fence_runs and not _ALLOW.search(line):
+            if not fence_runs and not ("<!--" in line and _ALLOW.search(line)):
                 out += _code_facts(doc.path, index + 1, line, facts, whole_line=True)
             continue
         if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
             fence = m.group("run")
             fence_runs = m.group("info").strip().split(" ")[0] == "console"  # the console runner executes it
             continue
-        if _ALLOW.search(line):
+        if not line.strip():
             continue
-        text = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
-        out += _line_facts(doc.path, index + 1, text, facts)
+        if "<!--" in line:
+            if _ALLOW.search(line):
+                continue
+            line = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+        out += _line_facts(doc.path, index + 1, line, facts)
     return out
 
 
@@ -151,7 +181,7 @@ def _line_facts(path: str, line_no: int, text: str, facts: _Facts) -> list[Findi
     out = []
     spans = list(_CODE_SPAN.finditer(text)) if "`" in text else []
     prose = _CODE_SPAN.sub("\x00", text) if spans else text
-    for m in _COUNT.finditer(prose):
+    for m in _COUNT.finditer(prose) if _NOUN_HINT.search(prose.lower()) else ():
         out.append(_count_finding(path, line_no, m, facts))
     out += _version_and_path(path, line_no, text, facts)
     for span in spans:
@@ -189,20 +219,20 @@ def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts) -> Findi
 
 def _version_and_path(path: str, line_no: int, text: str, facts: _Facts) -> list[Finding]:
     out = []
-    for m in _VERSION.finditer(text) if any(c.isdigit() for c in text) else ():
+    for m in _VERSION.finditer(text) if _DOTTED_DIGITS.search(text) else ():
         before = text[max(0, m.start() - 40): m.start()]
         after = text[m.end(): m.end() + 12]
         names = facts.package_words.findall(before) + facts.package_words.findall(after)
         if not names:
             continue
         version = m.group(1)
-        keys = [k for k in facts.keys_with(version) if k.endswith(".version") or k.startswith("cuda")]
+        keys = facts.keys_with(version)
         hint = (f"use <!-- docgen:value {keys[0]} -->" if keys else
                 "the model does not give this version here: render it with a value or a block "
                 "(docgen/render/values.py), or mark the line <!-- docgen:allow WHY -->")
         out.append(Finding(path, line_no, CHECK, f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
     if "/opt" in text:
-        roots = {v.strip("`"): k for k, v in facts.values.items() if k.startswith("paths.") and not k.endswith(".code")}
+        roots = facts.path_roots()
         for m in _PATH.finditer(text):
             found = m.group(0).rstrip(".,;:)")
             best = max((r for r in roots if found == r or found.startswith(r.rstrip("/") + "/")), key=len, default=None)
