@@ -30,15 +30,18 @@ CHECK = "prose"
 _NUMBER = r"\d+|" + "|".join(NUMBER_WORDS[2:]) + "|zero"
 _NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
           "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
-_NOUN_HINT = re.compile(rf"(?:{_NOUNS})\b")   # searched in the lower-cased line: cheaper than re.I
 _DOTTED_DIGITS = re.compile(r"\d\.\d")
-_COUNT = re.compile(rf"\b({_NUMBER})\s+((?:[A-Za-z][\w-]*\s+){{0,2}})({_NOUNS})\b", re.I)
+_SEP = r"(?=\s)[ \t]*\n?[ \t]*"   # the words of a count may wrap onto the next line, not across a paragraph
+# matched against the lower-cased text (re.I makes the scan several times slower); the finding quotes the original
+_COUNT = re.compile(rf"\b({_NUMBER}){_SEP}((?:[a-z][\w-]*{_SEP}){{0,2}})({_NOUNS})\b")
 _VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
 _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
 _ALLOW = re.compile(r"<!--\s*docgen:allow\s+\S.*?-->")
 _COMMENT = re.compile(r"<!--.*?-->")
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# single-backtick spans only: the general form (any run of backticks) scanned ten times slower, and the
+# pages use double backticks only to quote a backtick, never around a name
+_CODE_SPAN = re.compile(r"(`)([^`\n]+)`")
 _FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
 _CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*(?:Worker|WorkerV\d|Actor|Environment|Env|Collector|Buffer)$")
 _FQN = re.compile(r"^nemo_rl(?:\.\w+)+$")
@@ -143,68 +146,119 @@ def prose_findings(run) -> list[Finding]:
 
 
 def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding]:
+    """One pass over the lines sorts them into prose and plain-fence code (the rest, generated regions,
+    console transcripts and allowed lines, becomes blank); then each rule runs once over the whole text,
+    which is several times cheaper than running every pattern on every line."""
     if not isinstance(facts, _Facts):
         facts = _Facts(facts)
     skip = set()
     for block in doc.blocks:
         skip.update(range(block.begin, block.end + 1))
-    out: list[Finding] = []
+    prose_lines: list[str] = []
+    code_lines: list[str] = []
     fence: str | None = None
     fence_runs = False
     for index, raw in enumerate(doc.lines):
         line = raw.rstrip("\r\n")
-        if index in skip:
-            continue
+        prose_line = code_line = ""
         m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
-        if fence is not None:
+        if index in skip:
+            pass
+        elif fence is not None:
             if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
                 fence = None
-                continue
-            if not fence_runs and not ("<!--" in line and _ALLOW.search(line)):
-                out += _code_facts(doc.path, index + 1, line, facts, whole_line=True)
-            continue
-        if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
+            elif not fence_runs and not ("<!--" in line and _ALLOW.search(line)):
+                code_line = line
+        elif m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
             fence = m.group("run")
             fence_runs = m.group("info").strip().split(" ")[0] == "console"  # the console runner executes it
-            continue
-        if not line.strip():
-            continue
-        if "<!--" in line:
-            if _ALLOW.search(line):
-                continue
-            line = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
-        out += _line_facts(doc.path, index + 1, line, facts)
+        elif "<!--" in line:
+            if not _ALLOW.search(line):
+                prose_line = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+        else:
+            prose_line = line
+        prose_lines.append(prose_line)
+        code_lines.append(code_line)
+    path = doc.path
+    out: list[Finding] = []
+    prose = "\n".join(prose_lines)
+    if prose.strip():
+        where = _Lines(prose_lines)
+        spans = list(_CODE_SPAN.finditer(prose)) if "`" in prose else []
+        masked = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), prose) if spans else prose
+        out += _counts(path, masked, where, facts)
+        out += _version_and_path(path, where, prose, facts)
+        for span in spans:
+            context = where.text_of(span.start())
+            out += _span_facts(path, where.line(span.start()), span.group(2).strip(), context,
+                               span.start() - where.start_of(span.start()), facts)
+    code = "\n".join(code_lines)
+    if code.strip():
+        where = _Lines(code_lines)
+        out += _version_and_path(path, where, code, facts)
+        for m in _EXTRA_FLAG.finditer(code):
+            if m.group(1) not in facts.names.extras and not m.group(1).isupper():
+                out.append(_unknown(path, where.line(m.start()), f"--extra {m.group(1)}", "extra", facts.names.extras))
+    out.sort(key=lambda f: f.line or 0)
     return out
 
 
-def _line_facts(path: str, line_no: int, text: str, facts: _Facts) -> list[Finding]:
+class _Lines:
+    """Offsets of the lines joined into one text: position -> 1-based line number."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.starts = []
+        pos = 0
+        for line in lines:
+            self.starts.append(pos)
+            pos += len(line) + 1
+
+    def index(self, pos: int) -> int:
+        from bisect import bisect_right
+        return bisect_right(self.starts, pos) - 1
+
+    def line(self, pos: int) -> int:
+        return self.index(pos) + 1
+
+    def start_of(self, pos: int) -> int:
+        return self.starts[self.index(pos)]
+
+    def text_of(self, pos: int) -> str:
+        return self.lines[self.index(pos)]
+
+
+_NUMBER_SET = frozenset([*NUMBER_WORDS[2:], "zero"])
+_DIGIT = re.compile(r"\d")
+
+
+def _counts(path: str, masked: str, where: "_Lines", facts: _Facts) -> list[Finding]:
+    """Counts, found line by line: a set test on the line's words (and a digit search) rejects almost
+    every line before the count pattern runs; a count may wrap onto the next line."""
+    lines = masked.split("\n")
     out = []
-    spans = list(_CODE_SPAN.finditer(text)) if "`" in text else []
-    prose = _CODE_SPAN.sub("\x00", text) if spans else text
-    for m in _COUNT.finditer(prose) if _NOUN_HINT.search(prose.lower()) else ():
-        out.append(_count_finding(path, line_no, m, facts))
-    out += _version_and_path(path, line_no, text, facts)
-    for span in spans:
-        out += _span_facts(path, line_no, span.group(2).strip(), text, span.start(), facts)
+    for i, line in enumerate(lines):
+        if not line:
+            continue
+        low = line.lower()
+        if _NUMBER_SET.isdisjoint(low.replace(",", " ").replace("(", " ").split()) and not _DIGIT.search(low):
+            continue
+        window = low + ("\n" + lines[i + 1].lower() if i + 1 < len(lines) else "")
+        original = line + ("\n" + lines[i + 1] if i + 1 < len(lines) else "")
+        for m in _COUNT.finditer(window):
+            if m.start() < len(line):
+                out.append(_count_finding(path, i + 1, m, facts, original[m.start(): m.end()]))
     return out
 
 
-def _code_facts(path: str, line_no: int, line: str, facts: _Facts, whole_line: bool) -> list[Finding]:
-    out = _version_and_path(path, line_no, line, facts)
-    for m in _EXTRA_FLAG.finditer(line):
-        if m.group(1) not in facts.names.extras and not m.group(1).isupper():
-            out.append(_unknown(path, line_no, f"--extra {m.group(1)}", "extra", facts.names.extras))
-    return out
-
-
-def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts) -> Finding:
+def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:
     number, noun = m.group(1).lower(), _singular(m.group(3))
     n = int(number) if number.isdigit() else (NUMBER_WORDS.index(number) if number in NUMBER_WORDS else 0)
     word = not number.isdigit()
     keys = _COUNT_KEYS.get(noun, ())
     exact = [f"{k}.count{'.word' if word else ''}" for k in keys
              if facts.values.get(f"{k}.count") == str(n)]
-    said = m.group(0).strip()
+    said = " ".join(said.split())
     if exact:
         hint = f"use <!-- docgen:value {exact[0]} -->"
     elif keys:
@@ -217,11 +271,13 @@ def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts) -> Findi
     return Finding(path, line_no, CHECK, f"count {said!r} is written by hand; {hint}")
 
 
-def _version_and_path(path: str, line_no: int, text: str, facts: _Facts) -> list[Finding]:
+def _version_and_path(path: str, where: "_Lines", text: str, facts: _Facts) -> list[Finding]:
     out = []
     for m in _VERSION.finditer(text) if _DOTTED_DIGITS.search(text) else ():
-        before = text[max(0, m.start() - 40): m.start()]
-        after = text[m.end(): m.end() + 12]
+        line_start = where.start_of(m.start())
+        line_end = text.find("\n", m.end())
+        before = text[max(line_start, m.start() - 40): m.start()]
+        after = text[m.end(): min(m.end() + 12, line_end if line_end >= 0 else len(text))]
         names = facts.package_words.findall(before) + facts.package_words.findall(after)
         if not names:
             continue
@@ -230,7 +286,8 @@ def _version_and_path(path: str, line_no: int, text: str, facts: _Facts) -> list
         hint = (f"use <!-- docgen:value {keys[0]} -->" if keys else
                 "the model does not give this version here: render it with a value or a block "
                 "(docgen/render/values.py), or mark the line <!-- docgen:allow WHY -->")
-        out.append(Finding(path, line_no, CHECK, f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
+        out.append(Finding(path, where.line(m.start()), CHECK,
+                           f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
     if "/opt" in text:
         roots = facts.path_roots()
         for m in _PATH.finditer(text):
@@ -238,7 +295,7 @@ def _version_and_path(path: str, line_no: int, text: str, facts: _Facts) -> list
             best = max((r for r in roots if found == r or found.startswith(r.rstrip("/") + "/")), key=len, default=None)
             hint = (f"use <!-- docgen:value {roots[best]}.code --> (or {roots[best]} outside code)" if best else
                     "the model knows no such path in the image (" + ", ".join(sorted(roots)) + ")")
-            out.append(Finding(path, line_no, CHECK, f"path {found!r} is written by hand; {hint}"))
+            out.append(Finding(path, where.line(m.start()), CHECK, f"path {found!r} is written by hand; {hint}"))
     return out
 
 

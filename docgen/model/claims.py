@@ -100,7 +100,7 @@ def vllm_copies(model: "ImageModel") -> VllmCopies | None:
         globs = tuple(dict.fromkeys(m.group(1) for m in _VLLM_GLOB.finditer(body)))
         if not globs:
             continue
-        with_vllm = [v for v in model.venvs if model.snapshot.package("vllm", v.extras)]
+        with_vllm = [v for v in model.venvs if package_in(model, "vllm", v.extras)]
         reached = tuple(v.path for v in with_vllm if any(fnmatch(v.path, g) for g in globs))
         return VllmCopies(ins.start_line, globs, reached)
     return None
@@ -248,7 +248,7 @@ def _reaches(model: "ImageModel", step, package: str) -> bool:
         return False  # base and all-groups syncs: the shared builds all come with extras
     from docgen.errors import InputError
     try:
-        return model.snapshot.package(package, step.extras) is not None
+        return package_in(model, package, step.extras) is not None
     except InputError:  # an extra combination the snapshot lacks: reported where the model needs it
         return False
 
@@ -291,10 +291,18 @@ def input_digest(model: "ImageModel") -> dict[str, str]:
     from docgen.blocks.facts import InputDigests, _short_hash
     from docgen.render.generators import RenderInputs
 
+    if _DIGEST.get("model") is model:  # the image-size block and its check ask for the same model's
+        return _DIGEST["digest"]
     instructions = [(i.keyword, i.args, i.stage, [h.body for h in i.heredocs]) for i in model.dockerfile.instructions]
     d = InputDigests(RenderInputs(model))
-    return {"dockerfile": _short_hash(instructions),
-            "snapshot": "-".join(d[k] for k in ("registry", "lock", "pyproject"))}
+    digest = {"dockerfile": _short_hash(instructions),
+              "snapshot": "-".join(d[k] for k in ("registry", "lock", "pyproject"))}
+    _DIGEST.clear()
+    _DIGEST.update(model=model, digest=digest)
+    return digest
+
+
+_DIGEST: dict = {}
 
 
 # ---------------------------------------------------------------------------------------- runtime identity
@@ -318,3 +326,25 @@ def runtime_user(model: "ImageModel") -> tuple[str, str]:
     user = _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), user)
     uid, _, gid = user.partition(":")
     return uid, gid or uid
+
+
+# ------------------------------------------------------------------------------------------------ lookup
+
+_INDEX: dict = {}
+
+
+def package_in(model: "ImageModel", name: str, extras) -> "object | None":
+    """`model.snapshot.package(name, extras)` through a per-model index of each install set by name: the
+    prose blocks and values ask it for every venv, and walking an install set of ~500 packages each time
+    cost more than the rest of their rendering."""
+    from docgen.snapshot.load import combo_key
+
+    snap = model.snapshot
+    if _INDEX.get("snapshot") is not snap:
+        _INDEX.clear()
+        _INDEX["snapshot"] = snap
+    key = combo_key(extras)
+    table = _INDEX.get(key)
+    if table is None:
+        table = _INDEX[key] = {p.name: p for p in snap.install_set(extras)}
+    return table.get(normalize(name))

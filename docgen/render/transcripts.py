@@ -32,7 +32,8 @@ def _console(lines: list[str]) -> str:
 
 
 def _venvs_with(model: "ImageModel", package: str):
-    return [(v, model.snapshot.package(package, v.extras)) for v in model.venvs]
+    from docgen.model.claims import package_in
+    return [(v, package_in(model, package, v.extras)) for v in model.venvs]
 
 
 def console_package(model: "ImageModel", package: str = "transformer-engine", absent: str = "no") -> str:

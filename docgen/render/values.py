@@ -89,7 +89,7 @@ def _extra_counts(model: "ImageModel") -> dict[str, int]:
 
 
 def _compute_extra_counts(model: "ImageModel") -> dict[str, int]:
-    from docgen.model.claims import py_executables, vllm_copies
+    from docgen.model.claims import package_in, py_executables, vllm_copies
 
     copies = vllm_copies(model)
     return {
@@ -98,7 +98,7 @@ def _compute_extra_counts(model: "ImageModel") -> dict[str, int]:
         "warm_steps": len(model.warm_steps),
         "vllm_copies": len(copies.venvs) if copies else 0,
         "py_executables": len(py_executables(model)),
-        "te_consumers": sum(1 for e in model.warm_extras if model.snapshot.package(TE_PACKAGE, [e])),
+        "te_consumers": sum(1 for e in model.warm_extras if package_in(model, TE_PACKAGE, [e])),
     }
 
 
