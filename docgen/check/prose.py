@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING, Iterable
 
 from docgen.check.lint import Finding
+from docgen.errors import InputError
 from docgen.names import NUMBER_WORDS
 
 if TYPE_CHECKING:
@@ -120,8 +121,8 @@ class _LazyValues:
         if key not in self._done:
             try:
                 self._done[key] = self._fns[key](self._model) if key in self._fns else None
-            except Exception:  # a value the model cannot give (no such ARG) is reported where a page uses it
-                self._done[key] = None
+            except (InputError, KeyError, ValueError):  # a value the model cannot give (no such ARG): the
+                self._done[key] = None                      # pipeline reports it where a page uses the value
         return self._done[key]
 
     def __contains__(self, key: str) -> bool:
