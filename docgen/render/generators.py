@@ -40,7 +40,7 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("quick-inventory", (_D, _R, _P), _m(tables.quick_inventory)),
     Generator("image-graph", (_D,), _m(diagrams.image_graph)),
     Generator("image-inventory", (_D, _R, _P), _m(tables.image_inventory)),
-    Generator("warm-steps", (_D, _R), _m(tables.warm_steps)),
+    Generator("warm-steps", (_D, _R, _L), _m(tables.warm_steps)),
     Generator("actor-mapping", (_D, _R), _m(tables.actor_mapping), {"variant": ("default", "system")}),
     Generator("filter-table", (_D, _R), _m(tables.filter_table)),
     Generator("venv-inventory", (_D, _R), _m(tables.venv_inventory)),

@@ -87,12 +87,23 @@ def _extra_users(model: "ImageModel", extra: str) -> str:
 
 
 def warm_steps(model: "ImageModel") -> str:
+    """One row per warm step. What it compiles comes from the lock (the first step whose install set reaches
+    a source build builds it); the Dockerfile comment is shown as colour, unless its build/reuse claim
+    contradicts the lock, so this table and the shared-builds table cannot disagree."""
+    from docgen.model.claims import build_claims
+
+    wrong = {c.line for c in build_claims(model) if c.problem}
+    seen: set[str] = set()
     rows = []
     for n, step in enumerate(model.warm_steps, 1):
         command = "uv sync " + " ".join([f"--extra {e}" for e in step.extras] + list(step.flags))
         users = [v.class_name for v in model.venvs if set(step.extras) & set(v.extras)]
-        rows.append((n, code(command), code(step.label), step.comment or NONE, ", ".join(users) or NONE))
-    return table(("#", "Command", "Warms", "Why", "Prefetched venvs using it"), rows)
+        built = sorted(p.name for p in model.snapshot.install_set(step.extras)
+                       if p.source_built and not p.editable and p.name not in seen)
+        seen.update(built)
+        why = "(its comment contradicts the lock: see `docgen check`)" if step.line in wrong else step.comment or NONE
+        rows.append((n, code(command), code(step.label), why, _codes(built), ", ".join(users) or NONE))
+    return table(("#", "Command", "Warms", "Why", "Compiles first", "Prefetched venvs using it"), rows)
 
 
 # ---------------------------------------------------------------------------------------- actors, venvs

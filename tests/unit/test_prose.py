@@ -132,3 +132,13 @@ def test_input_digest_ignores_comments_not_instructions(model):
     before = input_digest(model)
     assert input_digest(model_of(DOCKERFILE_TEXT.replace("# Numeric user the platform", "# The user the platform"))) == before
     assert input_digest(model_of(DOCKERFILE_TEXT.replace("RUNTIME_UID=1000", "RUNTIME_UID=1001")))["dockerfile"] != before["dockerfile"]
+
+
+def test_warm_steps_table_takes_builds_from_the_lock_not_the_comment(model):
+    from docgen.render.tables import warm_steps
+
+    rows = {r.split(" | ")[2]: r for r in warm_steps(model).splitlines() if r.startswith("| ")}
+    assert "`transformer-engine`" in rows["`automodel`"] and "`transformer-engine`" not in rows["`mcore`"]
+    wrong = model_of(DOCKERFILE_TEXT.replace("# flash-attn, mamba-ssm, causal-conv1d", "# builds TE"))
+    fsdp = next(r for r in warm_steps(wrong).splitlines() if "| `fsdp` |" in r)
+    assert "builds TE" not in fsdp and "contradicts the lock" in fsdp
