@@ -333,10 +333,8 @@ def runtime_user(model: "ImageModel") -> tuple[str, str]:
 _INDEX: dict = {}
 
 
-def package_in(model: "ImageModel", name: str, extras) -> "object | None":
-    """`model.snapshot.package(name, extras)` through a per-model index of each install set by name: the
-    prose blocks and values ask it for every venv, and walking an install set of ~500 packages each time
-    cost more than the rest of their rendering."""
+def installed(model: "ImageModel", extras) -> dict:
+    """The install set of `extras` by package name, built once per model and set of extras."""
     from docgen.snapshot.load import combo_key
 
     snap = model.snapshot
@@ -347,4 +345,10 @@ def package_in(model: "ImageModel", name: str, extras) -> "object | None":
     table = _INDEX.get(key)
     if table is None:
         table = _INDEX[key] = {p.name: p for p in snap.install_set(extras)}
-    return table.get(normalize(name))
+    return table
+
+
+def package_in(model: "ImageModel", name: str, extras) -> "object | None":
+    """`model.snapshot.package(name, extras)` through the per-model index: the prose blocks and values ask
+    it for every venv, and walking an install set of ~500 packages each time cost more than their rendering."""
+    return installed(model, extras).get(normalize(name))

@@ -90,7 +90,7 @@ def warm_steps(model: "ImageModel") -> str:
     """One row per warm step. What it compiles comes from the lock (the first step whose install set reaches
     a source build builds it); the Dockerfile comment is shown as colour, unless its build/reuse claim
     contradicts the lock, so this table and the shared-builds table cannot disagree."""
-    from docgen.model.claims import build_claims
+    from docgen.model.claims import build_claims, installed
 
     wrong = {c.line for c in build_claims(model) if c.problem}
     seen: set[str] = set()
@@ -98,7 +98,7 @@ def warm_steps(model: "ImageModel") -> str:
     for n, step in enumerate(model.warm_steps, 1):
         command = "uv sync " + " ".join([f"--extra {e}" for e in step.extras] + list(step.flags))
         users = [v.class_name for v in model.venvs if set(step.extras) & set(v.extras)]
-        built = sorted(p.name for p in model.snapshot.install_set(step.extras)
+        built = sorted(p.name for p in installed(model, step.extras).values()
                        if p.source_built and not p.editable and p.name not in seen)
         seen.update(built)
         why = "(its comment contradicts the lock: see `docgen check`)" if step.line in wrong else step.comment or NONE
