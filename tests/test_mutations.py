@@ -303,3 +303,37 @@ def test_mutation(mutation: Mutation, tmp_path: Path):
     assert remaining <= set(mutation.still) | ALWAYS_ALLOWED, out
     if code == 1:
         assert remaining, out
+
+
+# --------------------------------------------------------------------------------- beyond the table above
+
+def test_a_size_record_from_other_inputs_is_a_finding_and_shown_as_not_current(tmp_path: Path):
+    root = copy_repo(tmp_path / "repo")
+    edit(DOCKERFILE, "ARG NVTE_BUILD_MAX_JOBS=8", "ARG NVTE_BUILD_MAX_JOBS=4")(root)
+    code, out = run("check", "--root", str(root))
+    assert code == 1 and "[image-size-record]" in out and "dockerfile" in out
+    assert run("write", "--root", str(root))[0] == 0
+    assert "**Not current:**" in (root / "docs/image/layering.md").read_text()
+    code, out = run("check", "--root", str(root))
+    assert code == 1 and set(_FINDING.findall(out)) == {"image-size-record"}
+
+
+def test_lint_runs_the_prose_lint_without_rendering(tmp_path: Path):
+    root = copy_repo(tmp_path / "repo")
+    assert run("lint", "--root", str(root))[0] == 0
+    edit("docs/index.md", "## Where to go next\n", "## Where to go next\n\nIt has 9 venvs.\n")(root)
+    code, out = run("lint", "--root", str(root))
+    assert code == 1 and "docs/index.md:" in out and "[prose] count '9 venvs'" in out and "venvs.count" in out
+
+
+def test_an_allow_marker_without_a_reason_is_bad_input_and_changes_nothing(tmp_path: Path):
+    root = copy_repo(tmp_path / "repo")
+    page = root / "docs/index.md"
+    edit("docs/index.md", "## Where to go next\n", "## Where to go next\n\nIt has 9 venvs. <!-- docgen:allow -->\n")(root)
+    before = {p: p.read_bytes() for p in (root / "docs").rglob("*") if p.is_file()}
+    for command in ("check", "write", "lint"):
+        code, out = run(command, "--root", str(root))
+        assert code == 2 and "docs/index.md:" in out and "reason" in out, out
+    assert {p: p.read_bytes() for p in (root / "docs").rglob("*") if p.is_file()} == before
+    page.write_text(page.read_text().replace("<!-- docgen:allow -->", "<!-- docgen:allow an example count -->"))
+    assert run("check", "--root", str(root))[0] == 0
