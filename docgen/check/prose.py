@@ -51,6 +51,7 @@ _VARIABLE = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})\}?(?:[
 _EXTRA_FLAG = re.compile(r"--extra[ =]([\w-]+)")
 _EXTRA_WORD = re.compile(r"\bextras?\b", re.I)
 _LOWER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+_WORDS = re.compile(r"[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z]")
 
 
 def _singular(noun: str) -> str:
@@ -93,14 +94,22 @@ class _Facts:
         return self._values
 
     @property
-    def package_words(self) -> re.Pattern[str]:
+    def package_names(self) -> frozenset[str]:
+        """Package and tool names (lower case) a version may stand next to: the lock's packages, the
+        aliases the docs use for them, and the tools whose version is a build argument."""
         if self._packages is None:
             from docgen.model.claims import ALIASES, ARG_ALIASES
             names = {p.name for p in self.model.snapshot.packages.values()} | set(ALIASES) | set(ARG_ALIASES)
-            names |= {"cuda", "python"}
-            alternation = "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))
-            self._packages = re.compile(rf"(?<![\w-])({alternation})(?![\w-])", re.I)
+            self._packages = frozenset(names | {"cuda", "python"})
         return self._packages
+
+    def names_in(self, text: str) -> list[str]:
+        """The package or tool names among the words of `text` (a set lookup per word: a regex of every
+        package name took longer to compile than the whole lint to run)."""
+        found = [w for w in _WORDS.findall(text) if w.lower() in self.package_names]
+        if "compute capability" in text.lower():
+            found.append("compute capability")
+        return found
 
     def keys_with(self, text: str) -> list[str]:
         return [k for k in self.values.keys_like(".version", "cuda_arch.") if self.values.get(k) == text]
@@ -279,7 +288,7 @@ def _version_and_path(path: str, where: "_Lines", text: str, facts: _Facts) -> l
         line_end = text.find("\n", m.end())
         before = text[max(line_start, m.start() - 40): m.start()]
         after = text[m.end(): min(m.end() + 12, line_end if line_end >= 0 else len(text))]
-        names = facts.package_words.findall(before) + facts.package_words.findall(after)
+        names = facts.names_in(before) + facts.names_in(after)
         if not names:
             continue
         version = m.group(1)
