@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from docgen.model import REASON_NOT_SELECTED
 from docgen.names import normalize
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ REASON_TEXT = {
     VALUE: "value worker (PPO's critic); the image's jobs are critic-free",
     ASYNC: "async bookkeeping actor",
     QUANT: "quantization worker, builds on first use",
-    NOT_SELECTED: "not selected by any filter; builds on the node at first use",
+    NOT_SELECTED: REASON_NOT_SELECTED,   # the model's own wording: one rendering of each reason
 }
 
 
@@ -188,9 +189,11 @@ def comment_agrees(kind: str, comment: str) -> bool:
 def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) -> str:
     """The reason the docs give: derived from the model; the Dockerfile's comment is shown instead of the
     stock wording only when it agrees with the derived kind (it adds colour, never the fact)."""
+    from docgen.model import reason_backend_not_built
+
     kind = reason_kind(fqn, missing_extras)
     if kind == NOT_WARMED:
-        return "backend not built: " + ", ".join(f"`{e}`" for e in missing_extras) + " not warmed in the image"
+        return reason_backend_not_built(missing_extras)
     if comment and comment_agrees(kind, comment):
         return comment
     return REASON_TEXT[kind]
