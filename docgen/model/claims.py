@@ -355,3 +355,33 @@ def package_in(model: "ImageModel", name: str, extras) -> "object | None":
     """`model.snapshot.package(name, extras)` through the per-model index: the prose blocks and values ask
     it for every venv, and walking an install set of ~500 packages each time cost more than their rendering."""
     return installed(model, extras).get(normalize(name))
+
+
+# ----------------------------------------------------------------------------------- venv directory mode
+
+_CHMOD = re.compile(r"^\s*chmod\s+([0-7]{3,4})\s+(.+?)\s*$", re.M)
+_CHGRP = re.compile(r"^\s*chgrp\s+(\S+)\s+(.+?)\s*$", re.M)
+
+
+def venv_dir_access(model: "ImageModel") -> tuple[str, str]:
+    """(group, mode string) of the venv directory as the published stage leaves it: the last plain
+    `chmod NNNN` / `chgrp G` naming it (root's group and 0755 when none does)."""
+    import stat
+
+    from docgen.model.stages import published_stage
+
+    by_stage = {s.name: s for s in model.dockerfile.stages}
+    stage = by_stage.get(published_stage(model))
+    mode, group = 0o755, "0"
+    gid = runtime_user(model)[1]
+    for ins in stage.instructions if stage else ():
+        if ins.keyword != "RUN":
+            continue
+        body = "".join(h.body for h in ins.heredocs) or ins.args
+        for m in _CHMOD.finditer(body):
+            if model.venv_dir in m.group(2).split():
+                mode = int(m.group(1), 8)
+        for m in _CHGRP.finditer(body):
+            if model.venv_dir in m.group(2).split():
+                group = m.group(1).strip('"').replace("${RUNTIME_GID}", gid).replace("$RUNTIME_GID", gid)
+    return group, stat.filemode(stat.S_IFDIR | mode)

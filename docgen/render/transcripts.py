@@ -106,11 +106,13 @@ def console_runtime_user(model: "ImageModel") -> str:
 
 
 def console_ownership(model: "ImageModel") -> str:
-    """Owner, group and mode of the venv directory and the cache, and of one prefetched venv."""
-    from docgen.render.values import render_value
+    """Owner, group and mode of the venv directory (from the published stage's chgrp/chmod) and the
+    cache, and of one prefetched venv."""
+    from docgen.model.claims import venv_dir_access
 
-    gid, cache, venv_dir = render_value("runtime.gid", model), _uv_cache(model), model.venv_dir
-    lines = [f"$ stat -c '%u:%g %A %n' {venv_dir} {cache}", f"0:{gid} drwxrwsr-t {venv_dir}", f"0:0 drwxr-xr-x {cache}"]
+    cache, venv_dir = _uv_cache(model), model.venv_dir
+    group, mode = venv_dir_access(model)
+    lines = [f"$ stat -c '%u:%g %A %n' {venv_dir} {cache}", f"0:{group} {mode} {venv_dir}", f"0:0 drwxr-xr-x {cache}"]
     if model.venvs:
         from docgen.model.stages import role_of
         pick = next((v for v in model.venvs if role_of(v.actor) == "policy"), model.venvs[0])
