@@ -142,3 +142,12 @@ def test_warm_steps_table_takes_builds_from_the_lock_not_the_comment(model):
     wrong = model_of(DOCKERFILE_TEXT.replace("# flash-attn, mamba-ssm, causal-conv1d", "# builds TE"))
     fsdp = next(r for r in warm_steps(wrong).splitlines() if "| `fsdp` |" in r)
     assert "builds TE" not in fsdp and "contradicts the lock" in fsdp
+
+
+def test_venv_dir_access_follows_chgrp_and_chmod(model):
+    from docgen.model.claims import venv_dir_access
+
+    assert venv_dir_access(model) == ("1000", "drwxrwsr-t")
+    plain = DOCKERFILE_TEXT.replace('chgrp "${RUNTIME_GID}" /opt/ray_venvs /opt/gym_venvs\n', "").replace(
+        "chmod 3775 /opt/ray_venvs /opt/gym_venvs\n", "")
+    assert venv_dir_access(model_of(plain)) == ("0", "drwxr-xr-x")
