@@ -247,8 +247,8 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
 
 
 def _reaches(model: "ImageModel", step, package: str) -> bool:
-    if not step.extras:
-        return False  # base and all-groups syncs: the shared builds all come with extras
+    """Whether the step's install set has the package (the base set for the base and all-groups syncs,
+    as the warm-steps table counts them)."""
     from docgen.errors import InputError
     try:
         return package_in(model, package, step.extras) is not None
