@@ -5,9 +5,9 @@
 
 The size is what `docker image inspect` reports; the parts and the venvs are `du` of directories inside
 the image (symlinks counted as links, so a venv that links into the uv cache costs only its links); the
-layers are `docker history` in build order. The record names the image ID and the digest of the
-Dockerfile it was built from (the digest docgen's block stamps use), so the page can tell when the
-figures describe an older Dockerfile. Production figures are not measured here: add them under
+layers are `docker history` in build order. The record names the image ID and keeps digests of the
+Dockerfile and snapshot it was measured from (`inputs`), so the page and `docgen check` can tell when the
+figures describe older inputs. Production figures are not measured here: add them under
 "production" with the date and place they were measured.
 """
 
@@ -43,13 +43,16 @@ def step_label(created_by: str) -> str:
     return f"RUN {first}"[:MAX_STEP]
 
 
-def dockerfile_digest() -> str:
-    """The digest docgen's block stamps give this checkout's Dockerfile."""
+def tree_inputs() -> dict:
+    """Digests of the Dockerfile and snapshot in this tree, which the image was just built from (build,
+    then measure): `docgen check` reports the record as stale once either moves."""
     sys.path.insert(0, str(ROOT))
-    from docgen.blocks.facts import InputDigests
     from docgen.model import load_model
-    from docgen.render.generators import RenderInputs
-    return InputDigests(RenderInputs(load_model(ROOT / "Dockerfile.nmp-rl-base", ROOT / "snapshot/nemo-rl.json")))["dockerfile"]
+    from docgen.model.claims import input_digest
+    from docgen.project import find_project
+
+    project = find_project(ROOT, None)
+    return input_digest(load_model(project.dockerfile, project.snapshot))
 
 
 def measure(tag: str = TAG) -> dict:
@@ -68,7 +71,7 @@ def measure(tag: str = TAG) -> dict:
     return {
         "image": tag,
         "image_id": inspect["Id"],
-        "dockerfile_digest": dockerfile_digest(),
+        "inputs": tree_inputs(),
         "platform": f"{inspect['Os']}/{inspect['Architecture']}",
         "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "size_bytes": int(inspect["Size"]),

@@ -19,3 +19,8 @@ class InputError(Exception):
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.message}"
+
+
+class ArgError(ValueError):
+    """A block or value the model cannot render (an argument it cannot satisfy, a fact the inputs do not
+    give); the block engine adds the page's file and line and reports it as bad input."""

@@ -174,9 +174,11 @@ def _read_settings(config_file: Path) -> dict:
         line = _line_of(text, key)
         if key not in DEFAULTS:
             raise InputError(config_file, line, f"unknown docgen setting {key!r} (known: {', '.join(DEFAULTS)})")
-        if key in ("pages", "required"):
-            if not (isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)):
-                raise InputError(config_file, line, f"{key}: expected a non-empty list of strings")
+        if key in ("pages", "required"):   # `required = []`: the pages need no particular generator
+            if not (isinstance(value, list) and (value or key == "required")
+                    and all(isinstance(v, str) and v for v in value)):
+                raise InputError(config_file, line, f"{key}: expected a {'' if key == 'required' else 'non-empty '}"
+                                                    "list of strings")
         elif not (isinstance(value, str) and value):
             raise InputError(config_file, line, f"{key}: expected a path relative to the root")
         for path in (value if isinstance(value, list) else [value]):

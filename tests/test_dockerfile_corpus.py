@@ -25,8 +25,10 @@ SNAPSHOT = ROOT / "snapshot" / "nemo-rl.json"
 CONSUMER = CORPUS / "consumer-repo"
 CONSUMER_DOCKERFILE = CONSUMER / "docker" / "rl" / "Dockerfile.nmp-rl-base"
 
+ISOLATED = CORPUS / "isolated"   # a root with no pages: a fixture is judged alone, not with this repo's prose
+
 # name -> (Dockerfile, working directory, whether the CLI is given --dockerfile)
-FIXTURES = {p.stem: (p, ROOT, True) for p in sorted(CORPUS.glob("*.Dockerfile"))}
+FIXTURES = {p.stem: (p, ISOLATED, True) for p in sorted(CORPUS.glob("*.Dockerfile"))}
 FIXTURES["consumer-repo"] = (CONSUMER_DOCKERFILE, CONSUMER, False)  # found through [tool.docgen]
 
 

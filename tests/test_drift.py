@@ -248,3 +248,16 @@ def test_killed_write_never_leaves_half_a_file(tmp_path):
         if outcomes == {True, False} and kills >= 10:
             break
     assert outcomes == {True, False}, "the kills should land both before and after the writes"
+
+
+def test_a_page_asking_for_a_fact_the_dockerfile_lacks_names_the_page_line(tmp_path):
+    root = small_repo(tmp_path / "repo", DOCKERFILE.replace("ARG UV_VERSION=0.11.33\n", ""))
+    (root / "docs" / "uv.md").write_text("# uv\n\nThe image ships uv <!-- docgen:value uv.version -->"
+                                        "<!-- docgen:end-value -->.\n")
+    before = snapshot_tree(root)
+    for command in ("check", "write"):
+        result = docgen(command, "--root", str(root))
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith("docgen: error: docs/uv.md:3: value uv.version: ")
+        assert "UV_VERSION" in result.stderr and "Traceback" not in result.stderr
+    assert snapshot_tree(root) == before

@@ -192,8 +192,11 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
                     raise fail(index, "docgen:end-value takes no arguments")
                 values.append(InlineValue(value_open[0], index, value_open[1], marker.start()))
                 value_open = None
+            elif kind == "allow":
+                if not rest:
+                    raise fail(index, "docgen:allow needs a reason: <!-- docgen:allow WHY THIS LINE STATES IT -->")
             else:
-                raise fail(index, f"unknown marker docgen:{kind} (begin, end, value, end-value)")
+                raise fail(index, f"unknown marker docgen:{kind} (begin, end, value, end-value, allow)")
         if value_open is not None:
             raise fail(index, f"docgen:value {value_open[0]} is not closed by docgen:end-value on the same line")
     if open_block is not None:

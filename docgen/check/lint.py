@@ -14,8 +14,6 @@ if TYPE_CHECKING:
     from docgen.blocks import Document
     from docgen.model import ImageModel
 
-_REUSE = re.compile(r"\breus(e|es|ed|ing)\b")
-_BUILD = re.compile(r"\bbuild(s|ing)?\b")
 
 
 class Finding(NamedTuple):
@@ -247,23 +245,54 @@ def check_warm_order(model: "ImageModel") -> list[Finding]:
                 found.append(Finding(path, prefetch_at, "warm-order",
                                      f"{class_name_of(venv.actor)} runs with extra {extra!r}, which no `uv sync --extra` "
                                      f"warms before the prefetch{when}"))
-    for shared in model.shared_builds:
-        package = _norm(shared.package)
-        extras = {_norm(e) for e in shared.extras}
-        steps = [s for s in model.warm_steps if extras & {_norm(e) for e in s.extras}]
-        for n, step in enumerate(steps):
-            comment = _norm(step.comment)
-            if package not in comment:
-                continue
-            if n == 0 and _REUSE.search(comment):
-                found.append(Finding(path, step.line, "warm-order",
-                                     f"`uv sync {step.label}` says it reuses {shared.package}, but it is the first "
-                                     "warm step that reaches it: nothing built it before"))
-            elif n > 0 and _BUILD.search(comment) and not _REUSE.search(comment):
-                found.append(Finding(path, step.line, "warm-order",
-                                     f"`uv sync {step.label}` says it builds {shared.package}, but "
-                                     f"`uv sync {steps[0].label}` (line {steps[0].line}) reaches it first"))
+    from docgen.model.claims import build_claims
+    found += [Finding(path, c.line, "warm-order", c.problem) for c in build_claims(model) if c.problem]
     return found
+
+
+def check_not_prefetched_reasons(model: "ImageModel") -> list[Finding]:
+    """A `# Not prefetched` comment only adds colour: it must agree with the reason the model derives
+    (an extra not warmed, a value worker, async bookkeeping, quantization, or simply not selected)."""
+    from docgen.model.claims import REASON_TEXT, comment_agrees, reason_kind
+
+    listed = model.dockerfile.not_prefetched
+    if listed is None:
+        return []
+    warmed = {_norm(e) for e in model.warm_extras}
+    found = []
+    for fqn, comment in listed.actors:
+        try:
+            actor = model.actor(fqn)
+        except KeyError:
+            continue  # check_not_prefetched_list names it
+        missing = tuple(e for e in actor.extras if _norm(e) not in warmed)
+        kind = reason_kind(fqn, missing)
+        if not comment_agrees(kind, comment):
+            truth = (f"{', '.join(missing)} not warmed" if missing else REASON_TEXT[kind])
+            found.append(Finding(model.dockerfile.path, listed.line, "not-prefetched-reason",
+                                 f"the `# Not prefetched` comment for {class_name_of(fqn)} says {comment!r}; "
+                                 f"the model says: {truth}"))
+    return found
+
+
+def check_image_size_record(model: "ImageModel", record: dict | None, where: str) -> list[Finding]:
+    """The size record must come from the Dockerfile and snapshot the docs describe now."""
+    from docgen.model.claims import input_digest
+
+    if not record:
+        return []
+    measured = record.get("inputs")
+    now = input_digest(model)
+    if not isinstance(measured, dict):
+        return [Finding(where, None, "image-size-record",
+                        "the image-size record names no `inputs` digests, so nothing shows it was measured from "
+                        f"this Dockerfile and snapshot (now {now['dockerfile']}, {now['snapshot']}); "
+                        "re-measure with bench/image_size.py --record")]
+    moved = [k for k in ("dockerfile", "snapshot") if measured.get(k) != now[k]]
+    return [Finding(where, None, "image-size-record",
+                    f"the image size was measured from another {' and '.join(moved)} ("
+                    + ", ".join(f"{k} {measured.get(k)} -> {now[k]}" for k in moved)
+                    + "); re-measure with bench/image_size.py --record")] if moved else []
 
 
 # --------------------------------------------------------------------------------------------- coverage
@@ -288,4 +317,5 @@ def lint(model: "ImageModel") -> list[Finding]:
         *check_count_statements(model),
         *check_warm_order(model),
         *check_not_prefetched_list(model),
+        *check_not_prefetched_reasons(model),
     ]

@@ -55,7 +55,7 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     from docgen.io import read_input
     from docgen.model import build_model
     from docgen.render.generators import GENERATORS, RenderInputs, render_block
-    from docgen.render.tables import ArgError
+    from docgen.errors import ArgError
     from docgen.render.values import VALUES, render_value
     from docgen.snapshot.load import load_snapshot
 
@@ -88,8 +88,11 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
                 raise InputError(doc.path, block.line, f"{block.generator}: {exc}") from None
             return body, digests.of(GENERATORS[block.generator].inputs)
 
-        def value_one(value):
-            return render_value(value.key, model)
+        def value_one(value, doc=doc):
+            try:
+                return render_value(value.key, model)
+            except ArgError as exc:
+                raise InputError(doc.path, value.line, f"value {value.key}: {exc}") from None
 
         new_text, block_changes, value_changes = refresh(doc, render_one, value_one) if render else (doc.text, [], [])
         pages.append(Page(path, raw, doc, new_text, block_changes, value_changes))
@@ -103,9 +106,16 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
 
 def findings_of(run: Run):
     from docgen.check.lint import check_coverage, lint
+    from docgen.check.prose import prose_findings
     from docgen.render.generators import REQUIRED_GENERATORS
 
     findings = lint(run.model)
+    findings += prose_findings(run)
+    if run.project.image_size.exists():
+        from docgen.check.lint import check_image_size_record
+        from docgen.inputs.image_size import load_image_size
+        shown = run.project.display(run.project.image_size)
+        findings += check_image_size_record(run.model, load_image_size(run.project.image_size, shown), shown)
     if not run.explicit_paths:  # coverage speaks about the whole doc set, not a chosen few pages
         required = run.project.required if run.project.required is not None else REQUIRED_GENERATORS
         findings += check_coverage([p.doc for p in run.pages], required, " + ".join(run.project.pages))

@@ -387,6 +387,7 @@ def driver_venv_of(dockerfile: "DockerfileFacts") -> str:
 
 
 def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageModel:
+    from docgen.model.claims import skip_reason
     from docgen.names import normalize
 
     venv_dir = venv_dir_of(dockerfile)
@@ -431,10 +432,9 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
     not_prefetched = []
     for actor in outcome.unselected:
         missing = tuple(e for e in actor.extras if normalize(e) not in warmed)
-        if missing:
-            reason = reason_backend_not_built(missing)
-        else:
-            reason = documented.get(actor.fqn) or (REASON_NOT_SELECTED if calls else REASON_NO_PREFETCH)
+        reason = skip_reason(actor.fqn, missing, documented.get(actor.fqn))
+        if not calls and reason == REASON_NOT_SELECTED:
+            reason = REASON_NO_PREFETCH
         not_prefetched.append(SkippedActor(actor=actor.fqn, extras=actor.extras, reason=reason))
 
     # A source build is shared in the image only between extras the image actually warms.

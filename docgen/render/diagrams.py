@@ -9,7 +9,7 @@ from docgen.render.markdown import label, mermaid, node_id
 from docgen.model.stages import (
     base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label,
 )
-from docgen.render.tables import ArgError
+from docgen.errors import ArgError
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel

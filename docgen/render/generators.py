@@ -8,7 +8,7 @@ measurement (the image-size bench's output).
 
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from docgen.render import diagrams, tables, transcripts
+from docgen.render import diagrams, prose_blocks, tables, transcripts
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -40,7 +40,7 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("quick-inventory", (_D, _R, _P), _m(tables.quick_inventory)),
     Generator("image-graph", (_D,), _m(diagrams.image_graph)),
     Generator("image-inventory", (_D, _R, _P), _m(tables.image_inventory)),
-    Generator("warm-steps", (_D, _R), _m(tables.warm_steps)),
+    Generator("warm-steps", (_D, _R, _L), _m(tables.warm_steps)),
     Generator("actor-mapping", (_D, _R), _m(tables.actor_mapping), {"variant": ("default", "system")}),
     Generator("filter-table", (_D, _R), _m(tables.filter_table)),
     Generator("venv-inventory", (_D, _R), _m(tables.venv_inventory)),
@@ -55,8 +55,20 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("te-consumers", (_D, _L), _m(tables.te_consumers), {"package": None}),
     Generator("build-options", (_D,), _m(tables.build_options)),
     Generator("runtime-env", (_D,), _m(tables.runtime_env)),
-    Generator("image-size", ("measurement", _D), lambda src: tables.image_size(src.model, src.image_size)),
+    Generator("image-size", ("measurement", _D, _R, _L, _P), lambda src: tables.image_size(src.model, src.image_size)),
     Generator("console-venvs", (_D, _R), _m(transcripts.console_venvs)),
+    Generator("console-package", (_D, _R, _L), _m(transcripts.console_package),
+              {"package": None, "absent": ("yes", "no")}),
+    Generator("console-te-shared", (_D, _R, _L), _m(transcripts.console_te_shared), {"package": None}),
+    Generator("console-vllm-copies", (_D, _R, _L), _m(transcripts.console_vllm_copies)),
+    Generator("console-runtime-user", (_D,), _m(transcripts.console_runtime_user)),
+    Generator("console-ownership", (_D, _R), _m(transcripts.console_ownership)),
+    Generator("console-writable", (_D, _R, _L), _m(transcripts.console_writable)),
+    Generator("console-wrappers", (_D, _R), _m(transcripts.console_wrappers)),
+    Generator("py-executables", (_D, _R), _m(prose_blocks.py_executables)),
+    Generator("vllm-copies", (_D, _R, _L), _m(prose_blocks.vllm_copies)),
+    Generator("extra-actors", (_D, _R), _m(prose_blocks.extra_actors), {"extra": None}),
+    Generator("uv-override", (_P,), _m(prose_blocks.uv_override), {"package": None}),
     Generator("diagram-build", (_D, _R), _m(diagrams.diagram_build)),
     Generator("diagram-dpo", (_D, _R), _m(diagrams.diagram_dpo)),
     Generator("diagram-grpo-v2", (_D, _R),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docgen.model import venv_path
+from docgen.errors import ArgError  # noqa: F401  (re-exported for the renderers)
 from docgen.render.markdown import code, short_fqn, table
 from docgen.model.stages import (
     base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
 NONE = "—"
 
 
-class ArgError(ValueError):
-    """A block argument the model cannot satisfy; the block engine adds the file and line."""
 
 
 def _codes(items) -> str:
@@ -164,12 +163,23 @@ def _extra_users(model: "ImageModel", extra: str) -> str:
 
 
 def warm_steps(model: "ImageModel") -> str:
+    """One row per warm step. What it compiles comes from the lock (the first step whose install set reaches
+    a source build builds it); the Dockerfile comment is shown as colour, unless its build/reuse claim
+    contradicts the lock, so this table and the shared-builds table cannot disagree."""
+    from docgen.model.claims import build_claims, installed
+
+    wrong = {c.line for c in build_claims(model) if c.problem}
+    seen: set[str] = set()
     rows = []
     for n, step in enumerate(model.warm_steps, 1):
         command = "uv sync " + " ".join([f"--extra {e}" for e in step.extras] + list(step.flags))
         users = [v.class_name for v in model.venvs if set(step.extras) & set(v.extras)]
-        rows.append((n, code(command), code(step.label), step.comment or NONE, ", ".join(users) or NONE))
-    return table(("#", "Command", "Warms", "Why", "Prefetched venvs using it"), rows)
+        built = sorted(p.name for p in installed(model, step.extras).values()
+                       if p.source_built and not p.editable and p.name not in seen)
+        seen.update(built)
+        why = "(its comment contradicts the lock: see `docgen check`)" if step.line in wrong else step.comment or NONE
+        rows.append((n, code(command), code(step.label), why, _codes(built), ", ".join(users) or NONE))
+    return table(("#", "Command", "Warms", "Why", "Compiles first", "Prefetched venvs using it"), rows)
 
 
 # ---------------------------------------------------------------------------------------- actors, venvs
@@ -279,6 +289,10 @@ def mcore_adds(model: "ImageModel", extra: str = "mcore", over: str = "automodel
     extra has them; the many small dependencies that come along are counted, not listed."""
     _check_extra(model, extra)
     _check_extra(model, over)
+    if extra not in model.warm_extras:
+        # one fact, one rendering: an extra the image does not warm adds nothing to its uv cache
+        return (f"`{extra}` is not warmed in the image: its packages are not in the uv cache, and an actor that "
+                "runs with it builds its venv on the node at first use.\n")
     names_over = {p.name for p in model.snapshot.install_set([over])}
     others = [e for e in model.warm_extras if e != extra]
     names_others = {p.name for e in others for p in model.snapshot.install_set([e])}
@@ -334,6 +348,14 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     if not measurement:
         return ("> The image size has not been measured yet: `bench/image_size.py --record` writes "
                 "`docs/data/image-size.json`.\n")
+    out = ""
+    measured = measurement.get("inputs")
+    if isinstance(measured, dict):
+        from docgen.model.claims import input_digest
+        moved = [k for k, v in input_digest(model).items() if measured.get(k) != v]
+        if moved:
+            out = (f"> **Not current:** these figures were measured from an earlier {' and '.join(moved)}; the image "
+                   "these pages describe has not been measured yet (`bench/image_size.py --record`).\n\n")
     rows = []
     for key, title in (("image", "Image"), ("platform", "Platform"), ("measured_at", "Measured")):
         if measurement.get(key):
@@ -344,7 +366,7 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     for name, value in sorted((measurement.get("parts") or {}).items()):
         if isinstance(value, (int, float)):
             rows.append((code(name), human_size(value)))
-    out = table(("Measure", "Value"), rows)
+    out += table(("Measure", "Value"), rows)
     production = measurement.get("production")
     if isinstance(production, dict) and production.get("size_bytes"):
         out += ("\nProduction image, measured elsewhere on " + str(production.get("measured_at", "an unknown date"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from docgen.errors import InputError
+from docgen.errors import ArgError
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -27,7 +27,7 @@ def arg_default(model: "ImageModel", name: str) -> str:
     for arg in model.dockerfile.args:
         if arg.name == name and arg.default is not None:
             return arg.default
-    raise InputError(model.dockerfile.path, None, f"no `ARG {name}=<default>`: the docs state its value")
+    raise ArgError(f"{model.dockerfile.path} has no `ARG {name}=<default>`, and the docs state its value")
 
 
 def warmed_version(model: "ImageModel", package: str, prefer: str | None = None) -> str:
@@ -41,7 +41,7 @@ def warmed_version(model: "ImageModel", package: str, prefer: str | None = None)
         version = model.package_version(package, [extra])
         if version:
             return version
-    raise InputError(model.snapshot.path, None, f"no warmed extra of the image installs {package}")
+    raise ArgError(f"no warmed extra of the image installs {package} ({model.snapshot.path})")
 
 
 def _count(key: str) -> Callable[["ImageModel"], str]:
@@ -68,6 +68,124 @@ VALUES: dict[str, Callable[["ImageModel"], str]] = {
     "uv.version": lambda m: arg_default(m, "UV_VERSION"),
     "python.version": lambda m: arg_default(m, "PYTHON_VERSION"),
 }
+
+
+# ------------------------------------------------------------------------ prose facts (issue 10)
+# Counts the prose states, paths under the image's roots, the runtime identity and build-argument facts.
+# A key ending in ".code" renders its fact inside a code span (markers cannot sit inside one).
+
+_EXTRA_COUNTS: dict[int, tuple["ImageModel", dict[str, int]]] = {}
+
+
+def _extra_counts(model: "ImageModel") -> dict[str, int]:
+    """Counts beyond `model.counts`, computed once per model (several values and the prose lint read them)."""
+    cached = _EXTRA_COUNTS.get(id(model))
+    if cached is not None and cached[0] is model:
+        return cached[1]
+    counts = _compute_extra_counts(model)
+    _EXTRA_COUNTS.clear()  # one model per run; never keep old ones alive
+    _EXTRA_COUNTS[id(model)] = (model, counts)
+    return counts
+
+
+def _compute_extra_counts(model: "ImageModel") -> dict[str, int]:
+    from docgen.model.claims import package_in, py_executables, vllm_copies
+
+    copies = vllm_copies(model)
+    return {
+        "uv_actors": sum(1 for a in model.actors if not a.is_system),
+        "extras_not_warmed": len(model.extras_not_warmed),
+        "warm_steps": len(model.warm_steps),
+        "vllm_copies": len(copies.venvs) if copies else 0,
+        "py_executables": len(py_executables(model)),
+        "te_consumers": sum(1 for e in model.warm_extras if package_in(model, TE_PACKAGE, [e])),
+    }
+
+
+def _any_count(key: str, word: bool) -> Callable[["ImageModel"], str]:
+    def value(model: "ImageModel") -> str:
+        counts = model.counts
+        n = counts[key] if key in counts else _extra_counts(model)[key]
+        return number_word(n) if word else str(n)
+    return value
+
+
+def _env(name: str, default: str | None = None) -> Callable[["ImageModel"], str]:
+    def value(model: "ImageModel") -> str:
+        for env in reversed(model.dockerfile.envs):
+            if env.key == name:
+                return env.value
+        if default is not None:
+            return default
+        raise ArgError(f"{model.dockerfile.path} has no `ENV {name}=...`, and the docs state its value")
+    return value
+
+
+def _base_venv(model: "ImageModel") -> str:
+    from docgen.model.stages import base_venv
+    return base_venv(model)
+
+
+def _checkout(model: "ImageModel") -> str:
+    from docgen.model.claims import checkout_dir
+    return checkout_dir(model)
+
+
+def _arch_floor(model: "ImageModel") -> str:
+    """The lowest compute capability the torch extensions compile for (TORCH_CUDA_ARCH_LIST)."""
+    archs = arg_default(model, "TORCH_CUDA_ARCH_LIST").replace(";", " ").split()
+    return min((a.replace("+PTX", "") for a in archs), key=lambda a: tuple(int(x) for x in a.split(".") if x.isdigit()))
+
+
+# NVIDIA's name for each compute capability generation the docs may name as the floor.
+ARCH_NAMES = {"7.0": "Volta", "7.5": "Turing", "8.0": "Ampere", "8.6": "Ampere", "8.7": "Ampere", "8.9": "Ada",
+              "9.0": "Hopper", "10.0": "Blackwell", "10.3": "Blackwell", "12.0": "Blackwell"}
+
+
+def _arch_floor_name(model: "ImageModel") -> str:
+    floor = _arch_floor(model)
+    if floor not in ARCH_NAMES:
+        raise ArgError(f"TORCH_CUDA_ARCH_LIST floor {floor} in {model.dockerfile.path}: docgen knows no "
+                       "architecture name for it (add it to ARCH_NAMES in docgen/render/values.py)")
+    return ARCH_NAMES[floor]
+
+
+def _runtime_user(model: "ImageModel") -> tuple[str, str]:
+    from docgen.model.claims import runtime_user
+    return runtime_user(model)
+
+
+def _build_user(model: "ImageModel") -> tuple[str, str]:
+    from docgen.model.claims import build_user
+    return build_user(model)
+
+
+_PATHS: dict[str, Callable[["ImageModel"], str]] = {
+    "paths.venv_dir": lambda m: m.venv_dir,
+    "paths.base_venv": _base_venv,
+    "paths.checkout": _checkout,
+    "paths.uv_cache": _env("UV_CACHE_DIR"),
+    "paths.gym_venv_dir": _env("NEMO_GYM_VENV_DIR"),
+    "paths.python_install": _env("UV_PYTHON_INSTALL_DIR"),
+}
+
+for _key in ("stages", "extras", "shared_builds", "uv_actors", "extras_not_warmed", "warm_steps", "vllm_copies",
+             "py_executables", "te_consumers", "actors", "system_actors", "not_prefetched"):
+    VALUES.setdefault(f"{_key}.count", _any_count(_key, False))
+    VALUES.setdefault(f"{_key}.count.word", _any_count(_key, True))
+for _key, _fn in _PATHS.items():
+    VALUES[_key] = _fn
+    VALUES[_key + ".code"] = (lambda fn: lambda m: f"`{fn(m)}`")(_fn)
+VALUES.update({
+    "runtime.uid": lambda m: _runtime_user(m)[0],
+    "runtime.gid": lambda m: _runtime_user(m)[1],
+    "build.uid": lambda m: _build_user(m)[0],
+    "cuda_arch.floor": _arch_floor,
+    "cuda_arch.floor.name": _arch_floor_name,
+    "cmake.version": lambda m: arg_default(m, "CMAKE_VERSION"),
+    "nemo_rl.repo": lambda m: str(m.snapshot.provenance.get("repo", "")),
+    "nemo_rl.ref": lambda m: str(m.snapshot.provenance.get("ref", "")),
+})
 
 
 def render_value(key: str, model: "ImageModel") -> str:

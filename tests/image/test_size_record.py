@@ -15,12 +15,12 @@ RECORD = ROOT / "docs/data/image-size.json"
 @pytest.mark.image
 def test_recorded_size_is_the_built_images(hermetic_image):
     from docgen.model import load_model
-    from docgen.render.size_chart import dockerfile_digest
+    from docgen.model.claims import input_digest
 
     record = json.loads(RECORD.read_text())
-    current = dockerfile_digest(load_model(ROOT / "Dockerfile.nmp-rl-base", ROOT / "snapshot/nemo-rl.json"))
-    assert record["dockerfile_digest"] == current, (
-        "the record measured another Dockerfile: build the image, run bench/image_size.py --record and docgen write")
+    current = input_digest(load_model(ROOT / "Dockerfile.nmp-rl-base", ROOT / "snapshot/nemo-rl.json"))
+    assert record["inputs"] == current, (
+        "the record measured other inputs: build the image, run bench/image_size.py --record and docgen write")
     built = hermetic_image.attrs["Size"]
     # the base image is made by debootstrap from the current trixie, so a few MB may move between builds
     assert abs(built - record["size_bytes"]) <= 0.1 * record["size_bytes"], (

@@ -44,6 +44,9 @@ window.__layout = (div) => {
     if (text && shape && !inside(box(text), box(shape))) spills.push(name(node));
   }
   for (const e of svg.querySelectorAll('g.edgeLabel')) if (name(e)) labels.push({what: name(e), ...box(e)});
+  // bar charts (the image-size page): title, axis titles and every tick label
+  if (svg.getAttribute('aria-roledescription') === 'xychart')
+    for (const e of svg.querySelectorAll('text')) if (name(e)) labels.push({what: name(e), ...box(e)});
   const sized = labels.filter(b => b.w > 0 && b.h > 0);
   const overlaps = [];
   for (let i = 0; i < sized.length; i++)

@@ -141,10 +141,21 @@ def test_shared_build_needs_two_warmed_extras(tmp_path):
         ("transformer-engine", "2.15.0+42b8400", ("automodel", "mcore"))]
 
 
-def test_unlisted_unselected_actor_gets_the_default_reason(tmp_path):
+def test_unlisted_unselected_actor_gets_the_derived_reason(tmp_path):
+    from docgen.model.claims import REASON_TEXT, VALUE
+
     text = DOCKERFILE.replace("# Not prefetched:\n#   pkg.value.dtensor_value_worker_v2.DTensorValueWorkerV2: critic-free value worker\n", "")
     model = build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
+    assert [s.reason for s in model.not_prefetched] == [REASON_TEXT[VALUE]]
+    plain = [a._replace(fqn=a.fqn.replace(".value.", ".misc.")) if "Value" in a.fqn else a for a in ACTORS]
+    model = build_model(parse_dockerfile(text.replace(".value.", ".misc."), "Dockerfile"), write_snapshot(tmp_path, plain))
     assert [s.reason for s in model.not_prefetched] == [REASON_NOT_SELECTED]
+
+
+def test_a_comment_that_contradicts_the_derived_reason_is_not_shown(tmp_path):
+    text = DOCKERFILE.replace("critic-free value worker", "sglang backend not built")
+    model = build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
+    assert "sglang" not in model.not_prefetched[0].reason and "value worker" in model.not_prefetched[0].reason
 
 
 def test_warming_an_undefined_extra_is_bad_input(tmp_path):

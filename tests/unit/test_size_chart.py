@@ -9,7 +9,7 @@ import pytest
 from docgen.errors import InputError
 from docgen.inputs.image_size import load_image_size
 from docgen.render.generators import RenderInputs, render_block
-from docgen.render.size_chart import dockerfile_digest
+from docgen.model.claims import input_digest
 from tests.unit.blocks_fixtures import small_model
 
 
@@ -19,7 +19,7 @@ def model(tmp_path):
 
 
 def record(model, **extra) -> dict:
-    return {"size_bytes": 3000, "image_id": "sha256:abc", "dockerfile_digest": dockerfile_digest(model),
+    return {"size_bytes": 3000, "image_id": "sha256:abc", "inputs": dict(input_digest(model)),
             "layers": [{"step": 'RUN echo "a, b" [x]', "bytes": 2000}, {"step": "COPY . ./", "bytes": 0},
                        {"step": "COPY 3rdparty/ 3rdparty/", "bytes": 1000}],
             "venvs": {"/opt/ray_venvs/pkg.mod.WorkerA": 500, "/opt/nemo_rl_venv": 700}, **extra}
@@ -35,15 +35,18 @@ def test_layers_and_venvs_become_two_bar_charts(model):
     assert layers.startswith("xychart-beta horizontal\n")
     # empty layers are left out; quotes, commas and brackets never reach mermaid's label list
     assert 'x-axis ["RUN echo a b x", "COPY 3rdparty/ 3rdparty/"]' in layers
-    assert "bar [2.0, 1.0]" in layers
+    assert "bar [0.002, 0.001]" in layers and 'y-axis "MB"' in layers
     assert 'x-axis ["nemo_rl_venv", "WorkerA"]' in venvs and "bar [0.7, 0.5]" in venvs
-    assert "built from the current Dockerfile" in out and "sha256:abc" in out
+    assert "Measured on image `sha256:abc`, built from dockerfile `" in out
+    assert "Not current" not in out
 
 
 def test_a_record_of_another_dockerfile_says_so(model):
-    out = render_block("image-size", {}, RenderInputs(model, record(model, dockerfile_digest="0000dead")))
-    assert "built from an earlier Dockerfile (digest `0000dead`" in out
-    assert "re-run `bench/image_size.py --record`" in out
+    moved = record(model)
+    moved["inputs"]["dockerfile"] = "0000dead"
+    out = render_block("image-size", {}, RenderInputs(model, moved))
+    assert out.startswith("> **Not current:** these figures were measured from an earlier dockerfile")
+    assert "dockerfile `0000dead`" in out and "bench/image_size.py --record" in out
 
 
 def test_a_record_without_layers_or_venvs_has_no_chart(model):

@@ -1,0 +1,426 @@
+"""Model facts behind what the docs used to explain by hand (issue 10), kept apart from `ImageModel`'s
+fields so the core model stays small: each is a pure function of the model.
+
+- `ALIASES`: the one place that says which short names the prose and Dockerfile comments use for a
+  package or a build argument ("TE" is transformer-engine);
+- `vllm_copies`: whether the published stage gives venvs private copies of `vllm/`, and which;
+- `py_executables`: NeMo-RL's `PY_EXECUTABLES` members, their commands and who uses them;
+- `skip_reason`: why a uv actor has no prebuilt venv, derived from the model (a Dockerfile comment may
+  only add colour to it);
+- `build_claims`: what each warm comment says it builds or reuses, against the lock's shared builds;
+- `known_names`: every name a page may put in a code span (actor classes, FQNs, extras, ARGs, ENVs).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from docgen.model import REASON_NOT_SELECTED
+from docgen.names import normalize
+
+if TYPE_CHECKING:
+    from docgen.model import ImageModel
+
+# Short names -> the package (normalised) they stand for. Lower-case keys; matched as whole words.
+ALIASES: dict[str, str] = {
+    "te": "transformer-engine",
+    "transformer-engine": "transformer-engine",
+    "transformerengine": "transformer-engine",
+    "vllm": "vllm",
+    "deep_ep": "deep-ep",
+    "deep_gemm": "deep-gemm",
+    "modelopt": "nvidia-modelopt",
+    "flashinfer": "flashinfer-python",
+    "megatron-core": "megatron-core",
+    "nvrx": "nvidia-resiliency-ext",
+}
+
+# Names that stand for a build argument's value in prose ("Python 3.13.14", "uv 0.11.33").
+ARG_ALIASES: dict[str, str] = {
+    "python": "PYTHON_VERSION",
+    "uv": "UV_VERSION",
+    "cmake": "CMAKE_VERSION",
+    "compute capability": "TORCH_CUDA_ARCH_LIST",
+}
+
+# Environment variables NeMo-RL itself reads that the image deliberately leaves unset; the model knows
+# their effect (ImageModel.actors_system) although no Dockerfile line names them.
+NEMO_RL_KNOBS = ("NEMO_RL_PY_EXECUTABLES_SYSTEM", "PY_EXECUTABLES", "ACTOR_ENVIRONMENT_REGISTRY")
+DOCKERFILE_KEYWORDS = ("FROM", "RUN", "COPY", "ADD", "ARG", "ENV", "USER", "WORKDIR", "SHELL", "CMD",
+                       "ENTRYPOINT", "LABEL", "EXPOSE", "VOLUME")
+
+_WORD = re.compile(r"[A-Za-z][\w.+-]*[\w]|[A-Za-z]")
+
+
+def package_mentions(text: str, candidates: set[str]) -> set[str]:
+    """Packages (normalised names) a comment or sentence names, directly or through an alias."""
+    found = set()
+    for word in _WORD.findall(text):
+        low = word.lower().rstrip(".")
+        for w in (low, low.split("'")[0]):
+            if w in ALIASES and ALIASES[w] in candidates:
+                found.add(ALIASES[w])
+            n = normalize(w)
+            if n in candidates:
+                found.add(n)
+    # "Transformer-Engine" written with a space is still the package
+    if "transformer engine" in text.lower() and "transformer-engine" in candidates:
+        found.add("transformer-engine")
+    return found
+
+
+# ------------------------------------------------------------------------------------ private vLLM copies
+
+class VllmCopies(NamedTuple):
+    line: int                      # the RUN step of the published stage that makes them
+    globs: tuple[str, ...]         # the venv roots it walks (`/opt/ray_venvs/*`, ...)
+    venvs: tuple[str, ...]         # prefetched venv paths those globs reach that hold vLLM
+
+
+_VLLM_GLOB = re.compile(r"(/\S+?)/lib/python3\*/site-packages/vllm\b")
+
+
+def vllm_copies(model: "ImageModel") -> VllmCopies | None:
+    """The published stage's step that replaces each venv's symlinked `vllm/` with a real copy
+    (`cp --dereference` over `.../site-packages/vllm` globs), or None when the stage has none."""
+    from fnmatch import fnmatch
+
+    from docgen.model.stages import published_stage
+
+    by_stage = {s.name: s for s in model.dockerfile.stages}
+    stage = by_stage.get(published_stage(model))
+    if stage is None:
+        return None
+    for ins in stage.instructions:
+        if ins.keyword != "RUN":
+            continue
+        body = "".join(h.body for h in ins.heredocs) or ins.args
+        if "--dereference" not in body and "-L" not in body.split():
+            continue
+        globs = tuple(dict.fromkeys(m.group(1) for m in _VLLM_GLOB.finditer(body)))
+        if not globs:
+            continue
+        with_vllm = [v for v in model.venvs if package_in(model, "vllm", v.extras)]
+        reached = tuple(v.path for v in with_vllm if any(fnmatch(v.path, g) for g in globs))
+        return VllmCopies(ins.start_line, globs, reached)
+    return None
+
+
+# ----------------------------------------------------------------------------------------- PY_EXECUTABLES
+
+class Executable(NamedTuple):
+    member: str
+    command: str                   # with {git_root} replaced by the image's checkout
+    extras: tuple[str, ...]
+    actors: tuple[str, ...]        # FQNs using it with the image's default (system flag unset)
+
+
+def py_executables(model: "ImageModel") -> tuple[Executable, ...]:
+    checkout = checkout_dir(model)
+    out = []
+    for member, command in sorted(model.snapshot.registry.executables.items()):
+        users = tuple(a.fqn for a in model.actors if a.member == member)
+        out.append(Executable(member, command.replace("{git_root}", checkout),
+                              _extras_of(command), users))
+    return tuple(out)
+
+
+def _extras_of(command: str) -> tuple[str, ...]:
+    from docgen.snapshot.registry import extras_of
+    return extras_of(command)
+
+
+def checkout_dir(model: "ImageModel") -> str:
+    """Where the image keeps NeMo-RL: the published stage's WORKDIR (the driver venv's parent by default)."""
+    from docgen.model.stages import _chain, published_stage
+
+    chain = _chain(model, published_stage(model))
+    workdir = None
+    for ins in model.dockerfile.instructions:
+        if ins.keyword == "WORKDIR" and ins.stage in chain:
+            workdir = ins.args.strip()
+    return (workdir or "/opt/nemo-rl").rstrip("/")
+
+
+# --------------------------------------------------------------------------------- not-prefetched reasons
+
+NOT_WARMED, VALUE, ASYNC, QUANT, NOT_SELECTED = "not-warmed", "value", "async", "quantization", "not-selected"
+# What a comment must say to agree with each derived reason (and must not say for another).
+_REASON_WORDS = {
+    NOT_WARMED: re.compile(r"\bnot (?:built|warmed)\b", re.I),
+    VALUE: re.compile(r"\bvalue\b|\bcritic\b", re.I),
+    ASYNC: re.compile(r"\basync\b|\bbookkeeping\b", re.I),
+    QUANT: re.compile(r"\bquantiz", re.I),
+}
+REASON_TEXT = {
+    VALUE: "value worker (PPO's critic); the image's jobs are critic-free",
+    ASYNC: "async bookkeeping actor",
+    QUANT: "quantization worker, builds on first use",
+    NOT_SELECTED: REASON_NOT_SELECTED,   # the model's own wording: one rendering of each reason
+}
+
+
+def reason_kind(fqn: str, missing_extras: tuple[str, ...]) -> str:
+    from docgen.model.stages import role_of
+
+    if missing_extras:
+        return NOT_WARMED
+    module = fqn.rsplit(".", 1)[0]
+    if ".modelopt." in f".{module}." or "Quant" in fqn.rsplit(".", 1)[-1]:
+        return QUANT
+    if role_of(fqn) == "value":
+        return VALUE
+    if module.endswith(".async_utils"):
+        return ASYNC
+    return NOT_SELECTED
+
+
+def comment_agrees(kind: str, comment: str) -> bool:
+    """A comment adds colour only: it must name the derived reason's kind and no other."""
+    if not comment:
+        return True
+    says = {k for k, rx in _REASON_WORDS.items() if rx.search(comment)}
+    if kind == NOT_SELECTED:
+        return not says
+    return says == {kind}
+
+
+def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) -> str:
+    """The reason the docs give: derived from the model; the Dockerfile's comment is shown instead of the
+    stock wording only when it agrees with the derived kind (it adds colour, never the fact)."""
+    from docgen.model import reason_backend_not_built
+
+    kind = reason_kind(fqn, missing_extras)
+    if kind == NOT_WARMED:
+        return reason_backend_not_built(missing_extras)
+    if comment and comment_agrees(kind, comment):
+        return comment
+    return REASON_TEXT[kind]
+
+
+# ---------------------------------------------------------------------------------- build / reuse claims
+
+_REUSE = re.compile(r"\breus(?:e|es|ed|ing)\b", re.I)
+_BUILD = re.compile(r"\bbuild(?:s|ing)?\b|\bcompiles?\b", re.I)
+
+
+class BuildClaim(NamedTuple):
+    step_label: str
+    line: int
+    package: str
+    claim: str          # "builds" | "reuses"
+    problem: str | None  # None when the lock agrees
+
+
+def build_claims(model: "ImageModel") -> list[BuildClaim]:
+    """Each warm step whose comment says it builds or reuses a source-built package (by name or alias):
+    does the step reach that package, and is it the first warm step that does?"""
+    source_built = {p.name for p in model.snapshot.packages.values() if p.source_built and not p.editable}
+    out = []
+    for step in model.warm_steps:
+        comment = step.comment
+        if not comment or not (_REUSE.search(comment) or _BUILD.search(comment)):
+            continue
+        for package in sorted(package_mentions(comment, source_built)):
+            claim = "reuses" if _REUSE.search(comment) else "builds"
+            reaching = [s for s in model.warm_steps if _reaches(model, s, package)]
+            problem = None
+            if step not in reaching:
+                problem = (f"`uv sync {step.label}` does not install {package} at all "
+                           "(the lock gives it to " + (", ".join(s.label for s in reaching) or "no warmed extra") + ")")
+            elif claim == "builds" and reaching[0] != step:
+                problem = (f"`uv sync {step.label}` says it builds {package}, but `uv sync {reaching[0].label}` "
+                           f"(line {reaching[0].line}) reaches it first")
+            elif claim == "reuses" and reaching[0] == step:
+                problem = (f"`uv sync {step.label}` says it reuses {package}, but it is the first warm step "
+                           "that reaches it: nothing built it before")
+            elif claim == "reuses":
+                named = [s for s in reaching if s.label != step.label and re.search(rf"\b{re.escape(s.label)}\b", comment)]
+                others = [s.label for s in model.warm_steps if s.label != step.label
+                          and re.search(rf"\b{re.escape(s.label)}'?s?\b", comment)]
+                if others and not named:
+                    problem = (f"`uv sync {step.label}` says it reuses {', '.join(others)}'s {package}, but "
+                               f"{', '.join(others)} does not install it (first built by `uv sync {reaching[0].label}`)")
+            out.append(BuildClaim(step.label, step.line, package, claim, problem))
+    return out
+
+
+def _reaches(model: "ImageModel", step, package: str) -> bool:
+    """Whether the step's install set has the package (the base set for the base and all-groups syncs,
+    as the warm-steps table counts them)."""
+    from docgen.errors import InputError
+    try:
+        return package_in(model, package, step.extras) is not None
+    except InputError:  # an extra combination the snapshot lacks: reported where the model needs it
+        return False
+
+
+# ------------------------------------------------------------------------------------ names pages may use
+
+class KnownNames(NamedTuple):
+    classes: frozenset[str]
+    fqns: frozenset[str]
+    modules: frozenset[str]
+    extras: frozenset[str]
+    variables: frozenset[str]
+
+
+_EXPORT = re.compile(r"\bexport\s+((?:[A-Za-z_]\w*=\S*\s*)+)")
+
+
+def known_names(model: "ImageModel") -> KnownNames:
+    fqns = {a.fqn for a in model.actors}
+    modules = set()
+    for fqn in fqns:
+        parts = fqn.split(".")
+        modules.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    variables = {a.name for a in model.dockerfile.args} | {e.key for e in model.dockerfile.envs}
+    variables |= set(model.snapshot.registry.executables) | set(NEMO_RL_KNOBS) | set(DOCKERFILE_KEYWORDS)
+    for ins in model.dockerfile.instructions:
+        if ins.keyword == "RUN":
+            for m in _EXPORT.finditer("".join(h.body for h in ins.heredocs) + ins.args):
+                variables.update(p.split("=", 1)[0] for p in m.group(1).split())
+    return KnownNames(frozenset(a.class_name for a in model.actors), frozenset(fqns), frozenset(modules),
+                      frozenset(model.extras_defined), frozenset(variables))
+
+
+# ------------------------------------------------------------------------------------- image-size record
+
+def input_digest(model: "ImageModel") -> dict[str, str]:
+    """Short digests of what a measured image was built from: the Dockerfile's instructions (comments
+    left out: they build nothing) and the snapshot (registry, lock, pyproject). `bench/image_size.py
+    --record` stores them beside the figures; `check` reports the record as stale when they move."""
+    from docgen.blocks.facts import InputDigests, _short_hash
+    from docgen.render.generators import RenderInputs
+
+    if _DIGEST.get("model") is model:  # the image-size block and its check ask for the same model's
+        return _DIGEST["digest"]
+    instructions = [(i.keyword, i.args, i.stage, [h.body for h in i.heredocs]) for i in model.dockerfile.instructions]
+    d = InputDigests(RenderInputs(model))
+    digest = {"dockerfile": _short_hash(instructions),
+              "snapshot": "-".join(d[k] for k in ("registry", "lock", "pyproject"))}
+    _DIGEST.clear()
+    _DIGEST.update(model=model, digest=digest)
+    return digest
+
+
+_DIGEST: dict = {}
+
+
+# ---------------------------------------------------------------------------------------- runtime identity
+
+_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def runtime_user(model: "ImageModel") -> tuple[str, str]:
+    """(uid, gid) the published image runs as: its last USER, with ARG defaults expanded as Docker does
+    (root, "0", when there is no USER; the group defaults to the uid's own number)."""
+    from docgen.model.stages import _chain, published_stage
+
+    chain = _chain(model, published_stage(model))
+    user = None
+    for ins in model.dockerfile.instructions:
+        if ins.keyword == "USER" and ins.stage in chain:
+            user = ins.args.strip()
+    if user is None:
+        return "0", "0"
+    defaults = {a.name: a.default for a in model.dockerfile.args if a.default is not None and (a.stage in chain or a.stage is None)}
+    user = _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), user)
+    return _numeric(user)
+
+
+# ------------------------------------------------------------------------------------------------ lookup
+
+_INDEX: dict = {}
+
+
+def installed(model: "ImageModel", extras) -> dict:
+    """The install set of `extras` by package name, built once per model and set of extras."""
+    from docgen.snapshot.load import combo_key
+
+    snap = model.snapshot
+    if _INDEX.get("snapshot") is not snap:
+        _INDEX.clear()
+        _INDEX["snapshot"] = snap
+    key = combo_key(extras)
+    table = _INDEX.get(key)
+    if table is None:
+        table = _INDEX[key] = {p.name: p for p in snap.install_set(extras)}
+    return table
+
+
+def package_in(model: "ImageModel", name: str, extras) -> "object | None":
+    """`model.snapshot.package(name, extras)` through the per-model index: the prose blocks and values ask
+    it for every venv, and walking an install set of ~500 packages each time cost more than their rendering."""
+    return installed(model, extras).get(normalize(name))
+
+
+# ----------------------------------------------------------------------------------- venv directory mode
+
+_CHMOD = re.compile(r"^\s*chmod\s+([0-7]{3,4})\s+(.+?)\s*$", re.M)
+_CHGRP = re.compile(r"^\s*chgrp\s+(\S+)\s+(.+?)\s*$", re.M)
+_INSTALL_DIR = re.compile(r"^\s*install\s+-d\s+(.+?)\s*$", re.M)
+
+
+def _expand(model: "ImageModel", text: str) -> str:
+    """`${NAME}` / `$NAME` replaced by the ARG's default (Docker's build-time view), quotes dropped."""
+    defaults = {a.name: a.default for a in model.dockerfile.args if a.default is not None}
+    return _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), text).replace('"', "")
+
+
+def build_user(model: "ImageModel") -> tuple[str, str]:
+    """(uid, gid) that creates the heavy artifacts: the USER in force where the actor prefetch runs
+    ("0", "0": root, when the Dockerfile switches to no other user before it)."""
+    calls = model.dockerfile.prefetch_calls
+    if not calls:
+        return "0", "0"
+    line, user = calls[0].line, None
+    stage = next((i.stage for i in model.dockerfile.instructions if i.start_line <= line <= i.end_line), None)
+    from docgen.model.stages import _chain
+    chain = _chain(model, stage) if stage else ()
+    for ins in model.dockerfile.instructions:
+        if ins.keyword == "USER" and ins.stage in chain and ins.start_line < line:
+            user = _expand(model, ins.args.strip())
+    if user is None:
+        return "0", "0"
+    return _numeric(user)
+
+
+def _numeric(user: str) -> tuple[str, str]:
+    """`uid[:gid]` as stat prints it; root is the one name every image resolves the same way."""
+    uid, _, gid = user.partition(":")
+    uid, gid = ("0" if uid == "root" else uid), ("0" if gid == "root" else gid)
+    return uid, gid or uid
+
+
+def venv_dir_access(model: "ImageModel") -> tuple[str, str, str]:
+    """(owner, group, mode string) of the venv directory as the build leaves it: the last `install -d`,
+    plain `chmod NNNN` or `chgrp G` in any RUN naming it (root's and 0755 when none does)."""
+    import stat
+
+    owner, group, mode = "0", "0", 0o755
+    for ins in model.dockerfile.instructions:
+        if ins.keyword != "RUN":
+            continue
+        body = _expand(model, "".join(h.body for h in ins.heredocs) or ins.args)
+        for m in _INSTALL_DIR.finditer(body):
+            words = m.group(1).split()
+            paths = [w for i, w in enumerate(words) if not w.startswith("-") and (i == 0 or words[i - 1] not in
+                                                                                   ("-o", "-g", "-m"))]
+            if model.venv_dir not in paths:
+                continue
+            for flag, value in zip(words, words[1:]):
+                if flag == "-o":
+                    owner = value
+                elif flag == "-g":
+                    group = value
+                elif flag == "-m" and re.fullmatch(r"[0-7]{3,4}", value):
+                    mode = int(value, 8)
+        for m in _CHMOD.finditer(body):
+            if model.venv_dir in m.group(2).split():
+                mode = int(m.group(1), 8)
+        for m in _CHGRP.finditer(body):
+            if model.venv_dir in m.group(2).split():
+                group = m.group(1)
+    return owner, group, stat.filemode(stat.S_IFDIR | mode)

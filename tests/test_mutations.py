@@ -1,0 +1,343 @@
+"""Change one input in a copy of the repository, as a reviewer would, and hold docgen to three promises:
+
+1. `docgen check` exits 1 and names the fact that moved;
+2. after `docgen write`, no page states the old fact anywhere (the rendered Markdown is searched for it);
+3. `check` is then clean, or still names only the input that is inconsistent (a Dockerfile comment that
+   contradicts the registry, a hand-written sentence, an image-size record measured from other inputs).
+
+Each mutation runs docgen in-process on its own tmp copy (pyproject.toml, the Dockerfile, snapshot/,
+README.md, docs/: what docgen reads), so the cases are independent and parallel-safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import pytest
+
+from docgen.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+DOCKERFILE = "Dockerfile.nmp-rl-base"
+SNAPSHOT = "snapshot/nemo-rl.json"
+MEGATRON = "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker"
+# What `check` may still report after `write`, whatever the mutation: the record of a measured image
+# built from the old inputs stays a finding until the image is measured again.
+ALWAYS_ALLOWED = {"image-size-record"}
+_IMAGE_SIZE_BLOCK = re.compile(r"<!-- docgen:begin image-size -->.*?<!-- docgen:end image-size[^>]*-->", re.S)
+_FINDING = re.compile(r"^\S+?: \[([\w-]+)\] ", re.M)
+
+
+class Mutation(NamedTuple):
+    name: str
+    apply: Callable[[Path], None]
+    names: tuple[str, ...]          # what the first `check` must say (all of them)
+    gone: tuple[str, ...] = ()      # old facts no page may state after `write`
+    still: tuple[str, ...] = ()     # finding checks that may remain after `write` (the inconsistent input)
+
+
+def copy_repo(into: Path) -> Path:
+    into.mkdir()
+    for rel in ("pyproject.toml", DOCKERFILE, "snapshot", "README.md", "docs"):
+        src = REPO / rel
+        if src.is_dir():
+            shutil.copytree(src, into / rel)
+        else:
+            shutil.copy2(src, into / rel)
+    return into
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue() + err.getvalue()
+
+
+def pages_text(root: Path) -> str:
+    """The rendered Markdown, without the image-size block: a stale measurement is shown there under a
+    "not current" note, on purpose (the finding asks for a new measurement)."""
+    pages = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    return "\n".join(_IMAGE_SIZE_BLOCK.sub("", p.read_text()) for p in pages)
+
+
+# ------------------------------------------------------------------------------------------- edit helpers
+
+def edit(rel: str, old: str, new: str, count: int = 1) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        path = root / rel
+        text = path.read_text()
+        assert old in text, f"{rel} no longer contains {old!r}: update the mutation"
+        path.write_text(text.replace(old, new) if count == 0 else text.replace(old, new, count))
+    return apply
+
+
+def edits(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        for step in steps:
+            step(root)
+    return apply
+
+
+def snapshot_json(change: Callable[[dict], None]) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        from docgen.snapshot.build import dump_snapshot
+        path = root / SNAPSHOT
+        data = json.loads(path.read_text())
+        change(data)
+        path.write_text(dump_snapshot(data))
+    return apply
+
+
+def _drop_actor(data: dict, fqn: str) -> None:
+    actors = data["registry"]["actors"]
+    assert any(a["actor"] == fqn for a in actors)
+    data["registry"]["actors"] = [a for a in actors if a["actor"] != fqn]
+
+
+def _add_system_actor(data: dict) -> None:
+    data["registry"]["actors"].append({"actor": "nemo_rl.environments.new_env.NewEnvironment",
+                                       "command": "sys.executable", "command_system": "sys.executable",
+                                       "member": "SYSTEM", "source": "upstream"})
+
+
+def _rename_member(data: dict) -> None:
+    reg = data["registry"]
+    reg["executables"]["MEGATRON"] = reg["executables"].pop("MCORE")
+    for a in reg["actors"]:
+        if a["member"] == "MCORE":
+            a["member"] = "MEGATRON"
+
+
+def _not_source_built(data: dict) -> None:
+    for key, pkg in data["lock"]["packages"].items():
+        if pkg["name"] == "deep-gemm":
+            pkg["source_built"] = False
+
+
+def _provenance(key: str, value: str) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        data["provenance"][key] = value
+    return change
+
+
+FILTER_LINE = "  megatron_policy_worker.MegatronPolicyWorker \\\n"
+VERIFY_LINE = f"  {MEGATRON} \\\n"
+NOT_PREFETCHED_HEAD = "# Not prefetched (uv actors the filters below leave out; their venvs are built on first use):\n"
+VLLM_COPY_LOOP = '''copied=0
+for pkg in /opt/nemo_rl_venv/lib/python3*/site-packages/vllm \\
+           /opt/ray_venvs/*/lib/python3*/site-packages/vllm \\
+           /opt/gym_venvs/*/lib/python3*/site-packages/vllm; do
+  [ -d "$pkg" ] || continue
+  cp -a --dereference "$pkg" "$pkg.real"
+  rm -rf "$pkg"
+  mv "$pkg.real" "$pkg"
+  chown -R "${BUILD_UID}:${RUNTIME_GID}" "$pkg"
+  chmod -R g+w "$pkg"
+  copied=$((copied + 1))
+done
+if [ "$copied" -eq 0 ]; then echo "ERROR: no venv contains a vllm/ package to copy" >&2; exit 1; fi
+echo "vllm copied into $copied venvs"
+'''
+WARM = "uv sync ${UV_SYNC_MODE} --no-install-project"
+
+MUTATIONS = [
+    # ---- Dockerfile: filters and what they select
+    Mutation("drop the Megatron filter consistently",
+             edits(edit(DOCKERFILE, FILTER_LINE, ""), edit(DOCKERFILE, VERIFY_LINE, ""),
+                   edit(DOCKERFILE, "# Eight filters -> nine venvs.", "# Seven filters -> eight venvs."),
+                   edit(DOCKERFILE, NOT_PREFETCHED_HEAD, NOT_PREFETCHED_HEAD + f"#   {MEGATRON}: left to first use\n")),
+             ("venvs 9 -> 8", "console-venvs"),
+             gone=("MegatronPolicyWorker`: prefetched", f"version_in {MEGATRON}", f"te_init {MEGATRON}",
+                   "python-MegatronPolicyWorker", "filter `megatron_policy_worker")),
+    Mutation("drop the Megatron filter only", edit(DOCKERFILE, FILTER_LINE, ""),
+             ("[verify-list]", "[count-statement]", "[not-prefetched-list]"),
+             gone=("MegatronPolicyWorker`: prefetched", "python-MegatronPolicyWorker"),
+             still=("verify-list", "count-statement", "not-prefetched-list")),
+    Mutation("add a filter for the value worker",
+             edit(DOCKERFILE, FILTER_LINE, FILTER_LINE + "  dtensor_value_worker_v2.DTensorValueWorkerV2 \\\n"),
+             ("venvs 9 -> 10", "[count-statement]"),
+             gone=("| `workers.dtensor_value_worker_v2.DTensorValueWorkerV2` | `AUTOMODEL` | `automodel` | — |",),
+             still=("verify-list", "count-statement", "not-prefetched-list")),
+    Mutation("typo in a filter", edit(DOCKERFILE, "  nemo_gym.NemoGym \\", "  nemo_gym.NemoGim \\"),
+             ("[filter-unmatched]", "nemo_gym.NemoGim"), gone=("python-NemoGym", "filter `nemo_gym.NemoGym`"),
+             still=("filter-unmatched", "verify-list", "count-statement", "not-prefetched-list")),
+    # ---- Dockerfile: warm steps and their comments
+    Mutation("add an sglang warm step",
+             edit(DOCKERFILE, f"{WARM} --all-groups", f"{WARM} --extra sglang     # sglang kernels\n{WARM} --all-groups"),
+             ("[not-prefetched-reason]", "SGLangGenerationWorker"),
+             gone=("backend not built: `sglang`",), still=("not-prefetched-reason",)),
+    Mutation("drop the mcore warm step",
+             edit(DOCKERFILE, f"{WARM} --extra mcore      # reuses automodel's TE wheel (cache keys on source, not extra)\n", ""),
+             ("[warm-order]", "mcore"),
+             gone=("Only in `mcore` among warmed extras", "`transformer-engine` (automodel → mcore)"),
+             still=("warm-order", "not-prefetched-reason")),
+    Mutation("fsdp comment claims the TE build",
+             edit(DOCKERFILE, "# flash-attn, mamba-ssm, causal-conv1d", "# builds Transformer-Engine"),
+             ("[warm-order]", "does not install transformer-engine"),
+             gone=("| `fsdp` | builds Transformer-Engine |",), still=("warm-order",)),
+    Mutation("mcore comment reuses the wrong extra's TE",
+             edit(DOCKERFILE, "# reuses automodel's TE wheel", "# reuses fsdp's TE wheel"),
+             ("[warm-order]", "reuses fsdp's transformer-engine"), still=("warm-order",)),
+    Mutation("automodel comment says it reuses TE although it builds it first",
+             edit(DOCKERFILE, "# builds Transformer-Engine once into the cache", "# reuses the TE wheel"),
+             ("[warm-order]", "first warm step"), still=("warm-order",)),
+    Mutation("swap the automodel and mcore warm steps",
+             edits(edit(DOCKERFILE, f"{WARM} --extra automodel  # builds Transformer-Engine once into the cache\n", ""),
+                   edit(DOCKERFILE, f"{WARM} --extra modelopt",
+                        f"{WARM} --extra automodel  # builds Transformer-Engine once into the cache\n{WARM} --extra modelopt")),
+             ("[warm-order]",), gone=("`transformer-engine` (automodel → mcore)",), still=("warm-order",)),
+    Mutation("not-prefetched comment names the wrong reason",
+             edit(DOCKERFILE, "MegatronValueWorker: critic-free value worker", "MegatronValueWorker: async bookkeeping actor"),
+             ("[not-prefetched-reason]", "MegatronValueWorker"), still=("not-prefetched-reason",)),
+    # ---- Dockerfile: ARG defaults, paths, UIDs, the published stage
+    Mutation("delete the vLLM privatisation step", edit(DOCKERFILE, VLLM_COPY_LOOP, ""),
+             ("console-vllm-copies", "vllm-copies"),
+             gone=("**private copy**", "directory, 0 symlinks")),
+    Mutation("change the runtime UID", edit(DOCKERFILE, "ARG RUNTIME_UID=1000", "ARG RUNTIME_UID=1234"),
+             ("console-runtime-user",), gone=("$ id -u\n1000",)),
+    Mutation("change the runtime GID", edit(DOCKERFILE, "ARG RUNTIME_GID=1000", "ARG RUNTIME_GID=2000"),
+             ("console-ownership",), gone=("2000:1000 drwxrwsr-t", "-group 1000")),
+    Mutation("drop the sticky bit on the venv directory",
+             edit(DOCKERFILE, "-m 3775 /opt/ray_venvs /opt/gym_venvs", "-m 2775 /opt/ray_venvs /opt/gym_venvs"),
+             ("console-ownership",), gone=("drwxrwsr-t",)),
+    Mutation("change NEMO_RL_VENV_DIR", edit(DOCKERFILE, "/opt/ray_venvs", "/opt/actor_venvs", count=0),
+             ("console-venvs", "paths.venv_dir"), gone=("/opt/ray_venvs",)),
+    Mutation("change the uv cache directory", edit(DOCKERFILE, "/opt/uv_cache", "/opt/uvc", count=0),
+             ("paths.uv_cache",), gone=("/opt/uv_cache",)),
+    Mutation("change NEMO_GYM_VENV_DIR", edit(DOCKERFILE, "/opt/gym_venvs", "/opt/gym", count=0),
+             ("paths.gym_venv_dir",), gone=("/opt/gym_venvs",)),
+    Mutation("change the driver venv", edit(DOCKERFILE, "/opt/nemo_rl_venv", "/opt/driver_venv", count=0),
+             ("paths.base_venv",), gone=("/opt/nemo_rl_venv",)),
+    Mutation("change the checkout directory", edit(DOCKERFILE, "WORKDIR /opt/nemo-rl", "WORKDIR /opt/rl"),
+             ("paths.checkout", "py-executables"), gone=("/opt/nemo-rl",)),
+    Mutation("change the CUDA arch defaults",
+             edit(DOCKERFILE, 'ARG TORCH_CUDA_ARCH_LIST="9.0 10.0"', 'ARG TORCH_CUDA_ARCH_LIST="8.0 9.0 10.0"'),
+             ("cuda_arch.floor",), gone=("compute capability 9.0", "Hopper, and newer", "`9.0 10.0`")),
+    Mutation("change the TE arch list", edit(DOCKERFILE, 'ARG NVTE_CUDA_ARCHS="90;100"', 'ARG NVTE_CUDA_ARCHS="90;100;120"'),
+             ("build-options",), gone=("`90;100`",)),
+    Mutation("change the uv version", edit(DOCKERFILE, "ARG UV_VERSION=0.11.33", "ARG UV_VERSION=0.12.0"),
+             ("uv.version",), gone=("0.11.33",)),
+    Mutation("change the Python version", edit(DOCKERFILE, "ARG PYTHON_VERSION=3.13.14", "ARG PYTHON_VERSION=3.13.15"),
+             ("python.version",), gone=("3.13.14",)),
+    Mutation("change the NeMo-RL ref default", edit(DOCKERFILE, "ARG NEMO_RL_REF=nmp/customizer", "ARG NEMO_RL_REF=main"),
+             ("build-options", "[provenance]"), gone=("`nmp/customizer` |",),
+             still=("provenance",)),   # the snapshot still describes the old ref until `docgen snapshot`
+    # ---- snapshot: registry, executables, lock, provenance
+    Mutation("PY_EXECUTABLES use --frozen", edit(SNAPSHOT, "uv run --locked", "uv run --frozen", count=0),
+             ("py-executables",), gone=("uv run --locked",)),
+    Mutation("drop an actor from the registry",
+             snapshot_json(lambda d: _drop_actor(d, "nemo_rl.experience.sync_rollout_actor.SyncRolloutActor")),
+             ("[filter-unmatched]", "sync_rollout_actor.SyncRolloutActor"),
+             gone=("python-SyncRolloutActor", "SyncRolloutActor: directory"),
+             still=("filter-unmatched", "verify-list", "count-statement")),
+    Mutation("add a system actor to the registry", snapshot_json(_add_system_actor),
+             ("actors.count", "system_actors.count"), gone=("29 (20 under uv, 9 on the system interpreter)",)),
+    Mutation("rename a PY_EXECUTABLES member", snapshot_json(_rename_member), ("py-executables",),
+             gone=("`MCORE`",)),
+    Mutation("change the TE version in the lock", edit(SNAPSHOT, "2.15.0+42b8400", "2.16.0+0abcdef", count=0),
+             ("te.version", "transformer-engine 2.15.0+42b8400 -> 2.16.0+0abcdef"), gone=("2.15.0+42b8400",)),
+    Mutation("change the vLLM version in the lock", edit(SNAPSHOT, "0.25.1", "0.26.0", count=0),
+             ("vllm.version",), gone=("0.25.1",)),
+    Mutation("a source build becomes a wheel", snapshot_json(_not_source_built), ("source-builds",),
+             gone=("| `vllm` | `deep-gemm` | `2.5.0` | git |",)),
+    Mutation("change the TE override ref", edit(SNAPSHOT, "TransformerEngine.git@release_v2.15", "TransformerEngine.git@release_v2.16", count=0),
+             ("uv-override",), gone=("TransformerEngine.git@release_v2.15\"",)),
+    Mutation("change the snapshot's repository", snapshot_json(_provenance("repo", "NVIDIA-NeMo/RL")),
+             ("nemo_rl.repo", "[provenance]"), gone=("soluwalana/RL<",), still=("provenance",)),
+    Mutation("change the snapshot's ref", snapshot_json(_provenance("ref", "main")), ("nemo_rl.ref", "[provenance]"),
+             gone=(">nmp/customizer<",), still=("provenance",)),
+    # ---- hand edits to prose, values and blocks
+    Mutation("hand-edit a count in prose", edit("docs/image/inspect.md", "## Venv inventory\n",
+                                                "## Venv inventory\n\nThe image holds four worker venvs.\n"),
+             ("[prose]", "four worker venvs", "venvs.count"), still=("prose",)),
+    Mutation("hand-edit a value", edit("docs/index.md", "prefetches <!-- docgen:value venvs.count.word -->nine",
+                                       "prefetches <!-- docgen:value venvs.count.word -->ten"),
+             ("venvs.count.word", "'ten' -> 'nine'"), gone=("prefetches <!-- docgen:value venvs.count.word -->ten",)),
+    Mutation("hand-edit a generated block", edit("docs/image/venvs.md", "| `vllm.vllm_worker` |", "| `vllm.vllm_worker_x` |"),
+             ("filter-table", "by hand"), gone=("`vllm.vllm_worker_x`",)),
+    Mutation("hand-write a path", edit("docs/image/venvs.md", "## Not prefetched\n",
+                                       "## Not prefetched\n\nLook in /opt/ray_venvs/extra for more.\n"),
+             ("[prose]", "/opt/ray_venvs/extra", "paths.venv_dir"), still=("prose",)),
+    Mutation("hand-write a version", edit("docs/concepts/workflows.md", "## DPO\n", "## DPO\n\nThis uses vLLM 0.25.1.\n"),
+             ("[prose]", "'0.25.1'", "vllm.version"), still=("prose",)),
+    Mutation("name an unknown actor class", edit("docs/concepts/workers.md", "## Where the venvs come from\n",
+                                                 "## Where the venvs come from\n\nThe `FooPolicyWorker` too.\n"),
+             ("[prose]", "FooPolicyWorker"), still=("prose",)),
+    Mutation("name an unknown extra", edit("docs/building/hermetic.md", "scripts/build-image\n```",
+                                           "scripts/build-image\nuv sync --extra sglangx\n```"),
+             ("[prose]", "sglangx"), still=("prose",)),
+    Mutation("name an unknown environment variable", edit("docs/building/runtime.md", "## The ones that matter most\n",
+                                                          "## The ones that matter most\n\nSet `NEMO_RL_CACHE_DIRS` too.\n"),
+             ("[prose]", "NEMO_RL_CACHE_DIRS"), still=("prose",)),
+]
+
+
+def test_there_are_at_least_thirty_mutations():
+    assert len(MUTATIONS) >= 30
+    assert len({m.name for m in MUTATIONS}) == len(MUTATIONS)
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS, ids=[m.name for m in MUTATIONS])
+def test_mutation(mutation: Mutation, tmp_path: Path):
+    root = copy_repo(tmp_path / "repo")
+    assert run("check", "--root", str(root)) == (0, run("check", "--root", str(root))[1])
+    mutation.apply(root)
+
+    code, out = run("check", "--root", str(root))
+    assert code == 1, out
+    for name in mutation.names:
+        assert name in out, f"check does not name {name!r}:\n{out}"
+
+    code, out = run("write", "--root", str(root))
+    assert code == 0, out
+    text = pages_text(root)
+    for old in mutation.gone:
+        assert old not in text, f"a page still states {old!r} after write"
+
+    code, out = run("check", "--root", str(root))
+    assert "0 stale blocks, 0 stale values" in out or code == 0, out
+    remaining = set(_FINDING.findall(out))
+    assert remaining <= set(mutation.still) | ALWAYS_ALLOWED, out
+    if code == 1:
+        assert remaining, out
+
+
+# --------------------------------------------------------------------------------- beyond the table above
+
+def test_a_size_record_from_other_inputs_is_a_finding_and_shown_as_not_current(tmp_path: Path):
+    root = copy_repo(tmp_path / "repo")
+    edit(DOCKERFILE, "ARG NVTE_BUILD_MAX_JOBS=8", "ARG NVTE_BUILD_MAX_JOBS=4")(root)
+    code, out = run("check", "--root", str(root))
+    assert code == 1 and "[image-size-record]" in out and "dockerfile" in out
+    assert run("write", "--root", str(root))[0] == 0
+    assert "**Not current:**" in (root / "docs/image/layering.md").read_text()
+    code, out = run("check", "--root", str(root))
+    assert code == 1 and set(_FINDING.findall(out)) == {"image-size-record"}
+
+
+def test_lint_runs_the_prose_lint_without_rendering(tmp_path: Path):
+    root = copy_repo(tmp_path / "repo")
+    assert run("lint", "--root", str(root))[0] == 0
+    edit("docs/index.md", "## Where to go next\n", "## Where to go next\n\nIt has 9 venvs.\n")(root)
+    code, out = run("lint", "--root", str(root))
+    assert code == 1 and "docs/index.md:" in out and "[prose] count '9 venvs'" in out and "venvs.count" in out
+
+
+def test_an_allow_marker_without_a_reason_is_bad_input_and_changes_nothing(tmp_path: Path):
+    root = copy_repo(tmp_path / "repo")
+    page = root / "docs/index.md"
+    edit("docs/index.md", "## Where to go next\n", "## Where to go next\n\nIt has 9 venvs. <!-- docgen:allow -->\n")(root)
+    before = {p: p.read_bytes() for p in (root / "docs").rglob("*") if p.is_file()}
+    for command in ("check", "write", "lint"):
+        code, out = run(command, "--root", str(root))
+        assert code == 2 and "docs/index.md:" in out and "reason" in out, out
+    assert {p: p.read_bytes() for p in (root / "docs").rglob("*") if p.is_file()} == before
+    page.write_text(page.read_text().replace("<!-- docgen:allow -->", "<!-- docgen:allow an example count -->"))
+    assert run("check", "--root", str(root))[0] == 0
