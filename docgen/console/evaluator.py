@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -13,7 +14,9 @@ from typing import Any, Callable, Iterable
 from sybil import Document, Example, Region, Sybil
 
 from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
-from docgen.console.shell import CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell
+from docgen.console.shell import (
+    CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell, watchdog,
+)
 
 DEFAULT_IMAGE = "nmp-rl-base:hermetic"
 BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/docker-engine start)"
@@ -35,8 +38,10 @@ class ConsoleSession:
         self._client_factory = client_factory
         self.container: SessionContainer | None = None
         self._unavailable: str | None = None
-        self._workspace: tempfile.TemporaryDirectory[str] | None = None
+        self._workspace: Path | None = None
         self._shells: dict[tuple[str, str], PersistentShell] = {}
+        self.replaced = 0           # containers started again after a block broke one
+        self.oom_seen = 0
 
     # -- the container --------------------------------------------------------------------
     def ensure_container(self) -> SessionContainer:
@@ -64,6 +69,26 @@ class ConsoleSession:
             raise ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}") from None
         return client
 
+    def container_trouble(self) -> str | None:
+        """Why the session container cannot run the next block (None: it can). A block that ends PID 1
+        stops it; one that exhausts the pids limit leaves it unable to start a shell."""
+        if self.container is None:
+            return None
+        return self.container.trouble()
+
+    def replace_container(self) -> None:
+        """Drop every image shell and the container; the next image block starts a fresh one."""
+        for key in [k for k in self._shells if k[1] != "host"]:
+            self._shells.pop(key).kill()
+        if self.container is not None:
+            container, self.container = self.container, None
+            try:
+                container.remove()
+            except Exception:
+                pass   # a later session's reaper removes what is left (its owner, this process, is gone then)
+            self.replaced += 1
+            self.oom_seen = 0
+
     # -- shells -----------------------------------------------------------------------------
     def shell(self, document: str, where: str) -> PersistentShell:
         key = (document, where)
@@ -81,14 +106,21 @@ class ConsoleSession:
             shell.kill()
 
     def close_document(self, document: str) -> None:
+        """Close the page's shells. In the container, also end whatever the page left running and empty
+        /tmp, so each page starts clean; a container that cannot be reset is replaced."""
+        used_image = False
         for key in [k for k in self._shells if k[0] == document]:
-            self._shells.pop(key).close()
+            used_image |= key[1] != "host"
+            self._shells.pop(key).kill()
+        if used_image and self.container is not None and self.container.reset() is not None:
+            self.replace_container()
 
     def workspace(self) -> Path:
         if self._workspace is None:
-            self._workspace = tempfile.TemporaryDirectory(prefix="docgen-console-host-")
-            copy_worktree(self._repo(), Path(self._workspace.name))
-        return Path(self._workspace.name)
+            self._workspace = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
+            watchdog().watch_folder(self._workspace)     # removed even when this process is killed
+            copy_worktree(self._repo(), self._workspace)
+        return self._workspace
 
     def _repo(self) -> Path:
         if self.repo is None:
@@ -98,9 +130,10 @@ class ConsoleSession:
     def close(self) -> list[str]:
         """Stop every shell, remove the container; return ids of labelled containers still there."""
         for key in list(self._shells):
-            self._shells.pop(key).close()
+            self._shells.pop(key).kill()
         if self._workspace is not None:
-            self._workspace.cleanup()
+            shutil.rmtree(self._workspace, ignore_errors=True)
+            watchdog().forget_folder(self._workspace)
             self._workspace = None
         if self.container is None:
             return []
@@ -147,18 +180,38 @@ class ConsoleEvaluator:
             if os.environ.get(REQUIRE_ENV) == "1":
                 return f"{REQUIRE_ENV}=1 and {exc}"
             _skip(str(exc))
+        except Exception as exc:   # the container took no new shell: start a fresh one for what follows
+            if block.options.where == "host":
+                raise
+            trouble = session.container_trouble() or f"{type(exc).__name__}: {exc}"
+            session.replace_container()
+            return (f"{_relative(block.path)}:{block.line} [{block.test_id}] where=image\n"
+                    f"could not start a shell in the session container: {trouble}; "
+                    "a fresh session container runs the blocks that follow")
 
         header = f"{_relative(block.path)}:{block.line} [{block.test_id}] where={block.options.where}"
+        in_image = block.options.where != "host"
         problems: list[str] = []
         new_steps: list[ShellStep] = []
         for step in block.steps:
             try:
                 result = shell.run(step.command, block.options.timeout)
-            except ShellError as exc:
+            except Exception as exc:   # ShellError, or the engine refusing the exec socket
                 session.discard_shell(example.path, block.options.where)
-                partial = exc.output.splitlines()
-                reason = f"timed out after {block.options.timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
-                problems += [f"$ {step.command}", f"{reason}; the shell was killed and the page continues in a fresh one"]
+                partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
+                if isinstance(exc, CommandTimeout):
+                    reason = f"timed out after {block.options.timeout:g} s"
+                elif isinstance(exc, ShellError):
+                    reason = str(exc)
+                else:
+                    reason = f"the shell's connection failed ({type(exc).__name__}: {exc})"
+                trouble = session.container_trouble() if in_image else None
+                if trouble:
+                    session.replace_container()
+                    follow = f"{trouble}; a fresh session container runs the blocks that follow"
+                else:
+                    follow = "the shell was killed and the page continues in a fresh one"
+                problems += [f"$ {step.command}", f"{reason}; {follow}"]
                 if partial:
                     problems += ["output so far:", *("  " + line for line in partial[-20:])]
                 return "\n".join([header, *problems])
@@ -166,6 +219,12 @@ class ConsoleEvaluator:
                 new_steps.append(step)
                 continue
             problems += _step_failure(step, result.output, result.exit_status)
+            if in_image and result.exit_status == 137 and session.container is not None:
+                kills = session.container.oom_kills()
+                if kills and kills > session.oom_seen:
+                    session.oom_seen = kills
+                    problems.append("the kernel killed a process of this block for memory: it went over the "
+                                    f"session container's memory limit ({session.container.memory_limit})")
             new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
         if not problems:
             return None
