@@ -219,7 +219,7 @@ class ConsoleEvaluator:
                 new_steps.append(step)
                 continue
             problems += _step_failure(step, result.output, result.exit_status)
-            if in_image and result.exit_status == 137 and session.container is not None:
+            if in_image and session.container is not None:   # one exec, only for a failing step
                 kills = session.container.oom_kills()
                 if kills and kills > session.oom_seen:
                     session.oom_seen = kills

@@ -112,7 +112,7 @@ class PersistentShell:
             (
                 f"IFS= read -r -d '' __docgen_command <<'{delimiter}'\n{command}\n{delimiter}\n"
                 f"__docgen_t0={_digits('EPOCHREALTIME')}; eval \"$__docgen_command\" </dev/null; __docgen_s=$?; "
-                f"__docgen_t1={_digits('EPOCHREALTIME')}; {{ : >&1; }} 2>/dev/null && __docgen_o=1 || __docgen_o=0; "
+                f"__docgen_t1={_digits('EPOCHREALTIME')}; [ -e /dev/fd/1 ] && __docgen_o=1 || __docgen_o=0; "
                 "IFS= read -r __docgen_k; "
                 f"printf '%s %s %s %s %s\\n' \"$__docgen_k\" $__docgen_s $__docgen_t0 $__docgen_t1 $__docgen_o >&{CONTROL_FD}; "
                 "[ $__docgen_o = 1 ] && printf '\\n%s\\n' \"$__docgen_k\"; unset __docgen_k\n"
