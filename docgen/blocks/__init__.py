@@ -114,6 +114,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     blocks: list[Block] = []
     values: list[InlineValue] = []
     fence: str | None = None
+    fence_index = 0
     open_block: tuple[int, str, tuple, str] | None = None  # (index, generator, args, indent)
 
     def fail(index: int, message: str) -> InputError:
@@ -128,7 +129,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
             continue
         m = _FENCE.match(line)
         if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
-            fence = m.group("run")
+            fence, fence_index = m.group("run"), index
             continue
         value_open: tuple[str, int] | None = None
         for marker in _markers(line):
@@ -182,6 +183,13 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
             raise fail(index, f"docgen:value {value_open[0]} is not closed by docgen:end-value on the same line")
     if open_block is not None:
         raise fail(open_block[0], f"docgen:begin {open_block[1]} is never closed by docgen:end {open_block[1]}")
+    if fence is not None:
+        # An unclosed fence runs to the end of the page, so every marker after it would silently become
+        # code and its block would never be checked again.
+        hidden = next((i for i in range(fence_index + 1, len(lines)) if _MARKER.search(lines[i])), None)
+        if hidden is not None:
+            raise fail(fence_index, f"code fence {fence} is never closed, so the docgen marker at line {hidden + 1} "
+                                    "would be read as code; close the fence")
     return Document(path, lines, tuple(blocks), tuple(values))
 
 

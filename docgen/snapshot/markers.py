@@ -66,6 +66,9 @@ def evaluate(marker: str, env: tuple[tuple[str, str], ...], activated: set[str] 
     return _eval(node, activated)
 
 
+MAX_DEPTH = 100   # real markers nest two or three deep
+
+
 class MarkerError(ValueError):
     """A marker string that is not PEP 508; the lock reader reports it with the edge's file and line."""
 
@@ -100,6 +103,11 @@ def _parse(marker: str) -> list:
     if tree is None:
         text = _GROUP_VAR.sub(r"extra\1", marker) if "group" in marker else marker
         tokens = _tokenize(text)
+        depth = 0
+        for kind, word in tokens:
+            depth += (word == "(") - (word == ")") if kind == "paren" else 0
+            if depth > MAX_DEPTH:   # the parser recurses once per parenthesis
+                raise MarkerError(f"marker nests parentheses more than {MAX_DEPTH} deep: {marker[:80]!r}...")
         tree, end = _parse_expr(tokens, 0, text)
         if end != len(tokens):
             raise MarkerError(f"unexpected {tokens[end][1]!r} in marker {marker!r}")
