@@ -22,6 +22,7 @@ DEFAULT_IMAGE = "nmp-rl-base:hermetic"
 BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/docker-engine start)"
 UPDATE_ENV = "DOCGEN_CONSOLE_UPDATE"
 REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
+MAX_DIFF_LINES = 2000
 
 
 class ImageUnavailable(Exception):
@@ -150,8 +151,12 @@ def _step_failure(step: ShellStep, output: list[str], status: int | None) -> lis
         lines.append(f"exit status: expected {step.exit_status}, got {status}")
     if not output_matches(step.expected, output):
         lines.append("output (- expected, + actual):")
-        diff = difflib.unified_diff(list(step.expected), output, lineterm="", n=3)
+        # a runaway block's megabytes would make the diff slow and the report unreadable: diff the start
+        shown = output[:MAX_DIFF_LINES]
+        diff = difflib.unified_diff(list(step.expected), shown, lineterm="", n=3)
         lines.extend(line for line in list(diff)[2:])   # drop the ---/+++ file header
+        if len(output) > len(shown):
+            lines.append(f"(and {len(output) - len(shown)} more output lines not shown)")
     return lines
 
 

@@ -37,6 +37,7 @@ KEEPALIVE = ["/bin/sh", "-c", "exec sleep infinity"]
 # setsid makes bash lead its own process group, so a timeout can kill the command's whole tree.
 SHELL_ARGV = ["setsid", "-w", "bash", "--noprofile", "--norc"]
 CONTROL_FD = 9
+MAX_OUTPUT_BYTES = 64 * 2**20   # one command's output; more is a runaway (`yes`), not a transcript
 STDOUT, CONTROL = 1, 2     # stream ids: the command's output, and the end-of-command records
 
 
@@ -57,6 +58,10 @@ class ShellExited(ShellError):
 
 
 class StdoutClosed(ShellError):
+    pass
+
+
+class OutputTooLarge(ShellError):
     pass
 
 
@@ -86,7 +91,8 @@ class PersistentShell:
 
     def __init__(self, transport: Transport, start_timeout: float = 30.0) -> None:
         self._transport = transport
-        self._out = b""
+        self._out = bytearray()    # appended in place: a block printing tens of MB stays linear
+        self._searched = 0         # how far the stdout fence has been looked for
         self._ctl = b""
         self._stdout_ended = False
         self.pid = 0
@@ -144,29 +150,37 @@ class PersistentShell:
             if fields is not None:
                 # with stdout still open (last field 1, or the start-up record) the fence follows
                 if len(fields) == 4 and fields[3] != "1":
-                    output, self._out = self._out, b""
+                    output, self._out, self._searched = bytes(self._out), bytearray(), 0
                     return fields, output
-                at = self._out.find(fence)
+                at = self._out.find(fence, max(0, self._searched - len(fence)))
+                self._searched = len(self._out)
                 if at >= 0:
-                    output = self._out[:at]
-                    self._out = self._out[at + len(fence):]
+                    output = bytes(self._out[:at])
+                    del self._out[:at + len(fence)]
+                    self._searched = 0
                     return fields, output
             remaining = deadline - time.monotonic()
-            partial = self._out.decode("utf-8", errors="replace")
             if remaining <= 0:
                 self.kill()
-                raise CommandTimeout("timed out", partial)
+                raise CommandTimeout("timed out", self._partial())
+            if len(self._out) > MAX_OUTPUT_BYTES:
+                self.kill()
+                raise OutputTooLarge(f"the command printed more than {MAX_OUTPUT_BYTES // 2**20} MiB, the runner's cap",
+                                     self._partial())
             try:
                 stream, chunk = self._transport.recv(remaining)
             except TimeoutError:
                 continue
             if not chunk:
                 self.close()
-                raise ShellExited(f"the shell ended (an `exit`, or a fatal error) while {what}", partial)
+                raise ShellExited(f"the shell ended (an `exit`, or a fatal error) while {what}", self._partial())
             if stream == CONTROL:
                 self._ctl = self._ctl[-4096:] + chunk   # junk a block writes to fd 9 cannot grow it
             else:
                 self._out += chunk
+
+    def _partial(self) -> str:
+        return bytes(self._out[-8192:]).decode("utf-8", errors="replace")   # the tail is what a reader needs
 
     def kill(self) -> None:
         """Kill the shell and everything it started, then drop the connection."""

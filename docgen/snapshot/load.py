@@ -16,6 +16,8 @@ from docgen.io import read_input, read_json_object
 from docgen.names import normalize
 
 FORMAT = 1
+# NeMo-RL registers about 30 actors; the cap keeps `docgen check` well under 2 s however a snapshot grows.
+MAX_ACTORS = 5_000
 # Platform the install sets are computed for: the image is built for linux/amd64 with CPython 3.13.
 PLATFORM = "linux x86_64, CPython 3.13"
 
@@ -234,6 +236,10 @@ def load_snapshot(path: str | Path) -> Snapshot:
     for where, problem in schema_errors(data):
         raise InputError(path, _line_of_path(text, where),
                          f"malformed snapshot: {key_path(where)} {problem}; re-run `docgen snapshot`")
+    if len(data["registry"]["actors"]) > MAX_ACTORS:
+        raise InputError(path, _line_of_path(text, ("registry", "actors")),
+                         f"the registry holds {len(data['registry']['actors'])} actors, over docgen's cap of "
+                         f"{MAX_ACTORS}; the pages would hold tables no reader could use")
     try:
         project = data["project"]
         reg = data["registry"]

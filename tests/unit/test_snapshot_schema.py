@@ -125,3 +125,19 @@ def test_deep_nesting_is_checked_without_recursion():
         deep = [deep]
     problems = list(schema_errors({**json.loads(SNAPSHOT.read_text()), "provenance": {}, "format": deep}))
     assert [key_path(p) for p, _ in problems] == ["format"]
+
+
+def test_a_registry_over_the_actor_cap_is_bad_input(original, tmp_path):
+    from docgen.snapshot.load import MAX_ACTORS
+
+    data = copy.deepcopy(original)
+    first = data["registry"]["actors"][0]
+    data["registry"]["actors"] = [{**first, "actor": f"{first['actor']}{i}"} for i in range(MAX_ACTORS + 1)]
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_snapshot(snap)
+    assert f"holds {MAX_ACTORS + 1} actors, over docgen's cap of {MAX_ACTORS}" in err.value.message
+    data["registry"]["actors"] = data["registry"]["actors"][:MAX_ACTORS]
+    snap.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert len(load_snapshot(snap).registry.entries) == MAX_ACTORS
