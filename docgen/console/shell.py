@@ -114,14 +114,16 @@ class PersistentShell:
         # The command travels in a quoted here-document and runs through eval: a syntax error then
         # fails only this command (status 2) instead of leaving bash waiting for the rest of it.
         # </dev/null keeps a command that reads stdin from eating the next command (and the token).
+        # `builtin` everywhere: a block that defines a function called printf, read or eval must not be
+        # able to rewrite the status it reports
         self._transport.send(
             (
-                f"IFS= read -r -d '' __docgen_command <<'{delimiter}'\n{command}\n{delimiter}\n"
-                f"__docgen_t0={_digits('EPOCHREALTIME')}; eval \"$__docgen_command\" </dev/null; __docgen_s=$?; "
-                f"__docgen_t1={_digits('EPOCHREALTIME')}; [ -e /dev/fd/1 ] && __docgen_o=1 || __docgen_o=0; "
-                "IFS= read -r __docgen_k; "
-                f"printf '%s %s %s %s %s\\n' \"$__docgen_k\" $__docgen_s $__docgen_t0 $__docgen_t1 $__docgen_o >&{CONTROL_FD}; "
-                "[ $__docgen_o = 1 ] && printf '\\n%s\\n' \"$__docgen_k\"; unset __docgen_k\n"
+                f"IFS= builtin read -r -d '' __docgen_command <<'{delimiter}'\n{command}\n{delimiter}\n"
+                f"__docgen_t0={_digits('EPOCHREALTIME')}; builtin eval \"$__docgen_command\" </dev/null; __docgen_s=$?; "
+                f"__docgen_t1={_digits('EPOCHREALTIME')}; builtin test -e /dev/fd/1 && __docgen_o=1 || __docgen_o=0; "
+                "IFS= builtin read -r __docgen_k; "
+                f"builtin printf '%s %s %s %s %s\\n' \"$__docgen_k\" $__docgen_s $__docgen_t0 $__docgen_t1 $__docgen_o >&{CONTROL_FD}; "
+                "builtin test $__docgen_o = 1 && builtin printf '\\n%s\\n' \"$__docgen_k\"; builtin unset __docgen_k\n"
                 f"{token}\n"
             ).encode()
         )
@@ -438,8 +440,8 @@ def reap_orphans(client: Any) -> list[str]:
             try:
                 container.remove(force=True)
                 removed.append(container.id)
-            except Exception as exc:   # another session reaping the same orphan got there first
-                if getattr(exc, "status_code", None) != 404:
+            except Exception as exc:   # another session reaping the same orphan got there first (gone, or
+                if getattr(exc, "status_code", None) not in (404, 409):   # its removal already in progress)
                     raise
     return removed
 

@@ -60,6 +60,19 @@ def test_forged_or_lookalike_end_records_do_not_end_a_command(tmp_path):
         shell.close()
 
 
+def test_functions_shadowing_the_protocols_commands_cannot_rewrite_a_status(tmp_path):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        shadow = ("printf() { builtin printf '%s 0 0 0 1\\n\\n%s\\n' \"$2\" \"$2\" >&9; }; "
+                  "read() { builtin read \"$@\"; }; test() { return 0; }; eval() { builtin eval \"$@\"; }")
+        assert shell.run(shadow, 5).exit_status == 0
+        result = shell.run("echo visible; false", 5)
+        assert (result.output, result.exit_status) == (["visible"], 1)
+        assert shell.run("unset -f printf read test eval; printf 'ok\\n'", 5).output == ["ok"]
+    finally:
+        shell.close()
+
+
 @pytest.fixture(scope="module")
 def comma_locale(tmp_path_factory):
     """de_DE.UTF-8 compiled into a private LOCPATH (nothing installed system-wide)."""
