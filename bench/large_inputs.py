@@ -9,7 +9,7 @@ reported as such. Cases:
 
 - dockerfile-arg-1mb / -10mb: an `ARG` whose default value is 1 MB / 10 MB  (`docgen inventory`)
 - dockerfile-backtick-2mb:   a 2 MB `RUN` line of backtick-escaped words under `# escape=\``
-- page-backtick-2mb:          a 2 MB prose line of backtick runs on a page   (`docgen check PAGE`)
+- page-backtick-2mb:          a 2 MB prose line of unmatched backtick runs   (`docgen check PAGE`)
 - registry-5000/50000-actors:  a snapshot whose registry holds 5,000 (the cap) / 50,000 actors  (`docgen check`)
 - console-output-31mb:        a console command printing 31 MB, read and matched by the runner
 - page-31mb-block:            a page with 31 MB inside a generated block (over docgen.io.MAX_INPUT_BYTES)
@@ -92,7 +92,7 @@ def _scratch_project(work: Path, page: str) -> Path:
 
 
 def case_page_backtick(work: Path) -> tuple[list[str], Path]:
-    line = "`a`` " * (2 * 2**20 // 5)
+    line = " ".join("`" * i for i in range(1, 2000))   # 2 MB of backtick runs, none closed: the worst case
     project = _scratch_project(work, f"# Page\n\n{line}\n\n<!-- docgen:begin filter-table -->\n<!-- docgen:end filter-table -->\n")
     return ["check", "page.md"], project
 

@@ -24,7 +24,8 @@ from docgen.errors import InputError
 _MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
 # Any indentation and block-quote prefix: fences sit in list items, admonitions and quotes (superfences).
 _FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")   # the definition _code_spans implements
+_BACKTICKS = re.compile(r"`+")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # Lines end at "\n" only: str.splitlines would also split at \x1c-\x1e, \x0c, \u2028..., which editors
 # and GitHub do not, and the line numbers in messages would be wrong.
@@ -96,7 +97,28 @@ class ValueChange(NamedTuple):
 # ----------------------------------------------------------------------------------------------- parsing
 
 def _code_spans(line: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _CODE_SPAN.finditer(line)]
+    """Inline code spans of a line: a backtick run up to the next run of the same length. One pass over the
+    runs with a forward-only cursor per length, so a line of thousands of unmatched runs stays linear (a
+    regex search from each run would rescan the rest of the line every time)."""
+    runs = [m.span() for m in _BACKTICKS.finditer(line)]
+    by_length: dict[int, list[int]] = {}
+    for index, (a, b) in enumerate(runs):
+        by_length.setdefault(b - a, []).append(index)
+    cursor = dict.fromkeys(by_length, 0)
+    spans, index = [], 0
+    while index < len(runs):
+        a, b = runs[index]
+        same, at = by_length[b - a], cursor[b - a]
+        while at < len(same) and same[at] <= index:
+            at += 1
+        cursor[b - a] = at
+        if at < len(same):
+            closing = same[at]
+            spans.append((a, runs[closing][1]))
+            index = closing + 1
+        else:
+            index += 1   # no closing run: these backticks are literal text
+    return spans
 
 
 def _markers(line: str):

@@ -215,3 +215,19 @@ def test_malformed_marker_anywhere_is_reported_with_its_line(before, broken, aft
     assert words in err.value.message
     first_marker = before.count("\n") + 1
     assert first_marker <= err.value.line <= first_marker + 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="`` a", max_size=60))
+def test_code_spans_agree_with_the_regex_definition(line):
+    from docgen.blocks import _CODE_SPAN, _code_spans
+
+    assert _code_spans(line) == [m.span() for m in _CODE_SPAN.finditer(line)]
+
+
+def test_code_spans_are_linear_on_thousands_of_unmatched_runs():
+    from docgen.blocks import _code_spans
+
+    line = " ".join("`" * i for i in range(1, 2000))    # 2 MB: every run is unmatched
+    assert _code_spans(line) == []
+    assert _code_spans("`a` " + line) == [(0, 3)]
