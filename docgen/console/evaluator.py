@@ -17,6 +17,7 @@ from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_m
 from docgen.console.shell import (
     CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell, watchdog,
 )
+from docgen.io import Output, decode, read_bytes, write_files
 
 DEFAULT_IMAGE = "nmp-rl-base:hermetic"
 BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/docker-engine start)"
@@ -258,22 +259,14 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
     shift = sum(delta for at, delta in shifts if at < block.body_start)
     original = document.text[block.body_start:block.body_end]
     path = Path(document.path)
-    current = path.read_text(encoding="utf-8")
+    raw = read_bytes(path, "the page")
+    current = decode(path, raw, "the page")
     start, end = block.body_start + shift, block.body_end + shift
     if current[start:end] != original:
         raise RuntimeError(f"{path}:{block.line}: the block changed on disk during the run; not updating it")
     body = "".join(line + "\n" for line in render_steps(steps))
-    text = current[:start] + body + current[end:]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    # the one writer: atomic, and it refuses a page saved by someone else since it was read just above
+    write_files(path.parent, [Output(path, current[:start] + body + current[end:], raw, check_expected=True)])
     shifts.append((block.body_start, len(body) - len(original)))
 
 
