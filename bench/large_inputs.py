@@ -12,7 +12,8 @@ reported as such. Cases:
 - page-backtick-2mb:          a 2 MB prose line of unmatched backtick runs   (`docgen check PAGE`)
 - registry-5000/50000-actors:  a snapshot whose registry holds 5,000 (the cap) / 50,000 actors  (`docgen check`)
 - console-output-31mb:        a console command printing 31 MB, read and matched by the runner
-- page-31mb-block:            a page with 31 MB inside a generated block (over docgen.io.MAX_INPUT_BYTES)
+- page-15mb/31mb-block:       a page with 15 MB / 31 MB of stale text inside a generated block (the
+                              second is over docgen.io.MAX_INPUT_BYTES, 16 MiB)
 """
 
 from __future__ import annotations
@@ -97,8 +98,8 @@ def case_page_backtick(work: Path) -> tuple[list[str], Path]:
     return ["check", "page.md"], project
 
 
-def case_page_31mb_block(work: Path) -> tuple[list[str], Path]:
-    body = ("| stale | row |\n" * (31 * 2**20 // 16))
+def case_page_block(work: Path, size: int) -> tuple[list[str], Path]:
+    body = ("| stale | row |\n" * (size // 16))
     project = _scratch_project(work, f"# Page\n\n<!-- docgen:begin filter-table -->\n{body}<!-- docgen:end filter-table -->\n")
     return ["check", "page.md"], project
 
@@ -148,7 +149,8 @@ def main() -> int:
         "dockerfile-arg-10mb": lambda w: (case_dockerfile_arg(w, 10 * 2**20), _project_dir(w)),
         "dockerfile-backtick-2mb": lambda w: (case_dockerfile_backtick(w), _project_dir(w)),
         "page-backtick-2mb": case_page_backtick,
-        "page-31mb-block": case_page_31mb_block,
+        "page-15mb-block": lambda w: case_page_block(w, 15 * 2**20),     # under the cap
+        "page-31mb-block": lambda w: case_page_block(w, 31 * 2**20),
         "registry-5000-actors": lambda w: case_registry_actors(w, 5_000),     # at the cap
         "registry-50000-actors": lambda w: case_registry_actors(w, 50_000),
         "console-output-31mb": lambda w: ([], w),

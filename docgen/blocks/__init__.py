@@ -26,6 +26,7 @@ _MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|
 _FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")   # the definition _code_spans implements
 _BACKTICKS = re.compile(r"`+")
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # Lines end at "\n" only: str.splitlines would also split at \x1c-\x1e, \x0c, \u2028..., which editors
 # and GitHub do not, and the line numbers in messages would be wrong.
@@ -122,6 +123,8 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
 
 
 def _markers(line: str):
+    if "docgen:" not in line:   # most lines: skip the regex and the code-span scan
+        return
     spans = _code_spans(line) if "`" in line else []
     for m in _MARKER.finditer(line):
         if not any(a <= m.start() < b for a, b in spans):
@@ -145,11 +148,11 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     for index, raw in enumerate(lines):
         line = raw.rstrip("\r\n")
         if fence is not None:
-            m = _FENCE.match(line)
+            m = _FENCE.match(line) if fence[0] in line else None
             if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
                 fence = None
             continue
-        m = _FENCE.match(line)
+        m = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
             fence, fence_index = m.group("run"), index
             continue
@@ -332,7 +335,7 @@ def block_diff(change: BlockChange) -> str:
     offset = change.block.begin + 1
     out = []
     for line in lines:
-        m = re.match(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", line)
+        m = _HUNK.match(line) if line.startswith("@@") else None
         if m:
             line = f"@@ -{int(m.group(1)) + offset}{m.group(2) or ''} +{int(m.group(3)) + offset}{m.group(4) or ''} @@\n"
         out.append(line if line.endswith("\n") else line + "\n")
