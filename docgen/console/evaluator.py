@@ -15,7 +15,7 @@ from sybil import Document, Example, Region, Sybil
 
 from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
 from docgen.console.shell import (
-    CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell, watchdog,
+    PIDS_LIMIT, CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell, watchdog,
 )
 from docgen.io import Output, decode, read_bytes, write_files
 
@@ -24,6 +24,8 @@ BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/
 UPDATE_ENV = "DOCGEN_CONSOLE_UPDATE"
 REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
 MAX_DIFF_LINES = 2000
+# what bash and coreutils print when fork() fails under the container's pids limit
+_PIDS_SIGNS = ("fork: retry: Resource temporarily unavailable", "fork: Resource temporarily unavailable")
 
 
 class ImageUnavailable(Exception):
@@ -218,6 +220,8 @@ class ConsoleEvaluator:
                 else:
                     follow = "the shell was killed and the page continues in a fresh one"
                 problems += [f"$ {step.command}", f"{reason}; {follow}"]
+                if in_image and any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
+                    problems.append(f"the block ran into the session container's limit of {PIDS_LIMIT} processes")
                 if partial:
                     problems += ["output so far:", *("  " + line for line in partial[-20:])]
                 return "\n".join([header, *problems])

@@ -37,6 +37,7 @@ KEEPALIVE = ["/bin/sh", "-c", "exec sleep infinity"]
 # setsid makes bash lead its own process group, so a timeout can kill the command's whole tree.
 SHELL_ARGV = ["setsid", "-w", "bash", "--noprofile", "--norc"]
 CONTROL_FD = 9
+PIDS_LIMIT = 256
 MAX_OUTPUT_BYTES = 64 * 2**20   # one command's output; more is a runaway (`yes`), not a transcript
 STDOUT, CONTROL = 1, 2     # stream ids: the command's output, and the end-of-command records
 
@@ -460,7 +461,7 @@ def hardened_run_options(session_id: str) -> dict[str, Any]:
         read_only=True,
         tmpfs={"/tmp": "rw,size=64m"},
         mem_limit=os.environ.get("DOCGEN_CONSOLE_MEMORY", "2g"),
-        pids_limit=256,
+        pids_limit=PIDS_LIMIT,
         init=True,
     )
 

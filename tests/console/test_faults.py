@@ -86,6 +86,7 @@ def test_exhausting_pids_fails_that_block_only(tmp_path, runner_image, docker_cl
     message = outcomes["page.md::bomb::1"].message
     assert "timed out after 8 s" in message
     assert "fresh session container" in message or "continues in a fresh one" in message
+    assert "limit of 256 processes" in message
     assert "Traceback" not in proc.stdout
     assert docker_client.containers.list(all=True, filters={"label": f"{SESSION_LABEL}={session_id}"}) == []
 
