@@ -492,12 +492,18 @@ class SessionContainer:
         self.client = client
         self.image = image
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()   # re-entered when SIGTERM arrives during remove()
         self.reaped = reap_orphans(client)
         options = hardened_run_options(self.session_id)
         self.memory_limit = options["mem_limit"]
-        self.container = client.containers.run(image, **options)
-        _register_cleanup(self)
+        self.container = None
+        try:
+            self.container = client.containers.run(image, **options)
+            _register_cleanup(self)
+        except BaseException:
+            # interrupted (Ctrl-C) after the engine made the container but before it was registered
+            self._remove_own_by_label()
+            raise
 
     @property
     def id(self) -> str:
@@ -550,16 +556,25 @@ class SessionContainer:
 
     def remove(self) -> None:
         with self._lock:
-            if self.container is None:
+            container = self.container
+            if container is None:
                 return
-            container, self.container = self.container, None
-        try:
-            container.remove(force=True)
-        except Exception as exc:   # already gone is fine; anything else shows up in leftovers()
-            if getattr(exc, "status_code", None) != 404:
-                raise
-        finally:
+            try:
+                container.remove(force=True)
+            except Exception as exc:   # already gone is fine; anything else shows up in leftovers()
+                if getattr(exc, "status_code", None) not in (404, 409):
+                    raise
+            # only now: a Ctrl-C during the call above leaves it registered, and the exit handler retries
+            self.container = None
             _live.discard(self)
+
+    def _remove_own_by_label(self) -> None:
+        try:
+            mine = {"label": [f"{SESSION_LABEL}={self.session_id}", f"{OWNER_PID_LABEL}={os.getpid()}"]}
+            for container in self.client.containers.list(all=True, filters=mine):
+                container.remove(force=True)
+        except Exception:
+            pass   # the next session's reaper removes it once this process is gone
 
     def leftovers(self) -> list[str]:
         """Ids of containers still carrying this session's label (should be none after remove)."""
