@@ -84,6 +84,7 @@ class Transport(Protocol):
 
 def _digits(var: str) -> str:
     # $EPOCHREALTIME uses the locale's decimal point; keeping only the digits gives microseconds anywhere
+    # (bash before 5.0 has no $EPOCHREALTIME: empty, reported as 0)
     return "${" + var + "//[!0-9]/}"
 
 
@@ -95,7 +96,6 @@ class PersistentShell:
         self._out = bytearray()    # appended in place: a block printing tens of MB stays linear
         self._searched = 0         # how far the stdout fence has been looked for
         self._ctl = b""
-        self._stdout_ended = False
         self.pid = 0
         token = secrets.token_hex(16)
         # fd 9 keeps the original stderr as the control channel; stderr then joins stdout for the whole
@@ -123,7 +123,7 @@ class PersistentShell:
                 f"__docgen_t0={_digits('EPOCHREALTIME')}; builtin eval \"$__docgen_command\" </dev/null; __docgen_s=$?; "
                 f"__docgen_t1={_digits('EPOCHREALTIME')}; builtin test -e /dev/fd/1 && __docgen_o=1 || __docgen_o=0; "
                 "IFS= builtin read -r __docgen_k; "
-                f"builtin printf '%s %s %s %s %s\\n' \"$__docgen_k\" $__docgen_s $__docgen_t0 $__docgen_t1 $__docgen_o >&{CONTROL_FD}; "
+                f"builtin printf '%s %s %s %s %s\\n' \"$__docgen_k\" $__docgen_s ${{__docgen_t0:-0}} ${{__docgen_t1:-0}} $__docgen_o >&{CONTROL_FD}; "
                 "builtin test $__docgen_o = 1 && builtin printf '\\n%s\\n' \"$__docgen_k\"; builtin unset __docgen_k\n"
                 f"{token}\n"
             ).encode()
