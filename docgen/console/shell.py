@@ -577,8 +577,10 @@ class SessionContainer:
             pass   # the next session's reaper removes it once this process is gone
 
     def leftovers(self) -> list[str]:
-        """Ids of containers still carrying this session's label (should be none after remove)."""
-        found = self.client.containers.list(all=True, filters={"label": f"{SESSION_LABEL}={self.session_id}"})
+        """Ids of this process's containers still carrying this session's label (none after remove). The
+        owner filter keeps a concurrent session that was given the same session id out of it."""
+        mine = [f"{SESSION_LABEL}={self.session_id}", f"{OWNER_PID_LABEL}={os.getpid()}"]
+        found = self.client.containers.list(all=True, filters={"label": mine})
         return [c.id for c in found]
 
 
