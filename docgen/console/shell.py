@@ -568,13 +568,20 @@ class SessionContainer:
             self.container = None
             _live.discard(self)
 
-    def _remove_own_by_label(self) -> None:
-        try:
-            mine = {"label": [f"{SESSION_LABEL}={self.session_id}", f"{OWNER_PID_LABEL}={os.getpid()}"]}
-            for container in self.client.containers.list(all=True, filters=mine):
-                container.remove(force=True)
-        except Exception:
-            pass   # the next session's reaper removes it once this process is gone
+    def _remove_own_by_label(self, attempts: int = 5) -> None:
+        # The engine may still be creating a container whose request was cut short, so look a few times
+        # (about a second, and only on this path); whatever appears later, the next session reaps.
+        mine = {"label": [f"{SESSION_LABEL}={self.session_id}", f"{OWNER_PID_LABEL}={os.getpid()}"]}
+        for attempt in range(attempts):
+            try:
+                found = self.client.containers.list(all=True, filters=mine)
+                for container in found:
+                    container.remove(force=True)
+                if found:
+                    return
+            except Exception:
+                pass
+            time.sleep(0.2)
 
     def leftovers(self) -> list[str]:
         """Ids of this process's containers still carrying this session's label (none after remove). The
