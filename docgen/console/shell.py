@@ -327,16 +327,17 @@ class HostProcessTransport:
 # --- the watchdog -------------------------------------------------------------------------------
 
 # A separate process that outlives this one: it reads registrations on stdin and, when the pipe ends (this
-# process exited, however it exited, SIGKILL included), kills the registered process groups and removes the
-# registered folders. Only this process holds the pipe's write end.
-WATCHDOG_SOURCE = r"""
+# process exited, however it exited, SIGKILL included), kills the registered process groups, removes the
+# registered folders and the registered session containers. Only this process holds the pipe's write end.
+WATCHDOG_SOURCE = r"""# docgen-console-watchdog
 import os, shutil, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-groups, folders = set(), set()
+groups, folders, containers = set(), set(), set()
+verbs = {"group": groups.add, "forget-group": groups.discard, "folder": folders.add,
+         "forget-folder": folders.discard, "container": containers.add, "forget-container": containers.discard}
 for line in sys.stdin.buffer:
     verb, _, arg = line.decode().rstrip("\n").partition(" ")
-    {"group": groups.add, "forget-group": groups.discard,
-     "folder": folders.add, "forget-folder": folders.discard}.get(verb, lambda a: None)(arg)
+    verbs.get(verb, lambda a: None)(arg)
 for pgid in groups:
     try:
         os.killpg(int(pgid), signal.SIGKILL)
@@ -344,36 +345,58 @@ for pgid in groups:
         pass
 for folder in folders:
     shutil.rmtree(folder, ignore_errors=True)
+if containers:
+    try:
+        import docker
+        client = docker.from_env(timeout=60)
+        for container in containers:
+            try:
+                client.api.remove_container(container, force=True)
+            except Exception:
+                pass
+    except Exception:
+        pass   # no engine: the next session's reaper removes them
 """
 
 
 class Watchdog:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()   # re-entered when SIGTERM's clean-up runs during a registration
         self._proc: subprocess.Popen[bytes] | None = None
 
-    def _send(self, line: str) -> None:
+    def _send(self, line: str, *, start: bool = True) -> None:
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
+                if not start:      # nothing to forget in a watchdog that is not running
+                    return
                 self._proc = subprocess.Popen(
                     [sys.executable, "-I", "-c", WATCHDOG_SOURCE], stdin=subprocess.PIPE,
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                 )
             assert self._proc.stdin is not None
-            self._proc.stdin.write((line + "\n").encode())
-            self._proc.stdin.flush()
+            try:
+                self._proc.stdin.write((line + "\n").encode())
+                self._proc.stdin.flush()
+            except OSError:
+                pass   # it died; the next registration starts another
 
     def watch_group(self, pgid: int) -> None:
         self._send(f"group {pgid}")
 
     def forget_group(self, pgid: int) -> None:
-        self._send(f"forget-group {pgid}")
+        self._send(f"forget-group {pgid}", start=False)
+
+    def watch_container(self, container_id: str) -> None:
+        self._send(f"container {container_id}")
+
+    def forget_container(self, container_id: str) -> None:
+        self._send(f"forget-container {container_id}", start=False)
 
     def watch_folder(self, path: Path) -> None:
         self._send(f"folder {path}")
 
     def forget_folder(self, path: Path) -> None:
-        self._send(f"forget-folder {path}")
+        self._send(f"forget-folder {path}", start=False)
 
     @property
     def pid(self) -> int | None:
@@ -500,6 +523,7 @@ class SessionContainer:
         try:
             self.container = client.containers.run(image, **options)
             _register_cleanup(self)
+            watchdog().watch_container(self.container.id)   # removed even if this process is SIGKILLed
         except BaseException:
             # interrupted (Ctrl-C) after the engine made the container but before it was registered
             self._remove_own_by_label()
@@ -567,6 +591,7 @@ class SessionContainer:
             # only now: a Ctrl-C during the call above leaves it registered, and the exit handler retries
             self.container = None
             _live.discard(self)
+            watchdog().forget_container(container.id)
 
     def _remove_own_by_label(self, attempts: int = 5) -> None:
         # The engine may still be creating a container whose request was cut short, so look a few times

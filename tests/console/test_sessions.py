@@ -9,6 +9,7 @@ import subprocess
 import textwrap
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -114,18 +115,59 @@ SLOW_PAGE = textwrap.dedent(
 QUICK_PAGE = "# Quick\n\n```console\n$ echo quick\nquick\n```\n"
 
 
+def _watchdog_of(pid: int) -> int:
+    """The console watchdog a docs session started (a child process running the watchdog source)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b"docgen-console-watchdog" in cmdline:
+            return int(stat.parent.name)
+    raise AssertionError(f"process {pid} has no console watchdog")
+
+
+def _gone(docker_client, session_id: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _containers(docker_client, session_id):
+            return True
+        time.sleep(0.2)
+    return False
+
+
 @pytest.mark.docker
-def test_a_sigkilled_session_leaves_a_container_the_next_session_removes(tmp_path, docker_client, runner_image):
+def test_a_sigkilled_session_has_its_container_removed_by_its_watchdog(tmp_path, docker_client, runner_image):
+    session_id = f"issue-12-{uuid.uuid4().hex}"
+    child = start_page(tmp_path / "killed", SLOW_PAGE.format(seconds=300),
+                       env={"NMP_RL_BASE_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id})
+    try:
+        _wait_for_container(docker_client, session_id, child)
+        time.sleep(1)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        assert _gone(docker_client, session_id, 60), "the watchdog did not remove the SIGKILLed session's container"
+    finally:
+        child.kill()
+        for leftover in _containers(docker_client, session_id):
+            leftover.remove(force=True)
+
+
+@pytest.mark.docker
+def test_a_session_killed_with_its_watchdog_leaves_a_container_the_next_session_removes(tmp_path, docker_client, runner_image):
     killed_id, next_id = f"issue-12-{uuid.uuid4().hex}", f"issue-12-{uuid.uuid4().hex}"
     child = start_page(tmp_path / "killed", SLOW_PAGE.format(seconds=300),
                        env={"NMP_RL_BASE_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": killed_id})
     try:
         container = _wait_for_container(docker_client, killed_id, child)
         time.sleep(1)                   # let the block's shell start in it
+        os.kill(_watchdog_of(child.pid), signal.SIGKILL)   # as `kill -9` of everything would
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)
+        time.sleep(2)
         container.reload()
-        assert container.status == "running"          # SIGKILL runs no clean-up: the container is left over
+        assert container.status == "running"          # no clean-up ran: the container is left over
         outcomes, proc = run_page(tmp_path / "next", QUICK_PAGE,
                                   env={"NMP_RL_BASE_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": next_id})
         assert outcomes["page.md::quick::1"].outcome == "passed", proc.stdout
