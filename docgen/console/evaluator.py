@@ -222,6 +222,8 @@ class ConsoleEvaluator:
                 problems += [f"$ {step.command}", f"{reason}; {follow}"]
                 if in_image and any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
                     problems.append(f"the block ran into the session container's limit of {PIDS_LIMIT} processes")
+                if in_image and not trouble:
+                    problems += _oom_note(session)
                 if partial:
                     problems += ["output so far:", *("  " + line for line in partial[-20:])]
                 return "\n".join([header, *problems])
@@ -229,12 +231,8 @@ class ConsoleEvaluator:
                 new_steps.append(step)
                 continue
             problems += _step_failure(step, result.output, result.exit_status)
-            if in_image and session.container is not None:   # one exec, only for a failing step
-                kills = session.container.oom_kills()
-                if kills and kills > session.oom_seen:
-                    session.oom_seen = kills
-                    problems.append("the kernel killed a process of this block for memory: it went over the "
-                                    f"session container's memory limit ({session.container.memory_limit})")
+            if in_image:   # one exec, only for a failing step
+                problems += _oom_note(session)
             new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
         if not problems:
             return None
@@ -246,6 +244,18 @@ class ConsoleEvaluator:
                 return None
             problems.append(f"not updated: {unsafe}")
         return "\n".join([header, *problems])
+
+
+def _oom_note(session: ConsoleSession) -> list[str]:
+    """A line saying the kernel killed something for memory since the last look, else nothing."""
+    if session.container is None:
+        return []
+    kills = session.container.oom_kills()
+    if not kills or kills <= session.oom_seen:
+        return []
+    session.oom_seen = kills
+    return ["the kernel killed a process of this block for memory: it went over the session container's "
+            f"memory limit ({session.container.memory_limit})"]
 
 
 def _skip(reason: str) -> None:
