@@ -60,7 +60,7 @@ def steps(tmp: Path, image: str) -> list[tuple[str, str, list[str], dict]]:
          {}),
         ("image", "console docs in the image + lock-to-image test",
          [*pytest, "tests/docs", "tests/image/test_lock_to_image.py"],
-         {"NMP_REQUIRE_IMAGE": "1", "NMP_IMAGE": image, "NMP_RL_BASE_IMAGE": image}),
+         {"NMP_REQUIRE_IMAGE": "1", "NMP_IMAGE": image}),
         ("site", "scripts/build-docs (strict)", ["scripts/build-docs", str(tmp / "site")], {}),
         ("site", "browser tests", [*pytest, "tests/site"], {"NMP_REQUIRE_BROWSER": "1"}),
     ]

@@ -164,6 +164,8 @@ def _read_settings(config_file: Path) -> dict:
         import re
         m = re.search(r"line (\d+)", str(exc))
         raise InputError(config_file, int(m.group(1)) if m else None, f"not valid TOML: {exc}") from None
+    except RecursionError:   # tomllib recurses once per nested array or inline table
+        raise InputError(config_file, 1, "not valid TOML: arrays or tables nested too deeply") from None
     if config_file.name == "pyproject.toml":
         data = data.get("tool", {}).get("docgen", {})
     elif isinstance(data.get("tool"), dict) and "docgen" in data["tool"]:

@@ -27,7 +27,9 @@ from docgen.errors import InputError
 _MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
 # Any indentation and block-quote prefix: fences sit in list items, admonitions and quotes (superfences).
 _FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")   # the definition _code_spans implements
+_BACKTICKS = re.compile(r"`+")
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # Lines end at "\n" only: str.splitlines would also split at \x1c-\x1e, \x0c, \u2028..., which editors
 # and GitHub do not, and the line numbers in messages would be wrong.
@@ -112,10 +114,33 @@ class ValueChange(NamedTuple):
 # ----------------------------------------------------------------------------------------------- parsing
 
 def _code_spans(line: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _CODE_SPAN.finditer(line)]
+    """Inline code spans of a line: a backtick run up to the next run of the same length. One pass over the
+    runs with a forward-only cursor per length, so a line of thousands of unmatched runs stays linear (a
+    regex search from each run would rescan the rest of the line every time)."""
+    runs = [m.span() for m in _BACKTICKS.finditer(line)]
+    by_length: dict[int, list[int]] = {}
+    for index, (a, b) in enumerate(runs):
+        by_length.setdefault(b - a, []).append(index)
+    cursor = dict.fromkeys(by_length, 0)
+    spans, index = [], 0
+    while index < len(runs):
+        a, b = runs[index]
+        same, at = by_length[b - a], cursor[b - a]
+        while at < len(same) and same[at] <= index:
+            at += 1
+        cursor[b - a] = at
+        if at < len(same):
+            closing = same[at]
+            spans.append((a, runs[closing][1]))
+            index = closing + 1
+        else:
+            index += 1   # no closing run: these backticks are literal text
+    return spans
 
 
 def _markers(line: str):
+    if "docgen:" not in line:   # most lines: skip the regex and the code-span scan
+        return
     spans = _code_spans(line) if "`" in line else []
     for m in _MARKER.finditer(line):
         if not any(a <= m.start() < b for a, b in spans):
@@ -130,6 +155,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     blocks: list[Block] = []
     values: list[InlineValue] = []
     fence: str | None = None
+    fence_index = 0
     open_block: tuple[int, str, tuple, str] | None = None  # (index, generator, args, indent)
 
     def fail(index: int, message: str) -> InputError:
@@ -138,13 +164,13 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     for index, raw in enumerate(lines):
         line = raw.rstrip("\r\n")
         if fence is not None:
-            m = _FENCE.match(line)
+            m = _FENCE.match(line) if fence[0] in line else None
             if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
                 fence = None
             continue
-        m = _FENCE.match(line)
+        m = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
-            fence = m.group("run")
+            fence, fence_index = m.group("run"), index
             continue
         value_open: tuple[str, int] | None = None
         for marker in _markers(line):
@@ -201,6 +227,13 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
             raise fail(index, f"docgen:value {value_open[0]} is not closed by docgen:end-value on the same line")
     if open_block is not None:
         raise fail(open_block[0], f"docgen:begin {open_block[1]} is never closed by docgen:end {open_block[1]}")
+    if fence is not None:
+        # An unclosed fence runs to the end of the page, so every marker after it would silently become
+        # code and its block would never be checked again.
+        hidden = next((i for i in range(fence_index + 1, len(lines)) if _MARKER.search(lines[i])), None)
+        if hidden is not None:
+            raise fail(fence_index, f"code fence {fence} is never closed, so the docgen marker at line {hidden + 1} "
+                                    "would be read as code; close the fence")
     return Document(path, lines, tuple(blocks), tuple(values))
 
 
@@ -325,7 +358,7 @@ def block_diff(change: BlockChange) -> str:
     offset = change.block.begin + 1
     out = []
     for line in lines:
-        m = re.match(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", line)
+        m = _HUNK.match(line) if line.startswith("@@") else None
         if m:
             line = f"@@ -{int(m.group(1)) + offset}{m.group(2) or ''} +{int(m.group(3)) + offset}{m.group(4) or ''} @@\n"
         out.append(line if line.endswith("\n") else line + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -13,12 +14,19 @@ from typing import Any, Callable, Iterable
 from sybil import Document, Example, Region, Sybil
 
 from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
-from docgen.console.shell import CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell
+from docgen.console.shell import (
+    PIDS_LIMIT, CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell, watchdog,
+)
+from docgen.io import Output, decode, read_bytes, write_files
 
 DEFAULT_IMAGE = "nmp-rl-base:hermetic"
+IMAGE_ENV = "NMP_IMAGE"   # the image every image-backed test and the docs' console blocks run against
 BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/docker-engine start)"
 UPDATE_ENV = "DOCGEN_CONSOLE_UPDATE"
 REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
+MAX_DIFF_LINES = 2000
+# what bash and coreutils print when fork() fails under the container's pids limit
+_PIDS_SIGNS = ("fork: retry: Resource temporarily unavailable", "fork: Resource temporarily unavailable")
 
 
 class ImageUnavailable(Exception):
@@ -30,13 +38,15 @@ class ConsoleSession:
     and one persistent shell per (document, where)."""
 
     def __init__(self, image: str | None = None, repo: Path | None = None, client_factory: Callable[[], Any] | None = None) -> None:
-        self.image = image or os.environ.get("NMP_RL_BASE_IMAGE", DEFAULT_IMAGE)
+        self.image = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE)
         self.repo = repo
         self._client_factory = client_factory
         self.container: SessionContainer | None = None
         self._unavailable: str | None = None
-        self._workspace: tempfile.TemporaryDirectory[str] | None = None
+        self._workspace: Path | None = None
         self._shells: dict[tuple[str, str], PersistentShell] = {}
+        self.replaced = 0           # containers started again after a block broke one
+        self.oom_seen = 0
 
     # -- the container --------------------------------------------------------------------
     def ensure_container(self) -> SessionContainer:
@@ -64,6 +74,26 @@ class ConsoleSession:
             raise ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}") from None
         return client
 
+    def container_trouble(self) -> str | None:
+        """Why the session container cannot run the next block (None: it can). A block that ends PID 1
+        stops it; one that exhausts the pids limit leaves it unable to start a shell."""
+        if self.container is None:
+            return None
+        return self.container.trouble()
+
+    def replace_container(self) -> None:
+        """Drop every image shell and the container; the next image block starts a fresh one."""
+        for key in [k for k in self._shells if k[1] != "host"]:
+            self._shells.pop(key).kill()
+        if self.container is not None:
+            container, self.container = self.container, None
+            try:
+                container.remove()
+            except Exception:
+                pass   # a later session's reaper removes what is left (its owner, this process, is gone then)
+            self.replaced += 1
+            self.oom_seen = 0
+
     # -- shells -----------------------------------------------------------------------------
     def shell(self, document: str, where: str) -> PersistentShell:
         key = (document, where)
@@ -81,14 +111,21 @@ class ConsoleSession:
             shell.kill()
 
     def close_document(self, document: str) -> None:
+        """Close the page's shells. In the container, also end whatever the page left running and empty
+        /tmp, so each page starts clean; a container that cannot be reset is replaced."""
+        used_image = False
         for key in [k for k in self._shells if k[0] == document]:
-            self._shells.pop(key).close()
+            used_image |= key[1] != "host"
+            self._shells.pop(key).kill()
+        if used_image and self.container is not None and self.container.reset() is not None:
+            self.replace_container()
 
     def workspace(self) -> Path:
         if self._workspace is None:
-            self._workspace = tempfile.TemporaryDirectory(prefix="docgen-console-host-")
-            copy_worktree(self._repo(), Path(self._workspace.name))
-        return Path(self._workspace.name)
+            self._workspace = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
+            watchdog().watch_folder(self._workspace)     # removed even when this process is killed
+            copy_worktree(self._repo(), self._workspace)
+        return self._workspace
 
     def _repo(self) -> Path:
         if self.repo is None:
@@ -98,9 +135,10 @@ class ConsoleSession:
     def close(self) -> list[str]:
         """Stop every shell, remove the container; return ids of labelled containers still there."""
         for key in list(self._shells):
-            self._shells.pop(key).close()
+            self._shells.pop(key).kill()
         if self._workspace is not None:
-            self._workspace.cleanup()
+            shutil.rmtree(self._workspace, ignore_errors=True)
+            watchdog().forget_folder(self._workspace)
             self._workspace = None
         if self.container is None:
             return []
@@ -117,8 +155,12 @@ def _step_failure(step: ShellStep, output: list[str], status: int | None) -> lis
         lines.append(f"exit status: expected {step.exit_status}, got {status}")
     if not output_matches(step.expected, output):
         lines.append("output (- expected, + actual):")
-        diff = difflib.unified_diff(list(step.expected), output, lineterm="", n=3)
+        # a runaway block's megabytes would make the diff slow and the report unreadable: diff the start
+        shown = output[:MAX_DIFF_LINES]
+        diff = difflib.unified_diff(list(step.expected), shown, lineterm="", n=3)
         lines.extend(line for line in list(diff)[2:])   # drop the ---/+++ file header
+        if len(output) > len(shown):
+            lines.append(f"(and {len(output) - len(shown)} more output lines not shown)")
     return lines
 
 
@@ -147,18 +189,42 @@ class ConsoleEvaluator:
             if os.environ.get(REQUIRE_ENV) == "1":
                 return f"{REQUIRE_ENV}=1 and {exc}"
             _skip(str(exc))
+        except Exception as exc:   # the container took no new shell: start a fresh one for what follows
+            if block.options.where == "host":
+                raise
+            trouble = session.container_trouble() or f"{type(exc).__name__}: {exc}"
+            session.replace_container()
+            return (f"{_relative(block.path)}:{block.line} [{block.test_id}] where=image\n"
+                    f"could not start a shell in the session container: {trouble}; "
+                    "a fresh session container runs the blocks that follow")
 
         header = f"{_relative(block.path)}:{block.line} [{block.test_id}] where={block.options.where}"
+        in_image = block.options.where != "host"
         problems: list[str] = []
         new_steps: list[ShellStep] = []
         for step in block.steps:
             try:
                 result = shell.run(step.command, block.options.timeout)
-            except ShellError as exc:
+            except Exception as exc:   # ShellError, or the engine refusing the exec socket
                 session.discard_shell(example.path, block.options.where)
-                partial = exc.output.splitlines()
-                reason = f"timed out after {block.options.timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
-                problems += [f"$ {step.command}", f"{reason}; the shell was killed and the page continues in a fresh one"]
+                partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
+                if isinstance(exc, CommandTimeout):
+                    reason = f"timed out after {block.options.timeout:g} s"
+                elif isinstance(exc, ShellError):
+                    reason = str(exc)
+                else:
+                    reason = f"the shell's connection failed ({type(exc).__name__}: {exc})"
+                trouble = session.container_trouble() if in_image else None
+                if trouble:
+                    session.replace_container()
+                    follow = f"{trouble}; a fresh session container runs the blocks that follow"
+                else:
+                    follow = "the shell was killed and the page continues in a fresh one"
+                problems += [f"$ {step.command}", f"{reason}; {follow}"]
+                if in_image and any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
+                    problems.append(f"the block ran into the session container's limit of {PIDS_LIMIT} processes")
+                if in_image and not trouble:
+                    problems += _oom_note(session)
                 if partial:
                     problems += ["output so far:", *("  " + line for line in partial[-20:])]
                 return "\n".join([header, *problems])
@@ -166,6 +232,8 @@ class ConsoleEvaluator:
                 new_steps.append(step)
                 continue
             problems += _step_failure(step, result.output, result.exit_status)
+            if in_image:   # one exec, only for a failing step
+                problems += _oom_note(session)
             new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
         if not problems:
             return None
@@ -177,6 +245,18 @@ class ConsoleEvaluator:
                 return None
             problems.append(f"not updated: {unsafe}")
         return "\n".join([header, *problems])
+
+
+def _oom_note(session: ConsoleSession) -> list[str]:
+    """A line saying the kernel killed something for memory since the last look, else nothing."""
+    if session.container is None:
+        return []
+    kills = session.container.oom_kills()
+    if not kills or kills <= session.oom_seen:
+        return []
+    session.oom_seen = kills
+    return ["the kernel killed a process of this block for memory: it went over the session container's "
+            f"memory limit ({session.container.memory_limit})"]
 
 
 def _skip(reason: str) -> None:
@@ -194,22 +274,14 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
     shift = sum(delta for at, delta in shifts if at < block.body_start)
     original = document.text[block.body_start:block.body_end]
     path = Path(document.path)
-    current = path.read_text(encoding="utf-8")
+    raw = read_bytes(path, "the page")
+    current = decode(path, raw, "the page")
     start, end = block.body_start + shift, block.body_end + shift
     if current[start:end] != original:
         raise RuntimeError(f"{path}:{block.line}: the block changed on disk during the run; not updating it")
     body = "".join(line + "\n" for line in render_steps(steps))
-    text = current[:start] + body + current[end:]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    # the one writer: atomic, and it refuses a page saved by someone else since it was read just above
+    write_files(path.parent, [Output(path, current[:start] + body + current[end:], raw, check_expected=True)])
     shifts.append((block.body_start, len(body) - len(original)))
 
 

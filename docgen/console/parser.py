@@ -79,20 +79,22 @@ def output_matches(expected: tuple[str, ...] | list[str], actual: list[str]) -> 
     expected = list(_trim_trailing_blank(list(expected)))
     actual = list(_trim_trailing_blank(list(actual)))
     n, m = len(expected), len(actual)
-    # fits[i][j]: expected[i:] matches actual[j:]
-    fits = [[False] * (m + 1) for _ in range(n + 1)]
-    fits[n][m] = True
+    # row[j]: expected[i:] matches actual[j:]; only the row below is needed, so memory stays O(m)
+    below = [False] * (m + 1)
+    below[m] = True
     for i in range(n - 1, -1, -1):
+        row = [False] * (m + 1)
         if expected[i] == ANY_LINES:
             any_later = False
             for j in range(m, -1, -1):
-                any_later = any_later or fits[i + 1][j]
-                fits[i][j] = any_later
+                any_later = any_later or below[j]
+                row[j] = any_later
         else:
             pattern = _line_pattern(expected[i])
             for j in range(m - 1, -1, -1):
-                fits[i][j] = fits[i + 1][j + 1] and pattern.fullmatch(actual[j]) is not None
-    return fits[0][0]
+                row[j] = below[j + 1] and pattern.fullmatch(actual[j]) is not None
+        below = row
+    return below[0]
 
 
 def _trim_trailing_blank(lines: list[str]) -> list[str]:

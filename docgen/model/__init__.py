@@ -146,6 +146,9 @@ class PrefetchOutcome(NamedTuple):
     unselected: tuple[Actor, ...]        # uv actors no filter selects (or a negative filter removed)
 
 
+_ACTOR_INDEX: dict[int, tuple] = {}
+
+
 class ImageModel(NamedTuple):
     dockerfile: "DockerfileFacts"
     snapshot: "Snapshot"
@@ -168,10 +171,11 @@ class ImageModel(NamedTuple):
 
     # -- lookups -----------------------------------------------------------------------------------
     def actor(self, fqn: str) -> Actor:
-        for actor in self.actors:
-            if actor.fqn == fqn:
-                return actor
-        raise KeyError(fqn)
+        # an index per model (a NamedTuple holds no cache): lookups stay O(1) with tens of thousands of actors
+        index = _ACTOR_INDEX.get(id(self))
+        if index is None or index[0] is not self.actors:
+            index = _ACTOR_INDEX[id(self)] = (self.actors, {a.fqn: a for a in self.actors})
+        return index[1][fqn]
 
     def key_packages(self, extra: str) -> tuple["SnapshotPackage", ...]:
         return self.snapshot.key_packages(extra)

@@ -184,25 +184,25 @@ def warm_steps(model: "ImageModel") -> str:
 
 # ---------------------------------------------------------------------------------------- actors, venvs
 
-def _skip_reason(model: "ImageModel", actor: "Actor") -> str:
+def _skip_reason(model: "ImageModel", actor: "Actor", reasons: dict[str, str]) -> str:
     from docgen.model import REASON_NOT_SELECTED, REASON_SYSTEM
 
     if actor.is_system:
         return REASON_SYSTEM
-    for skipped in model.not_prefetched:
-        if skipped.actor == actor.fqn:
-            return skipped.reason
-    return REASON_NOT_SELECTED
+    return reasons.get(actor.fqn, REASON_NOT_SELECTED)
 
 
 def actor_mapping(model: "ImageModel", variant: str = "default") -> str:
     actors, venvs = (model.actors, model.venvs) if variant == "default" else (model.actors_system, model.venvs_system)
     by_actor = {v.actor: v for v in venvs}
+    reasons: dict[str, str] = {}
+    for skipped in model.not_prefetched:   # the first reason recorded for an actor wins
+        reasons.setdefault(skipped.actor, skipped.reason)
     rows = []
     for actor in actors:
         venv = by_actor.get(actor.fqn)
         prefetched = ("yes, filter " + ", ".join(code(f) for f in venv.filters)) if venv else \
-            "no: " + _skip_reason(model, actor)
+            "no: " + _skip_reason(model, actor, reasons)
         rows.append((code(short_fqn(actor.fqn)), code(actor.member) if actor.member else "(inline)",
                      _extra_column(actor.extras) if not actor.is_system else NONE,
                      code(venv.path) if venv else NONE, prefetched))

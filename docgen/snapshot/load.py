@@ -4,6 +4,8 @@ Loading is a `json.load` plus small NamedTuples; the heavy lock walk happened wh
 (`docgen.snapshot.build`), never when docs are checked.
 """
 
+import json
+import re
 from typing import NamedTuple
 from pathlib import Path
 from typing import Iterable
@@ -14,6 +16,8 @@ from docgen.io import read_json_object
 from docgen.names import normalize
 
 FORMAT = 1
+# NeMo-RL registers about 30 actors; the cap keeps `docgen check` well under 2 s however a snapshot grows.
+MAX_ACTORS = 5_000
 # Platform the install sets are computed for: the image is built for linux/amd64 with CPython 3.13.
 PLATFORM = "linux x86_64, CPython 3.13"
 
@@ -92,6 +96,141 @@ def _is_notable(pkg: SnapshotPackage) -> bool:
     return pkg.name in NOTABLE_PACKAGES or pkg.source_built or pkg.editable
 
 
+# ---------------------------------------------------------------------------------------------- schema
+# The snapshot's shape, checked before anything reads it: a wrong type anywhere is bad input naming its key
+# path (e.g. `shared_builds.extras = "fsdp"` would otherwise iterate as five one-letter extras and drop a
+# package from the docs without a word). A dict is an object with exactly these keys; MapOf is an object
+# keyed by any string; a one-element list is a list of that; a tuple lists the allowed scalar types.
+
+class MapOf(NamedTuple):
+    value: object
+
+
+class MayLack(NamedTuple):
+    """A key older snapshots may lack (added after format 1 was first written); checked when present."""
+    value: object
+
+
+_STR, _OPT_STR = (str,), (str, type(None))
+_PACKAGE = {"name": _STR, "version": _OPT_STR, "source_kind": _STR, "source": _STR,
+            "source_built": (bool,), "editable": (bool,)}
+SCHEMA = {
+    "format": (int,),
+    "provenance": MapOf(object),            # free-form: printed, never computed with
+    "project": {
+        "name": _STR,
+        "extras": MapOf([_STR]),
+        "conflicts": [[{"package": _OPT_STR, "extra": _STR}]],
+        "default_groups": [_STR],
+        "groups": [_STR],
+        "overrides": [_STR],
+        "sources": [{"name": _STR, "kind": _STR, "detail": _OPT_STR, "marker": _OPT_STR}],
+        "workspace_members": [_STR],
+        "requires_python": MayLack(_OPT_STR),
+    },
+    "registry": {
+        "executables": MapOf(_STR),
+        "actors": [{"actor": _STR, "member": _OPT_STR, "command": _STR, "command_system": _STR, "source": _STR}],
+    },
+    "lock": {
+        "version": (int,),
+        "revision": (int,),
+        "packages": MapOf(_PACKAGE),
+        "install_sets": MapOf([_STR]),
+        "shared_builds": [{"package": _STR, "extras": [_STR]}],
+    },
+}
+
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number",
+               type(None): "null", list: "a list", dict: "an object"}
+
+
+def _kind(value: object) -> str:
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _expected(schema: object) -> str:
+    if isinstance(schema, tuple) and not isinstance(schema, MapOf):
+        return " or ".join(_TYPE_NAMES[t] for t in schema)
+    if isinstance(schema, list):
+        if isinstance(schema[0], (list, dict, MapOf)) or not isinstance(schema[0], tuple):
+            return "a list"
+        return "a list of " + " or ".join(_TYPE_NAMES[t].split(" ", 1)[-1] + ("s" if t is not type(None) else "") for t in schema[0])
+    return "an object"
+
+
+def schema_errors(data: object, schema: object = SCHEMA, path: tuple = ()) -> "Iterable[tuple[tuple, str]]":
+    """(key path, message) for every place `data` does not fit `schema`; iterative, so nesting depth
+    costs no recursion."""
+    stack = [(data, schema, path)]
+    while stack:
+        value, shape, where = stack.pop()
+        if shape is object:
+            continue
+        if isinstance(shape, MayLack):
+            shape = shape.value
+        if isinstance(shape, MapOf):
+            if type(value) is not dict:
+                yield where, f"is {_kind(value)} ({_short_repr(value)}), expected an object"
+                continue
+            stack.extend((item, shape.value, (*where, key)) for key, item in reversed(list(value.items())))
+        elif isinstance(shape, tuple):
+            # bool is an int subclass; a schema that wants an integer does not want true
+            if type(value) not in shape:
+                yield where, f"is {_kind(value)} ({_short_repr(value)}), expected {_expected(shape)}"
+        elif isinstance(shape, list):
+            if type(value) is not list:
+                yield where, f"is {_kind(value)} ({_short_repr(value)}), expected {_expected(shape)}"
+                continue
+            stack.extend((item, shape[0], (*where, i)) for i, item in reversed(list(enumerate(value))))
+        else:
+            if type(value) is not dict:
+                yield where, f"is {_kind(value)} ({_short_repr(value)}), expected an object"
+                continue
+            missing = [key for key in shape if key not in value and not isinstance(shape[key], MayLack)]
+            unknown = [key for key in value if key not in shape]
+            if missing:
+                yield where, f"lacks key {missing[0]!r}"
+            if unknown:
+                yield where, f"has unknown key {unknown[0]!r}"
+            stack.extend((value[key], shape[key], (*where, key)) for key in reversed(list(shape)) if key in value)
+
+
+def key_path(path: tuple) -> str:
+    """`lock.shared_builds[0].extras`; keys that are not identifiers in brackets: `lock.packages["a==1"]`."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _PLAIN.match(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out or "(the top level)"
+
+
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _short_repr(value: object) -> str:
+    text = json.dumps(value) if not isinstance(value, (list, dict)) else ("[...]" if isinstance(value, list) else "{...}")
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _line_of_path(text: str, path: tuple) -> int:
+    """Best-effort line of a key path: find each object key in turn after the previous one."""
+    pos = 0
+    for part in path:
+        if isinstance(part, str):
+            found = text.find(json.dumps(part) + ":", pos)
+            if found < 0:
+                found = text.find(json.dumps(part), pos)
+            if found < 0:
+                break
+            pos = found
+    return text.count("\n", 0, pos) + 1
+
+
 # --------------------------------------------------------------------------------------------- loading
 
 def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | None = None) -> Snapshot:
@@ -103,11 +242,17 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
     if text is None:
         text, data = read_json_object(path, "the snapshot")
     elif data is None:
-        import json
         data = json.loads(text)
     if data.get("format") != FORMAT:
         found = data.get("format")
         raise InputError(path, 1, f"unsupported snapshot format {found!r} (docgen {__version__} reads {FORMAT})")
+    for where, problem in schema_errors(data):
+        raise InputError(path, _line_of_path(text, where),
+                         f"malformed snapshot: {key_path(where)} {problem}; re-run `docgen snapshot`")
+    if len(data["registry"]["actors"]) > MAX_ACTORS:
+        raise InputError(path, _line_of_path(text, ("registry", "actors")),
+                         f"the registry holds {len(data['registry']['actors'])} actors, over docgen's cap of "
+                         f"{MAX_ACTORS}; the pages would hold tables no reader could use")
     try:
         project = data["project"]
         reg = data["registry"]

@@ -318,6 +318,8 @@ def read_lock(path: str | Path, root: str | None = None, default_groups: Sequenc
         data = tomllib.loads(_without_artifact_urls(text))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(path, toml_error_line(exc), f"invalid TOML: {exc}") from None
+    except RecursionError:   # tomllib recurses once per nested array or inline table
+        raise InputError(path, 1, "invalid TOML: arrays or tables nested too deeply") from None
 
     first_table = text.find("\n[")
     version_match = _TOP_VERSION.search(text, 0, first_table if first_table >= 0 else len(text))

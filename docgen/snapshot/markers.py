@@ -71,7 +71,10 @@ def evaluate(marker: str, env: tuple[tuple[str, str], ...], activated: AbstractS
         try:
             parsed = _parsed[marker] = (Marker(text), frozenset(_CONFLICT_ITEM.findall(text)))
         except InvalidMarker as exc:
-            raise MarkerError(f"not a PEP 508 marker {marker!r}: {exc}") from None
+            # packaging's message adds the marker and a caret line under it: keep the first line
+            raise MarkerError(f"not a PEP 508 marker {marker!r}: {str(exc).splitlines()[0]}") from None
+        except RecursionError:   # packaging's parser recurses once per parenthesis
+            raise MarkerError(f"marker nests parentheses too deeply: {marker[:80]!r}...") from None
     # Only the items the marker names can change its value: a walk asks the same marker again and again
     # with activated sets that differ elsewhere, so the answer is remembered per relevant subset.
     key = (marker, env, parsed[1].intersection(activated))
@@ -85,4 +88,6 @@ def evaluate(marker: str, env: tuple[tuple[str, str], ...], activated: AbstractS
             result = _results[key] = parsed[0].evaluate_prepared(prepared)
         except (UndefinedComparison, UndefinedEnvironmentName) as exc:
             raise MarkerError(f"cannot evaluate marker {marker!r}: {exc}") from None
+        except RecursionError:
+            raise MarkerError(f"marker nests parentheses too deeply: {marker[:80]!r}...") from None
     return result

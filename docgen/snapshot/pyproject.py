@@ -247,6 +247,8 @@ def _load(path: Path) -> tuple[str, dict]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(path, toml_error_line(exc), f"invalid TOML: {exc}") from None
+    except RecursionError:   # tomllib recurses once per nested array or inline table
+        raise InputError(path, 1, "invalid TOML: arrays or tables nested too deeply") from None
     if not isinstance(data.get("project"), dict):
         raise InputError(path, 1, "no [project] table")
     return text, data

@@ -127,6 +127,7 @@ def read_registry_json(path: str | Path) -> Registry:
 
     lines = _entry_lines(text)
     entries: list[RegistryEntry] = []
+    seen: set[str] = set()
     for index, row in enumerate(rows):
         line = lines[index] if index < len(lines) else _key_line(text, "registry")
 
@@ -148,8 +149,9 @@ def read_registry_json(path: str | Path) -> Registry:
             raise bad(f"command differs from {EXECUTABLES_CLASS}.{member}")
         if row["source"] != UPSTREAM and not row["source"].startswith("fork "):
             raise bad(f"source must be {UPSTREAM!r} or 'fork <ref>', not {row['source']!r}")
-        if any(entry.actor == row["actor"] for entry in entries):
+        if row["actor"] in seen:   # a set: the check stays linear in the number of entries
             raise bad(f"duplicate actor {row['actor']}")
+        seen.add(row["actor"])
         entries.append(
             RegistryEntry(
                 row["actor"], member, row["command"], row[_JSON_SYSTEM_KEY], row["source"], str(path), line

@@ -35,23 +35,47 @@ class Outcome:
     message: str
 
 
-def run_page(workdir: Path, page: str, env: dict[str, str] | None = None) -> tuple[dict[str, Outcome], subprocess.CompletedProcess[str]]:
-    """Outcomes keyed by node id (`page.md::<heading>::<n>`; teardown problems get `@teardown`)."""
+def prepare(workdir: Path, page: str, extra_pages: dict[str, str] | None = None) -> None:
+    """A directory the child pytest collects: the conftest, page.md (plus other pages) and a git repo."""
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "conftest.py").write_text(CONFTEST)
     (workdir / "page.md").write_text(page)
+    for name, text in (extra_pages or {}).items():
+        (workdir / name).write_text(text)
     (workdir / "outcomes.jsonl").unlink(missing_ok=True)
     if not (workdir / ".git").exists():   # where=host copies the git worktree
         subprocess.run(["git", "init", "-q"], cwd=workdir, check=True)
-    child_env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCGEN_CONSOLE", "NMP_"))}
-    child_env.update(env or {})
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir", str(workdir), str(workdir)],
-        cwd=workdir, env=child_env, capture_output=True, text=True, timeout=600,
-    )
+
+
+def child_command(workdir: Path) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir", str(workdir), str(workdir)]
+
+
+def child_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("DOCGEN_CONSOLE", "NMP_"))}
+    out.update(env or {})
+    return out
+
+
+def read_outcomes(workdir: Path) -> dict[str, Outcome]:
     outcomes: dict[str, Outcome] = {}
     results = workdir / "outcomes.jsonl"
     for line in results.read_text().splitlines() if results.exists() else []:
         entry = json.loads(line)
         outcomes[entry["id"]] = Outcome(entry["outcome"], entry["message"])
-    return outcomes, proc
+    return outcomes
+
+
+def run_page(workdir: Path, page: str, env: dict[str, str] | None = None,
+             extra_pages: dict[str, str] | None = None) -> tuple[dict[str, Outcome], subprocess.CompletedProcess[str]]:
+    """Outcomes keyed by node id (`page.md::<heading>::<n>`; teardown problems get `@teardown`)."""
+    prepare(workdir, page, extra_pages)
+    proc = subprocess.run(child_command(workdir), cwd=workdir, env=child_env(env), capture_output=True, text=True, timeout=600)
+    return read_outcomes(workdir), proc
+
+
+def start_page(workdir: Path, page: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """The same child pytest, not waited for (read its outcomes with read_outcomes after it ends)."""
+    prepare(workdir, page)
+    return subprocess.Popen(child_command(workdir), cwd=workdir, env=child_env(env),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -164,7 +164,7 @@ def test_malformed_option_is_a_collection_error_naming_file_and_line(tmp_path):
 
 def test_missing_image_skips_with_build_hint_or_fails_when_required(tmp_path):
     page = "# T\n\n```console\n$ true\n```\n"
-    missing = {"NMP_RL_BASE_IMAGE": f"nmp-rl-base:absent-{uuid.uuid4().hex[:8]}"}
+    missing = {"NMP_IMAGE": f"nmp-rl-base:absent-{uuid.uuid4().hex[:8]}"}
     outcomes, _ = run_page(tmp_path / "a", page, env=missing)
     assert outcomes["page.md::t::1"].outcome == "skipped"
     assert "scripts/" in outcomes["page.md::t::1"].message
@@ -180,7 +180,7 @@ def test_image_blocks_fail_only_themselves_and_leave_no_container(tmp_path, runn
     session_id = f"test-{uuid.uuid4().hex}"
     outcomes, proc = run_page(
         tmp_path, mixed_page("image"),
-        env={"NMP_RL_BASE_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id},
+        env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id},
     )
     check_mixed(outcomes)
     left = docker_client.containers.list(all=True, filters={"label": f"org.nmp-rl-base.docs-session={session_id}"})
@@ -218,7 +218,7 @@ HARDENING_PAGE = textwrap.dedent(
 def test_container_is_hardened(tmp_path, runner_image, docker_client):
     session_id = f"test-{uuid.uuid4().hex}"
     outcomes, proc = run_page(
-        tmp_path, HARDENING_PAGE, env={"NMP_RL_BASE_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id}
+        tmp_path, HARDENING_PAGE, env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id}
     )
     assert outcomes["page.md::hardening::1"].outcome == "passed", outcomes["page.md::hardening::1"].message + proc.stdout
 

@@ -4,7 +4,9 @@ import os
 
 import pytest
 
-IMAGE = os.environ.get("NMP_IMAGE", "nmp-rl-base:hermetic")
+from docgen.console.evaluator import DEFAULT_IMAGE, IMAGE_ENV
+
+IMAGE = os.environ.get(IMAGE_ENV, DEFAULT_IMAGE)
 HOW = "run scripts/build-image"
 
 

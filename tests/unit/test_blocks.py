@@ -58,6 +58,11 @@ def test_crlf_and_indentation_are_kept():
     assert write(new) == new
 
 
+def test_an_unclosed_fence_without_markers_after_it_is_plain_markdown():
+    doc = parse("<!-- docgen:begin table -->\n<!-- docgen:end table -->\n```\ncode to the end\n")
+    assert len(doc.blocks) == 1
+
+
 def test_markers_in_fences_and_code_spans_are_text():
     text = ("Use `<!-- docgen:begin nope -->` like this:\n\n```markdown\n<!-- docgen:begin nope -->\n"
             "<!-- docgen:value nope -->\n```\n\n~~~~\n<!-- docgen:end x -->\n~~~~\n")
@@ -164,6 +169,9 @@ def test_hand_edit_is_noticed():
     ("<!-- docgen:value answer -->42\n", 1, "not closed by docgen:end-value"),
     ("<!-- docgen:begin table -->\n<!-- docgen:end table inputs=oops -->\n", 2, "malformed inputs"),
     ("<!-- docgen:frobnicate -->\n", 1, "unknown marker"),
+    ("a\n```bash\necho\n\n<!-- docgen:begin table -->\nstale\n<!-- docgen:end table -->\n", 2,
+     "code fence ``` is never closed, so the docgen marker at line 5"),
+    ("~~~~\n<!-- docgen:value answer -->4<!-- docgen:end-value -->\n~~~\n", 1, "never closed"),
 ])
 def test_malformed_markers_name_the_line(text, line, words):
     with pytest.raises(InputError) as err:
@@ -240,3 +248,19 @@ def test_malformed_marker_anywhere_is_reported_with_its_line(before, broken, aft
     assert words in err.value.message
     first_marker = before.count("\n") + 1
     assert first_marker <= err.value.line <= first_marker + 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="`` a", max_size=60))
+def test_code_spans_agree_with_the_regex_definition(line):
+    from docgen.blocks import _CODE_SPAN, _code_spans
+
+    assert _code_spans(line) == [m.span() for m in _CODE_SPAN.finditer(line)]
+
+
+def test_code_spans_are_linear_on_thousands_of_unmatched_runs():
+    from docgen.blocks import _code_spans
+
+    line = " ".join("`" * i for i in range(1, 2000))    # 2 MB: every run is unmatched
+    assert _code_spans(line) == []
+    assert _code_spans("`a` " + line) == [(0, 3)]

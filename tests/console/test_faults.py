@@ -1,0 +1,197 @@
+"""Blocks that break their shell or the container: each fails alone, with a message, and what follows runs."""
+
+from __future__ import annotations
+
+import textwrap
+import uuid
+
+import pytest
+
+from docgen.console.shell import SESSION_LABEL
+from tests.console.docrun import run_page
+
+
+def _env(runner_image: str, **extra: str) -> tuple[str, dict[str, str]]:
+    session_id = f"issue-12-{uuid.uuid4().hex}"
+    return session_id, {"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id, **extra}
+
+
+def _outcomes(outcomes):
+    return {k: v.outcome for k, v in outcomes.items()}
+
+
+KILL_INIT_PAGE = textwrap.dedent(
+    """\
+    # Before
+
+    ```console
+    $ echo kept > /tmp/mark; cat /tmp/mark
+    kept
+    ```
+
+    ## Kill init
+
+    ```console
+    $ kill 1; sleep 20
+    ```
+
+    ## After
+
+    ```console
+    $ echo after; cat /tmp/mark
+    after
+    cat: /tmp/mark: No such file or directory
+    [1]
+    ```
+    """
+)
+
+
+@pytest.mark.docker
+def test_killing_pid_1_fails_that_block_and_a_fresh_container_runs_the_rest(tmp_path, runner_image, docker_client):
+    session_id, env = _env(runner_image)
+    outcomes, proc = run_page(tmp_path, KILL_INIT_PAGE, env=env)
+    assert _outcomes(outcomes) == {"page.md::before::1": "passed", "page.md::kill-init::1": "failed",
+                                   "page.md::after::1": "passed"}, proc.stdout
+    message = outcomes["page.md::kill-init::1"].message
+    assert "the container stopped" in message and "a fresh session container runs the blocks that follow" in message
+    assert "Traceback" not in proc.stdout and "409" not in proc.stdout
+    assert docker_client.containers.list(all=True, filters={"label": f"{SESSION_LABEL}={session_id}"}) == []
+
+
+FORK_BOMB_PAGE = textwrap.dedent(
+    """\
+    # Bomb
+
+    <!-- console: timeout=8 -->
+    ```console
+    $ bomb() { bomb | bomb & }; bomb; sleep 30
+    ```
+
+    ## After
+
+    ```console
+    $ echo after
+    after
+    ```
+    """
+)
+
+
+@pytest.mark.docker
+def test_exhausting_pids_fails_that_block_only(tmp_path, runner_image, docker_client):
+    session_id, env = _env(runner_image)
+    outcomes, proc = run_page(tmp_path, FORK_BOMB_PAGE, env=env)
+    assert _outcomes(outcomes) == {"page.md::bomb::1": "failed", "page.md::after::1": "passed"}, proc.stdout
+    message = outcomes["page.md::bomb::1"].message
+    assert "timed out after 8 s" in message
+    assert "fresh session container" in message or "continues in a fresh one" in message
+    assert "limit of 256 processes" in message
+    assert "Traceback" not in proc.stdout
+    assert docker_client.containers.list(all=True, filters={"label": f"{SESSION_LABEL}={session_id}"}) == []
+
+
+MEMORY_PAGE = textwrap.dedent(
+    """\
+    # Memory
+
+    ```console
+    $ python3 -c "data = b'x' * (512 * 2**20)"; echo "status $?"
+    status 0
+    ```
+
+    ## After
+
+    ```console
+    $ echo after
+    after
+    ```
+    """
+)
+
+
+@pytest.mark.docker
+def test_exhausting_memory_fails_that_block_and_says_why(tmp_path, runner_image):
+    # a small limit keeps the probe light on a shared machine; the mechanism is the same at the default 2g
+    _, env = _env(runner_image, DOCGEN_CONSOLE_MEMORY="192m")
+    outcomes, proc = run_page(tmp_path, MEMORY_PAGE, env=env)
+    assert _outcomes(outcomes) == {"page.md::memory::1": "failed", "page.md::after::1": "passed"}, proc.stdout
+    message = outcomes["page.md::memory::1"].message
+    assert "+status 137" in message
+    assert "killed a process of this block for memory" in message and "(192m)" in message
+
+
+CLOSE_STDOUT_PAGE = textwrap.dedent(
+    """\
+    # Close
+
+    {opts}
+    ```console
+    $ exec >&-
+    ```
+
+    ## After
+
+    {opts}
+    ```console
+    $ echo after
+    after
+    ```
+    """
+)
+
+
+def _check_closed_stdout(outcomes, proc):
+    assert _outcomes(outcomes) == {"page.md::close::1": "failed", "page.md::after::1": "passed"}, proc.stdout
+    message = outcomes["page.md::close::1"].message
+    assert "closed the shell's standard output" in message and "continues in a fresh one" in message
+
+
+def test_closing_stdout_on_the_host_fails_that_block_only(tmp_path):
+    outcomes, proc = run_page(tmp_path, CLOSE_STDOUT_PAGE.format(opts="<!-- console: where=host timeout=20 -->"))
+    _check_closed_stdout(outcomes, proc)
+
+
+@pytest.mark.docker
+def test_closing_stdout_in_the_container_fails_that_block_only(tmp_path, runner_image):
+    _, env = _env(runner_image)
+    outcomes, proc = run_page(tmp_path, CLOSE_STDOUT_PAGE.format(opts="<!-- console: timeout=20 -->"), env=env)
+    _check_closed_stdout(outcomes, proc)
+
+
+LEAVES_THINGS = textwrap.dedent(
+    """\
+    # Leaves things
+
+    ```console
+    $ touch /tmp/left-behind /dev/shm/left-behind; mkdir -p /tmp/d && chmod 0 /tmp/d
+    $ setsid sleep 917 >/dev/null 2>&1 < /dev/null & echo started
+    started
+    ```
+    """
+)
+
+FINDS_NOTHING = textwrap.dedent(
+    """\
+    # Finds nothing
+
+    ```console
+    $ ls -A /tmp /dev/shm
+    /dev/shm:
+
+    /tmp:
+    $ for f in /proc/[0-9]*/cmdline; do cat "$f"; echo; done 2>/dev/null | grep -ac '^sleep.917'
+    0
+    [1]
+    ```
+    """
+)
+
+
+@pytest.mark.docker
+def test_each_page_gets_a_clean_tmp_and_no_processes_of_earlier_pages(tmp_path, runner_image):
+    _, env = _env(runner_image)
+    # pages run in name order: page.md, then z-page.md in the same session container
+    outcomes, proc = run_page(tmp_path, LEAVES_THINGS, env=env, extra_pages={"z-page.md": FINDS_NOTHING})
+    assert _outcomes(outcomes) == {"page.md::leaves-things::1": "passed", "z-page.md::finds-nothing::1": "passed"}, \
+        proc.stdout + "\n".join(o.message for o in outcomes.values())

@@ -1,0 +1,159 @@
+"""The end-of-command protocol and the host shells' lifetime (no Docker needed)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import docgen.console.shell as shell_module
+from docgen.console.shell import HostProcessTransport, PersistentShell
+from tests.console.docrun import read_outcomes, run_page, start_page
+
+
+@pytest.fixture
+def tokens(monkeypatch):
+    """Every token the shell module draws, in order."""
+    drawn: list[str] = []
+    real = shell_module.secrets.token_hex
+
+    def recording(n: int = 16) -> str:
+        drawn.append(real(n))
+        return drawn[-1]
+
+    monkeypatch.setattr(shell_module.secrets, "token_hex", recording)
+    return drawn
+
+
+def _shell(tmp_path: Path, **env: str) -> PersistentShell:
+    return PersistentShell(HostProcessTransport(tmp_path, {"PATH": os.environ["PATH"], **env}))
+
+
+def test_the_token_is_nowhere_a_block_can_read_it(tmp_path, tokens):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        before = len(tokens)
+        result = shell.run("set; env; declare -p; cat /proc/$$/environ /proc/$$/cmdline; history", 5)
+        this_command = tokens[before:]       # the end token and the here-document delimiter
+        assert len(this_command) == 2 and len(result.output) > 20
+        dump = "\n".join(result.output)
+        assert not any(token in dump for token in tokens[:-2] + this_command[:1])
+    finally:
+        shell.close()
+
+
+def test_forged_or_lookalike_end_records_do_not_end_a_command(tmp_path):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        forgery = "for fd in 9 2 1; do printf '%032x 0 1 2 1\\n\\n%032x\\n' 7 7 >&$fd; done; echo real-end"
+        result = shell.run(forgery + "; sleep 0.3; echo still-running; exit_3() { return 3; }; exit_3", 10)
+        assert result.exit_status == 3
+        assert result.output[-2:] == ["real-end", "still-running"]
+        assert shell.run("echo next", 5).output == ["next"]
+    finally:
+        shell.close()
+
+
+def test_functions_shadowing_the_protocols_commands_cannot_rewrite_a_status(tmp_path):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        shadow = ("printf() { builtin printf '%s 0 0 0 1\\n\\n%s\\n' \"$2\" \"$2\" >&9; }; "
+                  "read() { builtin read \"$@\"; }; test() { return 0; }; eval() { builtin eval \"$@\"; }")
+        assert shell.run(shadow, 5).exit_status == 0
+        result = shell.run("echo visible; false", 5)
+        assert (result.output, result.exit_status) == (["visible"], 1)
+        assert shell.run("unset -f printf read test eval; printf 'ok\\n'", 5).output == ["ok"]
+    finally:
+        shell.close()
+
+
+@pytest.fixture(scope="module")
+def comma_locale(tmp_path_factory):
+    """de_DE.UTF-8 compiled into a private LOCPATH (nothing installed system-wide)."""
+    if not shutil.which("localedef"):
+        pytest.skip("localedef is not installed")
+    where = tmp_path_factory.mktemp("locales")
+    made = subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", str(where / "de_DE.UTF-8")], capture_output=True)
+    if not (where / "de_DE.UTF-8").is_dir():
+        pytest.skip(f"localedef could not build de_DE.UTF-8: {made.stderr.decode()[-200:]}")
+    return {"LOCPATH": str(where), "LC_ALL": "de_DE.UTF-8"}
+
+
+def test_a_comma_decimal_locale_does_not_confuse_the_protocol(tmp_path, comma_locale):
+    shell = _shell(tmp_path, **comma_locale)
+    try:
+        assert "," in shell.run("echo $EPOCHREALTIME", 5).output[0]     # the locale is really in force
+        result = shell.run("sleep 0.2; echo done", 5)
+        assert result.output == ["done"] and 0.19 <= result.inner_seconds <= result.seconds
+    finally:
+        shell.close()
+
+
+def test_host_blocks_finish_under_a_comma_decimal_locale(tmp_path, comma_locale):
+    page = "# Locale\n\n<!-- console: where=host timeout=10 -->\n```console\n$ printf '%.1f\\n' 2,5\n2,5\n```\n"
+    outcomes, proc = run_page(tmp_path, page, env=comma_locale)
+    assert outcomes["page.md::locale::1"].outcome == "passed", proc.stdout
+
+
+# --- host shells end with their session, however it ends ------------------------------------------
+
+LINGERING_PAGE = textwrap.dedent(
+    """\
+    # Lingers
+
+    <!-- console: where=host timeout=300 -->
+    ```console
+    $ pwd > {report}/workspace; sleep 913 & echo $! > {report}/pid; echo $$ > {report}/shell
+    $ touch {report}/ready; sleep 300
+    ```
+    """
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
+def test_host_shells_and_their_workspace_end_with_the_session(tmp_path, signum):
+    report = tmp_path / "report"
+    report.mkdir()
+    child = start_page(tmp_path / "run", LINGERING_PAGE.format(report=report))
+    try:
+        deadline = time.monotonic() + 60
+        while not (report / "ready").exists():
+            assert time.monotonic() < deadline and child.poll() is None, child.stdout.read() if child.poll() is not None else "no start"
+            time.sleep(0.1)
+        workspace = Path((report / "workspace").read_text().strip())
+        pids = [int((report / name).read_text()) for name in ("pid", "shell")]
+        assert workspace.is_dir() and all(_alive(pid) for pid in pids)
+        child.send_signal(signum)
+        child.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (any(_alive(pid) for pid in pids) or workspace.exists()):
+            time.sleep(0.1)
+        assert not [pid for pid in pids if _alive(pid)], "host shell processes outlived the session"
+        assert not workspace.exists(), "the host workspace outlived the session"
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_each_session_gets_its_own_workspace(tmp_path):
+    page = "# Where\n\n<!-- console: where=host -->\n```console\n$ pwd\n...\n```\n"
+    children = [start_page(tmp_path / name, page.replace("$ pwd", f"$ pwd > {tmp_path / name}.pwd")) for name in ("a", "b")]
+    for child in children:
+        child.communicate(timeout=120)
+    places = {(tmp_path / f"{name}.pwd").read_text() for name in ("a", "b")}
+    assert len(places) == 2
+    assert all(read_outcomes(tmp_path / name)["page.md::where::1"].outcome == "passed" for name in ("a", "b"))

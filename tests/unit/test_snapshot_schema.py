@@ -1,0 +1,143 @@
+"""Every wrong type anywhere in the snapshot is bad input naming its key path: exit 2, no traceback."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from contextlib import redirect_stderr
+from pathlib import Path
+
+import pytest
+
+from docgen.cli import main
+from docgen.errors import InputError
+from docgen.snapshot.load import SCHEMA, MapOf, key_path, load_snapshot, schema_errors
+
+ROOT = Path(__file__).resolve().parents[2]
+SNAPSHOT = ROOT / "snapshot/nemo-rl.json"
+DOCKERFILE = ROOT / "tests/fixtures/dockerfiles/eight-filters.Dockerfile"
+SUBSTITUTES = ["fsdp", 7, True, None, 1.5, [], ["x", 1], {}, {"k": "v"}]
+# string-or-null fields (null states an absence); every other null is a wrong type
+NULLABLE = {"version", "marker", "detail", "member", "package", "requires_python"}
+
+
+def _paths(data, schema=SCHEMA, path=()):
+    """Every key path of the committed snapshot the schema describes (first item of each list, first two
+    entries of each map), the free-form provenance excepted."""
+    yield path
+    if isinstance(schema, MapOf):
+        if schema.value is object:
+            return
+        for key in list(data)[:2]:
+            yield from _paths(data[key], schema.value, (*path, key))
+    elif isinstance(schema, list) and data:
+        yield from _paths(data[0], schema[0], (*path, 0))
+    elif isinstance(schema, dict):
+        for key in schema:
+            yield from _paths(data[key], schema[key], (*path, key))
+
+
+def _set(data, path, value):
+    target = data
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+
+
+@pytest.fixture(scope="module")
+def original():
+    return json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+
+
+def test_the_committed_snapshot_fits_the_schema(original):
+    assert list(schema_errors(original)) == []
+
+
+def test_every_wrong_type_is_an_input_error_naming_the_key_path(original, tmp_path):
+    tried = errors = 0
+    for path in list(_paths(original))[1:]:
+        current = original
+        for part in path:
+            current = current[part]
+        for substitute in SUBSTITUTES:
+            if type(substitute) is type(current) and not isinstance(current, (list, dict)):
+                continue
+            if substitute == current:
+                continue
+            data = copy.deepcopy(original)
+            _set(data, path, substitute)
+            target = tmp_path / "snap.json"
+            target.write_text(json.dumps(data, indent=1), encoding="utf-8")
+            tried += 1
+            try:
+                load_snapshot(target)
+            except InputError as exc:
+                errors += 1
+                assert exc.line and exc.line >= 1
+                if path == ("format",):
+                    assert "unsupported snapshot format" in exc.message
+                    continue
+                assert "malformed snapshot" in exc.message
+                if not isinstance(current, (list, dict)) or not isinstance(substitute, type(current)):
+                    assert key_path(path) in exc.message, (path, substitute, exc.message)
+                continue
+            # accepted: only a null where null is meaningful, or a container of the right shape
+            assert (isinstance(substitute, (str, type(None))) and path[-1] in NULLABLE) \
+                or isinstance(substitute, type(current)), \
+                (key_path(path), substitute)
+    assert tried > 400 and errors > 350, (tried, errors)
+
+
+@pytest.mark.parametrize("path, value, named", [
+    (("lock", "shared_builds", 0, "extras"), "fsdp", 'lock.shared_builds[0].extras is a string ("fsdp"), expected a list of strings'),
+    (("project", "extras", "vllm"), "cuda-python", "project.extras.vllm is a string"),
+    (("lock", "version"), True, "lock.version is a boolean (true), expected an integer"),
+    (("registry", "actors", 0, "member"), 3, "registry.actors[0].member is an integer (3), expected a string or null"),
+    (("project", "conflicts", 0, 0), "nemo-rl", "project.conflicts[0][0] is a string"),
+])
+def test_the_cli_exits_2_without_a_traceback(original, tmp_path, path, value, named):
+    data = copy.deepcopy(original)
+    _set(data, path, value)
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    err = io.StringIO()
+    with redirect_stderr(err):
+        code = main(["inventory", "--dockerfile", str(DOCKERFILE), "--snapshot", str(snap)])
+    assert code == 2
+    assert "Traceback" not in err.getvalue()
+    message = err.getvalue().strip()
+    assert message.startswith(f"docgen: error: {snap}:") and named in message, message
+
+
+def test_missing_and_unknown_keys_are_named(original, tmp_path):
+    data = copy.deepcopy(original)
+    del data["lock"]["packages"][next(iter(data["lock"]["packages"]))]["source_kind"]
+    assert any("lacks key 'source_kind'" in m for _, m in schema_errors(data))
+    data = copy.deepcopy(original)
+    data["registry"]["actors"][0]["extra_field"] = 1
+    assert [(key_path(p), m) for p, m in schema_errors(data)] == [("registry.actors[0]", "has unknown key 'extra_field'")]
+
+
+def test_deep_nesting_is_checked_without_recursion():
+    deep: object = "x"
+    for _ in range(100_000):
+        deep = [deep]
+    problems = list(schema_errors({**json.loads(SNAPSHOT.read_text()), "provenance": {}, "format": deep}))
+    assert [key_path(p) for p, _ in problems] == ["format"]
+
+
+def test_a_registry_over_the_actor_cap_is_bad_input(original, tmp_path):
+    from docgen.snapshot.load import MAX_ACTORS
+
+    data = copy.deepcopy(original)
+    first = data["registry"]["actors"][0]
+    data["registry"]["actors"] = [{**first, "actor": f"{first['actor']}{i}"} for i in range(MAX_ACTORS + 1)]
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_snapshot(snap)
+    assert f"holds {MAX_ACTORS + 1} actors, over docgen's cap of {MAX_ACTORS}" in err.value.message
+    data["registry"]["actors"] = data["registry"]["actors"][:MAX_ACTORS]
+    snap.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert len(load_snapshot(snap).registry.entries) == MAX_ACTORS
