@@ -122,6 +122,8 @@ def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
     """Write every output or none. Returns the paths replaced. Raises InputError (nothing changed on disk)."""
     root = Path(root)
     plan = [(out, _safe_target(root, out.path)) for out in outputs]
+    for _, target in plan:
+        _clear_orphans(target)
     staged: list[tuple[Path, str, Output]] = []
     replaced: list[tuple[Path, str | None]] = []   # (target, backup path or None when the target was new)
     current: Path | None = None                    # the target being worked on, for the error message
@@ -170,12 +172,37 @@ def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
     return [target for target, _ in replaced]
 
 
+def _clear_orphans(target: Path) -> None:
+    """Staged files and backups a killed `docgen write` left beside `target`: their names carry the writer's
+    PID, so only those of writers that are gone are removed, never a concurrent writer's."""
+    import re
+
+    if not target.parent.is_dir():
+        return
+    pattern = re.compile(re.escape(f".{target.name}.") + r"(\d+)\.[^/]*\.docgen-tmp(\.bak)?$")
+    for leftover in target.parent.iterdir():
+        m = pattern.match(leftover.name)
+        if m is None or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue                     # that writer still runs
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue                     # another user's live process
+        try:
+            leftover.unlink()
+        except OSError:
+            pass
+
+
 def _stage(target: Path, text: str) -> str:
     """Write `text` to a hidden temporary file beside `target` (same file system, so the rename is atomic)."""
     import tempfile
 
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".docgen-tmp")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".docgen-tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)

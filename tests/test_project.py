@@ -273,3 +273,23 @@ def test_a_page_changed_while_writing_is_not_overwritten(tmp_path, monkeypatch):
     assert "<!-- docgen:end quick-inventory -->" in (root / "docker/rl/README.md").read_text()
     assert not (root / "docs/.docgen-facts.json").exists()   # all or nothing
     assert not [p for p in root.rglob("*") if "docgen-tmp" in p.name]
+
+
+def test_write_clears_staged_files_of_dead_writers_only(tmp_path):
+    root = consumer_repo(tmp_path / "c")
+    page = root / "docs/rl/venvs.md"
+    alive = subprocess.Popen(["sleep", "60"])
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    try:
+        live_tmp = page.parent / f".venvs.md.{alive.pid}.abc.docgen-tmp"
+        dead_tmp = page.parent / f".venvs.md.{dead.pid}.xyz.docgen-tmp"
+        dead_bak = page.parent / f".venvs.md.{dead.pid}.xyz.docgen-tmp.bak"
+        for leftover in (live_tmp, dead_tmp, dead_bak):
+            leftover.write_text("half")
+        assert docgen("write", cwd=root).returncode == 0
+        assert live_tmp.exists()                    # a concurrent writer's staging is never touched
+        assert not dead_tmp.exists() and not dead_bak.exists()
+    finally:
+        alive.kill()
+        alive.wait()
