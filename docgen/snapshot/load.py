@@ -159,6 +159,16 @@ def _expected(schema: object) -> str:
     return "an object"
 
 
+def _flat_record(shape: object) -> bool:
+    """An object schema whose every field is a plain type check (a lock package)."""
+    return type(shape) is dict and all(type(field) is tuple for field in shape.values())
+
+
+def _fits_record(value: object, shape: dict) -> bool:
+    return (type(value) is dict and value.keys() == shape.keys()
+            and all(type(value[key]) in field for key, field in shape.items()))
+
+
 def schema_errors(data: object, schema: object = SCHEMA, path: tuple = ()) -> "Iterable[tuple[tuple, str]]":
     """(key path, message) for every place `data` does not fit `schema`; iterative, so nesting depth
     costs no recursion."""
@@ -173,6 +183,10 @@ def schema_errors(data: object, schema: object = SCHEMA, path: tuple = ()) -> "I
             if type(value) is not dict:
                 yield where, f"is {_kind(value)} ({_short_repr(value)}), expected an object"
                 continue
+            if type(shape.value) is tuple and all(type(item) in shape.value for item in value.values()):
+                continue   # the common case, checked without a stack entry per item
+            if _flat_record(shape.value) and all(_fits_record(item, shape.value) for item in value.values()):
+                continue
             stack.extend((item, shape.value, (*where, key)) for key, item in reversed(list(value.items())))
         elif isinstance(shape, tuple):
             # bool is an int subclass; a schema that wants an integer does not want true
@@ -181,6 +195,8 @@ def schema_errors(data: object, schema: object = SCHEMA, path: tuple = ()) -> "I
         elif isinstance(shape, list):
             if type(value) is not list:
                 yield where, f"is {_kind(value)} ({_short_repr(value)}), expected {_expected(shape)}"
+                continue
+            if type(shape[0]) is tuple and all(type(item) in shape[0] for item in value):
                 continue
             stack.extend((item, shape[0], (*where, i)) for i, item in reversed(list(enumerate(value))))
         else:
