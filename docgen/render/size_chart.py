@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from docgen.model import ImageModel
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9 _./:+-]")
-MAX_LABEL = 40
+MAX_LABEL = 26   # wider labels are cut off at the left edge of a chart in the page's column (browser test)
 
 
 def _label(text: str) -> str:

@@ -46,7 +46,10 @@ window.__layout = (div) => {
   for (const e of svg.querySelectorAll('g.edgeLabel')) if (name(e)) labels.push({what: name(e), ...box(e)});
   // bar charts (the image-size page): title, axis titles and every tick label
   if (svg.getAttribute('aria-roledescription') === 'xychart')
-    for (const e of svg.querySelectorAll('text')) if (name(e)) labels.push({what: name(e), ...box(e)});
+    for (const e of svg.querySelectorAll('text')) if (name(e)) {
+      labels.push({what: name(e), ...box(e)});
+      if (!inside(box(e), box(svg))) spills.push(name(e));   // a tick label cut off at the chart's edge
+    }
   const sized = labels.filter(b => b.w > 0 && b.h > 0);
   const overlaps = [];
   for (let i = 0; i < sized.length; i++)
