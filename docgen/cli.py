@@ -31,9 +31,7 @@ def _project(args: argparse.Namespace):
 
 def _say_project(args, project) -> None:
     if args.verbose:
-        print(f"docgen: root {project.root} ({project.how}); config "
-              f"{project.config_file or 'none (defaults)'}; dockerfile {project.display(project.dockerfile)}; "
-              f"snapshot {project.display(project.snapshot)}", file=sys.stderr)
+        print(project.verbose_line(), file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -89,8 +87,7 @@ def _run(args: argparse.Namespace, *, render: bool = True):
     project = _project(args)
     run = prepare(project, getattr(args, "paths", None) or None, render=render)
     if args.verbose:
-        from docgen.check.report import verbose_line
-        print(verbose_line(run), file=sys.stderr)
+        print(run.project.verbose_line(len(run.pages)), file=sys.stderr)
     return run
 
 

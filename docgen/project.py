@@ -67,6 +67,14 @@ class Project(NamedTuple):
                     found.add(path)
         return sorted(found)
 
+    def verbose_line(self, pages_read: int | None = None) -> str:
+        """What --verbose prints: which tree, configuration and inputs a run used."""
+        line = (f"docgen: root {self.root} ({self.how}); config {self.config_file or 'none (defaults)'}; "
+                f"dockerfile {self.display(self.dockerfile)}; snapshot {self.display(self.snapshot)}")
+        if pages_read is not None:
+            line += f"; {pages_read} pages; facts {self.display(self.facts)}"
+        return line
+
     def describe(self) -> dict:
         return {"root": str(self.root), "found_by": self.how,
                 "config": str(self.config_file) if self.config_file else None,

@@ -57,17 +57,29 @@ _PROJECTIONS: dict[str, Callable[["RenderInputs"], object]] = {
 }
 
 
+# Digests of the model's inputs, kept for the last model asked about: the block stamps and the image-size
+# record's tie (docgen.model.claims.input_digest) hash the same lock, and it should be hashed once per run.
+_MODEL_DIGESTS: dict = {"model": None, "digests": {}}
+
+
 class InputDigests:
     """Digests computed on first use: a check touching only Dockerfile blocks never hashes the lock."""
 
     def __init__(self, src: "RenderInputs") -> None:
         self._src = src
-        self._cache: dict[str, str] = {}
+        self._measurement: str | None = None
 
     def __getitem__(self, name: str) -> str:
-        if name not in self._cache:
-            self._cache[name] = _short_hash(_PROJECTIONS[name](self._src))
-        return self._cache[name]
+        if name == "measurement":   # depends on this run's record, not on the model
+            if self._measurement is None:
+                self._measurement = _short_hash(_PROJECTIONS[name](self._src))
+            return self._measurement
+        if _MODEL_DIGESTS["model"] is not self._src.model:
+            _MODEL_DIGESTS.update(model=self._src.model, digests={})
+        cache = _MODEL_DIGESTS["digests"]
+        if name not in cache:
+            cache[name] = _short_hash(_PROJECTIONS[name](self._src))
+        return cache[name]
 
     def of(self, names) -> dict[str, str]:
         return {n: self[n] for n in names}

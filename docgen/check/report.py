@@ -175,13 +175,6 @@ def judged(run: Run) -> dict:
     return {**run.project.describe(), "pages_read": [p.doc.path for p in run.pages]}
 
 
-def verbose_line(run: Run) -> str:
-    j = judged(run)
-    config = j["config"] or "none (defaults)"
-    return (f"docgen: root {j['root']} ({j['found_by']}); config {config}; dockerfile {j['dockerfile']}; "
-            f"snapshot {j['snapshot']}; {len(j['pages_read'])} pages; facts {j['facts']}")
-
-
 # ------------------------------------------------------------------------------------------------ formats
 
 def _escape_data(text: str) -> str:

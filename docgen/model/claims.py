@@ -318,16 +318,17 @@ def runtime_user(model: "ImageModel") -> tuple[str, str]:
     (root, "0", when there is no USER; the group defaults to the uid's own number)."""
     from docgen.model.stages import _chain, published_stage
 
-    chain = _chain(model, published_stage(model))
+    return _user_in(model, _chain(model, published_stage(model)))
+
+
+def _user_in(model: "ImageModel", chain: set[str], before: int | None = None) -> tuple[str, str]:
+    """The last USER in the stages of `chain` (above line `before`, when given), ARG defaults of those
+    stages and the global scope expanded; root when there is none."""
     user = None
     for ins in model.dockerfile.instructions:
-        if ins.keyword == "USER" and ins.stage in chain:
+        if ins.keyword == "USER" and ins.stage in chain and (before is None or ins.start_line < before):
             user = ins.args.strip()
-    if user is None:
-        return "0", "0"
-    defaults = {a.name: a.default for a in model.dockerfile.args if a.default is not None and (a.stage in chain or a.stage is None)}
-    user = _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), user)
-    return _numeric(user)
+    return ("0", "0") if user is None else _numeric(_expand(model, user, chain))
 
 
 # ------------------------------------------------------------------------------------------------ lookup
@@ -363,28 +364,25 @@ _CHGRP = re.compile(r"^\s*chgrp\s+(\S+)\s+(.+?)\s*$", re.M)
 _INSTALL_DIR = re.compile(r"^\s*install\s+-d\s+(.+?)\s*$", re.M)
 
 
-def _expand(model: "ImageModel", text: str) -> str:
-    """`${NAME}` / `$NAME` replaced by the ARG's default (Docker's build-time view), quotes dropped."""
-    defaults = {a.name: a.default for a in model.dockerfile.args if a.default is not None}
+def _expand(model: "ImageModel", text: str, chain: set[str] | None = None) -> str:
+    """`${NAME}` / `$NAME` replaced by the ARG's default (Docker's build-time view: with `chain`, only ARGs
+    of those stages and the global scope), quotes dropped."""
+    defaults = {a.name: a.default for a in model.dockerfile.args
+                if a.default is not None and (chain is None or a.stage in chain or a.stage is None)}
     return _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), text).replace('"', "")
 
 
 def build_user(model: "ImageModel") -> tuple[str, str]:
     """(uid, gid) that creates the heavy artifacts: the USER in force where the actor prefetch runs
     ("0", "0": root, when the Dockerfile switches to no other user before it)."""
+    from docgen.model.stages import _chain
+
     calls = model.dockerfile.prefetch_calls
     if not calls:
         return "0", "0"
-    line, user = calls[0].line, None
+    line = calls[0].line
     stage = next((i.stage for i in model.dockerfile.instructions if i.start_line <= line <= i.end_line), None)
-    from docgen.model.stages import _chain
-    chain = _chain(model, stage) if stage else ()
-    for ins in model.dockerfile.instructions:
-        if ins.keyword == "USER" and ins.stage in chain and ins.start_line < line:
-            user = _expand(model, ins.args.strip())
-    if user is None:
-        return "0", "0"
-    return _numeric(user)
+    return _user_in(model, _chain(model, stage) if stage else set(), before=line)
 
 
 def _numeric(user: str) -> tuple[str, str]:
