@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
+from docgen.model import class_name_of
 
 if TYPE_CHECKING:
     from docgen.inputs.dockerfile import DockerfileFacts
@@ -133,10 +134,6 @@ def _added_removed(old: list[str], new: list[str]) -> dict:
     return {"added": [x for x in new if x not in old], "removed": [x for x in old if x not in new]}
 
 
-def _class(fqn: str) -> str:
-    return fqn.rsplit(".", 1)[-1]
-
-
 def _module(fqn: str) -> str:
     return fqn.rsplit(".", 1)[0]
 
@@ -160,7 +157,7 @@ def _actors(old: Side, new: Side, old_image: _Image, new_image: _Image) -> dict:
     # A rename is a removed and an added actor that keep the class name (the module moved) or the module
     # (the class was renamed); pairs are made one to one, class-name matches first, in registry order.
     renamed = []
-    for how, key in (("moved module", _class), ("renamed class", _module)):
+    for how, key in (("moved module", class_name_of), ("renamed class", _module)):
         for fqn in list(gone):
             match = next((c for c in came if key(c) == key(fqn)), None)
             if match is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.model import REASON_NOT_SELECTED
+from docgen.model import REASON_NOT_SELECTED, class_name_of
 from docgen.names import normalize
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def reason_kind(fqn: str, missing_extras: tuple[str, ...]) -> str:
     if missing_extras:
         return NOT_WARMED
     module = fqn.rsplit(".", 1)[0]
-    if ".modelopt." in f".{module}." or "Quant" in fqn.rsplit(".", 1)[-1]:
+    if ".modelopt." in f".{module}." or "Quant" in class_name_of(fqn):
         return QUANT
     if role_of(fqn) == "value":
         return VALUE

@@ -3,9 +3,7 @@ comment, or the job summary). Both say the same things in the same order; JSON i
 
 from __future__ import annotations
 
-
-def _short(fqn: str) -> str:
-    return fqn.rsplit(".", 1)[-1]
+from docgen.model import class_name_of
 
 
 def _side(d: dict) -> str:
@@ -57,12 +55,12 @@ def _filter_line(f: dict) -> str:
     if f["status"] == "ok":
         return f"{len(f['new_actors'])} actor(s), as before"
     if f["status"] == "no-match":
-        extra = (f"; it matches {', '.join(_short(a) for a in f['new_system_matches'])}, which run(s) on the "
+        extra = (f"; it matches {', '.join(class_name_of(a) for a in f['new_system_matches'])}, which run(s) on the "
                  "system interpreter") if f["new_system_matches"] else ""
-        was = f"matched {', '.join(_short(a) for a in f['old_actors'])}" if f["old_actors"] else "matched nothing"
+        was = f"matched {', '.join(class_name_of(a) for a in f['old_actors'])}" if f["old_actors"] else "matched nothing"
         return f"matches NO actor in NEW ({was} in OLD){extra}"
-    gained = [_short(a) for a in f["new_actors"] if a not in f["old_actors"]]
-    lost = [_short(a) for a in f["old_actors"] if a not in f["new_actors"]]
+    gained = [class_name_of(a) for a in f["new_actors"] if a not in f["old_actors"]]
+    lost = [class_name_of(a) for a in f["old_actors"] if a not in f["new_actors"]]
     return "now " + "; ".join(x for x in (f"also {', '.join(gained)}" if gained else "",
                                           f"no longer {', '.join(lost)}" if lost else "") if x)
 
@@ -104,7 +102,7 @@ def _venv_names(p: dict) -> str:
         if name not in p["new_venvs"]:
             return " (OLD only)"
         return " (NEW only)" if name not in p["old_venvs"] else ""
-    return ", ".join(_short(n) + mark(n) for n in names)
+    return ", ".join(class_name_of(n) + mark(n) for n in names)
 
 
 def _set_note(p: dict) -> str:

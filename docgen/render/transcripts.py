@@ -4,6 +4,8 @@ transcript with `docgen write`, and the rebuilt image must then print exactly th
 
 from typing import TYPE_CHECKING
 
+from docgen.model import class_name_of
+
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
@@ -95,7 +97,7 @@ def console_vllm_copies(model: "ImageModel") -> str:
         lines.append(f">     {path.rsplit('/', 1)[-1]}" + ("; do" if n == len(copies.venvs) - 1 else " \\"))
     lines += ['>   pkg=$(echo "$NEMO_RL_VENV_DIR"/$actor/lib/python3*/site-packages/vllm)',
               '>   echo "${actor##*.}: $(stat -c %F "$pkg"), $(find "$pkg" -type l | wc -l) symlinks"', "> done"]
-    lines += [f"{p.rsplit('.', 1)[-1]}: directory, 0 symlinks" for p in copies.venvs]
+    lines += [f"{class_name_of(p)}: directory, 0 symlinks" for p in copies.venvs]
     return ("vLLM is the exception: each vLLM venv holds its own copy of the `vllm/` package, real files rather "
             "than links into the cache, so those venvs never share it:\n\n" + _console(lines))
 
