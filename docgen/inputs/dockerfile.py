@@ -427,10 +427,9 @@ def _shell_words(pieces: list[tuple[int, str]]) -> list[tuple[int, str]] | None:
     words: list[tuple[int, str]] = []
     begin_word = None
     for kind, begin, end in _chunks(text):
-        if kind == "open":
+        if kind == "open":   # an unclosed quote, or a lone escape at the very end (BuildKit's lexer drops it)
             if text[begin] != "\\":
                 return None
-            end = begin  # BuildKit's lexer drops a lone escape at the very end
         if kind == "space" or kind == "open":
             if begin_word is not None and begin > begin_word:
                 words.append((pieces[bisect_right(starts, begin_word) - 1][0], text[begin_word:begin]))

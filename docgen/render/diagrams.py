@@ -57,7 +57,7 @@ def image_graph(model: "ImageModel") -> str:
         what = "<br/>".join(label("COPY " + c) for c in copies)
         lines.append(f'    {source} -.->|"{what}"| {node_id("stage_" + target)}')
     if publish in stages:
-        lines.append(f"    classDef published stroke-width:3px")
+        lines.append("    classDef published stroke-width:3px")
         lines.append(f"    class {node_id('stage_' + publish)} published")
     return mermaid(lines)
 

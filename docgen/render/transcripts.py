@@ -134,7 +134,7 @@ def console_writable(model: "ImageModel") -> str:
     copies = vllm_copies(model)
     gid, cache = render_value("runtime.gid", model), _uv_cache(model)
     lines = [f"$ find {cache} ! -type l -perm /go=w | wc -l", "0",
-             f"$ find \"$NEMO_RL_VENV_DIR\"/*/ ! -type l ! -name .lock -perm /go=w ! -path '*/site-packages/vllm' "
+             "$ find \"$NEMO_RL_VENV_DIR\"/*/ ! -type l ! -name .lock -perm /go=w ! -path '*/site-packages/vllm' "
              "! -path '*/site-packages/vllm/*' | wc -l", "0",
              f"$ find \"$NEMO_RL_VENV_DIR\"/*/lib/python3*/site-packages/vllm -maxdepth 0 -group {gid} -perm -g=w "
              "2>/dev/null | wc -l", str(len(copies.venvs) if copies else 0)]
