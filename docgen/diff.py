@@ -13,7 +13,8 @@ extras; and the key versions (torch, vllm, transformer-engine, ray, Python).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+from docgen.records import Record
 
 from docgen.errors import InputError
 from docgen.model import class_name_of
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 KEY_PACKAGES = ("torch", "vllm", "transformer-engine", "ray")
 
 
-class Side(NamedTuple):
+class Side(Record):
     """One end of the diff: the snapshot JSON (for what the typed view leaves out) and its typed view."""
     label: str          # how reports name it (a path)
     kind: str           # "snapshot" (a JSON file) or "checkout" (an RL folder, read in memory)
@@ -70,7 +71,7 @@ def load_sides(old: Path, new: Path, registry_facts: Path | None = None, old_fac
 
 # ------------------------------------------------------------------------------------------------ the image
 
-class _Image(NamedTuple):
+class _Image(Record):
     """What the current Dockerfile makes of one side."""
     venvs: dict[str, tuple[str, ...]]          # actor FQN -> extras, prefetch order
     filter_actors: dict[str, tuple[str, ...]]  # filter text -> actors it gives a venv

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import Iterable
+from docgen.records import Record
 
 from docgen.errors import InputError
 
@@ -81,7 +82,7 @@ def read_json_object(path: str | Path, what: str = "") -> tuple[str, dict]:
 
 # ------------------------------------------------------------------------------------------------ writing
 
-class Output(NamedTuple):
+class Output(Record):
     """One file to write. `expected` is the exact bytes docgen read from it (None: it did not exist or was
     not read); the writer refuses to overwrite a file whose bytes differ from that by the time it writes."""
     path: Path

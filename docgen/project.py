@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from docgen.records import Record
 
 from docgen.errors import InputError
 
@@ -37,7 +37,7 @@ DEFAULTS = {
 }
 
 
-class Project(NamedTuple):
+class Project(Record):
     root: Path                     # absolute, resolved
     config_file: Path | None       # where the configuration came from (None: defaults, git top level)
     how: str                       # how the root was found, for --verbose and the JSON report

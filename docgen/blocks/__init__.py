@@ -20,7 +20,8 @@ nothing about the model: the caller passes the generator table and a render call
 
 import zlib
 import re
-from typing import Callable, Mapping, NamedTuple
+from typing import Callable, Mapping
+from docgen.records import Record
 
 from docgen.errors import InputError
 
@@ -41,8 +42,8 @@ DIGEST_CHARS = 8
 # to catch a silent change.
 STAMP_VERSION = 2
 _VERSIONED = re.compile(r"v(\d+):(.*)\Z")
-# The records below are NamedTuples rather than dataclasses: `docgen check` runs on every commit, and a
-# frozen dataclass costs ~0.5 ms of start-up each.
+# The records below are docgen.records.Record tuples rather than dataclasses: `docgen check` runs on every
+# commit, and a frozen dataclass costs ~0.5 ms of start-up each.
 
 
 def digest(text: str) -> str:
@@ -51,7 +52,7 @@ def digest(text: str) -> str:
     return f"{zlib.crc32(text.encode('utf-8')):0{DIGEST_CHARS}x}"
 
 
-class Block(NamedTuple):
+class Block(Record):
     generator: str
     args: tuple[tuple[str, str], ...]
     begin: int                      # 0-based index of the begin marker's line
@@ -66,7 +67,7 @@ class Block(NamedTuple):
         return self.begin + 1
 
 
-class InlineValue(NamedTuple):
+class InlineValue(Record):
     key: str
     line_index: int
     start: int                      # offsets of the value text inside its line
@@ -77,7 +78,7 @@ class InlineValue(NamedTuple):
         return self.line_index + 1
 
 
-class Document(NamedTuple):
+class Document(Record):
     path: str
     lines: tuple[str, ...]          # with their line endings
     blocks: tuple[Block, ...]
@@ -88,7 +89,7 @@ class Document(NamedTuple):
         return "".join(self.lines)
 
 
-class BlockChange(NamedTuple):
+class BlockChange(Record):
     """A block whose text differs from what the current facts render, or (stamp_only) whose text is right
     but whose input stamps are not those of the current inputs."""
     path: str
@@ -104,7 +105,7 @@ class BlockChange(NamedTuple):
         return self.block.recorded_inputs is not None and self.block.stamp_version != STAMP_VERSION
 
 
-class ValueChange(NamedTuple):
+class ValueChange(Record):
     path: str
     value: InlineValue
     old: str

@@ -6,7 +6,8 @@ runs them alone; `docgen check` runs them with the drift check.
 
 
 import re
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable
+from docgen.records import Record
 
 from docgen.model import class_name_of
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 
-class Finding(NamedTuple):
+class Finding(Record):
     path: str
     line: int | None
     check: str

@@ -9,12 +9,12 @@ reads a raw input again.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from docgen.records import Record
 
 from docgen.project import Project
 
 
-class Page(NamedTuple):
+class Page(Record):
     path: Path
     raw: bytes                       # exactly what was read: the writer refuses to replace a changed page
     doc: object                      # blocks.Document
@@ -23,7 +23,7 @@ class Page(NamedTuple):
     value_changes: list
 
 
-class Run(NamedTuple):
+class Run(Record):
     project: Project
     model: object
     pages: list[Page]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import NamedTuple
+from docgen.records import Record
 
 from docgen.check.pipeline import Run
 
@@ -20,7 +20,7 @@ DEFAULT_MAX_ANNOTATIONS = 10   # what GitHub shows of one type per step
 _SUMMARY_DIFF_CHARS = 200_000  # a step summary is capped at 1 MiB; the diff gets folded and trimmed first
 
 
-class Item(NamedTuple):
+class Item(Record):
     path: str
     line: int | None
     title: str          # annotation title: "stale block", "facts changed", or a lint check's name
@@ -30,7 +30,7 @@ class Item(NamedTuple):
     text: str = ""      # the text-format line, location included
 
 
-class Options(NamedTuple):
+class Options(Record):
     diff: bool = False
     quiet: bool = False
     changed: frozenset[str] = frozenset()

@@ -23,7 +23,7 @@ value or a 2 MB line of backticks reads in well under a second.
 
 import re
 from bisect import bisect_right
-from typing import NamedTuple
+from docgen.records import Record
 from pathlib import Path
 
 from docgen.errors import InputError
@@ -54,13 +54,13 @@ _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
 _SHELLS = frozenset({"sh", "bash", "dash"})
 
 
-class Heredoc(NamedTuple):
+class Heredoc(Record):
     name: str
     body: str  # body lines, each ending in "\n"; leading tabs removed for <<-
     start_line: int  # first body line
 
 
-class Instruction(NamedTuple):
+class Instruction(Record):
     keyword: str
     args: str
     flags: dict[str, tuple[str, ...]]
@@ -71,7 +71,7 @@ class Instruction(NamedTuple):
     stage: str | None
 
 
-class Stage(NamedTuple):
+class Stage(Record):
     name: str | None
     index: int
     base: str
@@ -79,7 +79,7 @@ class Stage(NamedTuple):
     instructions: tuple[Instruction, ...]
 
 
-class Arg(NamedTuple):
+class Arg(Record):
     name: str
     default: str | None
     stage: str | None
@@ -87,14 +87,14 @@ class Arg(NamedTuple):
     comment: str
 
 
-class EnvVar(NamedTuple):
+class EnvVar(Record):
     key: str
     value: str
     stage: str | None
     line: int
 
 
-class WarmSync(NamedTuple):
+class WarmSync(Record):
     extras: tuple[str, ...]
     flags: tuple[str, ...]
     comment: str
@@ -102,7 +102,7 @@ class WarmSync(NamedTuple):
     stage: str | None
 
 
-class PrefetchCall(NamedTuple):
+class PrefetchCall(Record):
     """One run of NeMo-RL's actor prefetch tool."""
     filters: tuple[str, ...]
     negative_filters: tuple[str, ...]
@@ -112,7 +112,7 @@ class PrefetchCall(NamedTuple):
     stage: str | None = None
 
 
-class GymPrefetch(NamedTuple):
+class GymPrefetch(Record):
     """One run of NeMo-Gym's prefetch tool: a venv per environment server of the configs it is given."""
     script: str
     args: tuple[str, ...]           # its words, unexpanded (`${NEMO_GYM_PREFETCH_CONFIGS}`)
@@ -123,7 +123,7 @@ class GymPrefetch(NamedTuple):
     comment: str
 
 
-class Requirement(NamedTuple):
+class Requirement(Record):
     spec: str                       # as written
     name: str                       # distribution name (a path or URL stays as written)
     pin: str | None                 # `==0.19.11`, `>=1`, a URL after `@`; None when unpinned
@@ -131,7 +131,7 @@ class Requirement(NamedTuple):
     line: int
 
 
-class PipInstall(NamedTuple):
+class PipInstall(Record):
     """A `uv pip install` command: what, into which interpreter, with or without dependencies."""
     packages: tuple[Requirement, ...]
     python: str | None              # the --python value, unexpanded
@@ -141,24 +141,24 @@ class PipInstall(NamedTuple):
     stage: str | None
 
 
-class VerifyList(NamedTuple):
+class VerifyList(Record):
     actors: tuple[str, ...]
     line: int
 
 
-class CountStatement(NamedTuple):
+class CountStatement(Record):
     counts: tuple[tuple[int, str], ...]
     text: str
     line: int
 
 
-class NotPrefetchedList(NamedTuple):
+class NotPrefetchedList(Record):
     actors: tuple[tuple[str, str], ...]   # (FQN, reason) entries, one per comment line
     line: int
     prose: str = ""                       # the same written as a sentence on the header line (and after it)
 
 
-class MappingRow(NamedTuple):
+class MappingRow(Record):
     """`#   <filter>  -> <extra>  (why)`: a comment table row saying which extra a filter's venvs get."""
     filter: str
     extra: str
@@ -166,14 +166,14 @@ class MappingRow(NamedTuple):
     line: int
 
 
-class Note(NamedTuple):
+class Note(Record):
     """A convention docgen found but could not read as written; the lint reports it (never an error)."""
     line: int
     check: str
     message: str
 
 
-class DockerfileFacts(NamedTuple):
+class DockerfileFacts(Record):
     path: str
     syntax_directive: int | None
     instructions: tuple[Instruction, ...]
@@ -566,7 +566,7 @@ def _envs(ins: Instruction, path: str) -> list[EnvVar]:
 # ---- layer 2: shell conventions inside RUN ----------------------------------------------------
 
 
-class _ShellCommand(NamedTuple):
+class _ShellCommand(Record):
     """One shell command with ``\\`` continuations joined; keeps the physical lines it came from."""
 
     pieces: tuple[tuple[int, str], ...]  # (line, code without trailing comment and backslash)

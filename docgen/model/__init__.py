@@ -5,7 +5,7 @@ except `load_model`, the one convenience that reads both inputs from their paths
 """
 
 
-from typing import NamedTuple
+from docgen.records import Record
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -41,7 +41,7 @@ def reason_backend_not_built(extras: Iterable[str]) -> str:
     return "backend not built: " + ", ".join(f"`{e}`" for e in extras) + " not warmed in the image"
 
 
-class Actor(NamedTuple):
+class Actor(Record):
     """One entry of ACTOR_ENVIRONMENT_REGISTRY, for one value of NEMO_RL_PY_EXECUTABLES_SYSTEM."""
     fqn: str
     member: str | None          # PY_EXECUTABLES member (None: an inline executable, like modelopt's)
@@ -62,7 +62,7 @@ class Actor(NamedTuple):
         return self.fqn.rsplit(".", 1)[0]
 
 
-class WarmStep(NamedTuple):
+class WarmStep(Record):
     """One `uv sync` of the warm-up RUN: the base sync, one extra, or --all-groups."""
     label: str
     extras: tuple[str, ...]
@@ -71,7 +71,7 @@ class WarmStep(NamedTuple):
     line: int
 
 
-class PrefetchFilter(NamedTuple):
+class PrefetchFilter(Record):
     text: str
     actors: tuple[str, ...]     # uv actors whose FQN contains the text (registry order), minus negative matches
     extras: tuple[str, ...]     # the extras those actors run with (sorted union)
@@ -79,7 +79,7 @@ class PrefetchFilter(NamedTuple):
     negative: bool = False
 
 
-class WorkerVenv(NamedTuple):
+class WorkerVenv(Record):
     actor: str
     extras: tuple[str, ...]
     path: str
@@ -90,7 +90,7 @@ class WorkerVenv(NamedTuple):
         return class_name_of(self.actor)
 
 
-class SkippedActor(NamedTuple):
+class SkippedActor(Record):
     actor: str
     extras: tuple[str, ...]
     reason: str
@@ -100,7 +100,7 @@ class SkippedActor(NamedTuple):
         return class_name_of(self.actor)
 
 
-class SharedBuild(NamedTuple):
+class SharedBuild(Record):
     package: str
     version: str | None
     source_kind: str
@@ -108,7 +108,7 @@ class SharedBuild(NamedTuple):
     extras: tuple[str, ...]
 
 
-class GymVenvs(NamedTuple):
+class GymVenvs(Record):
     """The second venv layer: NeMo-Gym's prefetch builds one venv per environment server of the configs
     its driving build ARG names, under NEMO_GYM_VENV_DIR. Off (no venvs) while that ARG is empty."""
     venv_dir: str
@@ -128,7 +128,7 @@ class GymVenvs(NamedTuple):
         return 0 if not self.configs else None
 
 
-class DriverInstall(NamedTuple):
+class DriverInstall(Record):
     """A package `uv pip install` puts into the driver venv after the syncs."""
     package: str
     pin: str | None
@@ -139,7 +139,7 @@ class DriverInstall(NamedTuple):
     spec: str
 
 
-class PrefetchOutcome(NamedTuple):
+class PrefetchOutcome(Record):
     """What `prefetch_venvs.py <filters>` does with the registry, for one value of the system flag."""
     venvs: tuple[WorkerVenv, ...]
     system: tuple[Actor, ...]            # skipped: they run on the system interpreter
@@ -149,7 +149,7 @@ class PrefetchOutcome(NamedTuple):
 _ACTOR_INDEX: dict[int, tuple] = {}
 
 
-class ImageModel(NamedTuple):
+class ImageModel(Record):
     dockerfile: "DockerfileFacts"
     snapshot: "Snapshot"
     venv_dir: str
@@ -171,7 +171,7 @@ class ImageModel(NamedTuple):
 
     # -- lookups -----------------------------------------------------------------------------------
     def actor(self, fqn: str) -> Actor:
-        # an index per model (a NamedTuple holds no cache): lookups stay O(1) with tens of thousands of actors
+        # an index per model (a record holds no cache): lookups stay O(1) with tens of thousands of actors
         index = _ACTOR_INDEX.get(id(self))
         if index is None or index[0] is not self.actors:
             index = _ACTOR_INDEX[id(self)] = (self.actors, {a.fqn: a for a in self.actors})

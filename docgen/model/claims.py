@@ -14,7 +14,8 @@ fields so the core model stays small: each is a pure function of the model.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+from docgen.records import Record
 
 from docgen.model import REASON_NOT_SELECTED, class_name_of
 from docgen.names import normalize
@@ -72,7 +73,7 @@ def package_mentions(text: str, candidates: set[str]) -> set[str]:
 
 # ------------------------------------------------------------------------------------ private vLLM copies
 
-class VllmCopies(NamedTuple):
+class VllmCopies(Record):
     line: int                      # the RUN step of the published stage that makes them
     globs: tuple[str, ...]         # the venv roots it walks (`/opt/ray_venvs/*`, ...)
     venvs: tuple[str, ...]         # prefetched venv paths those globs reach that hold vLLM
@@ -109,7 +110,7 @@ def vllm_copies(model: "ImageModel") -> VllmCopies | None:
 
 # ----------------------------------------------------------------------------------------- PY_EXECUTABLES
 
-class Executable(NamedTuple):
+class Executable(Record):
     member: str
     command: str                   # with {git_root} replaced by the image's checkout
     extras: tuple[str, ...]
@@ -205,7 +206,7 @@ _REUSE = re.compile(r"\breus(?:e|es|ed|ing)\b", re.I)
 _BUILD = re.compile(r"\bbuild(?:s|ing)?\b|\bcompiles?\b", re.I)
 
 
-class BuildClaim(NamedTuple):
+class BuildClaim(Record):
     step_label: str
     line: int
     package: str
@@ -258,7 +259,7 @@ def _reaches(model: "ImageModel", step, package: str) -> bool:
 
 # ------------------------------------------------------------------------------------ names pages may use
 
-class KnownNames(NamedTuple):
+class KnownNames(Record):
     classes: frozenset[str]
     fqns: frozenset[str]
     modules: frozenset[str]

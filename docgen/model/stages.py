@@ -5,7 +5,8 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+from docgen.records import Record
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -15,7 +16,7 @@ PUBLISHED_STAGE = "nmp-rl-base"
 _ARG_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
-class CopyEdge(NamedTuple):
+class CopyEdge(Record):
     source: str       # stage label (or an image reference for COPY --from=<image>)
     target: str       # stage label
     paths: tuple[str, ...]

@@ -2,7 +2,8 @@
 only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+from docgen.records import Record
 
 from docgen.model import venv_path
 from docgen.render.markdown import label, mermaid, node_id
@@ -102,7 +103,7 @@ def diagram_build(model: "ImageModel") -> str:
     return mermaid(lines)
 
 
-class _Worker(NamedTuple):
+class _Worker(Record):
     fqn: str
     class_name: str
     extras: tuple[str, ...]
@@ -120,7 +121,7 @@ def _workers(model: "ImageModel", role: str, extra: str | None = None) -> list[_
             for a in model.actors if role_of(a.fqn) == role and a.extras == (extra,)]
 
 
-class _Lane(NamedTuple):
+class _Lane(Record):
     """One participant: one or more actors of the same extra drawn as a single lifeline."""
     pid: str
     workers: tuple[_Worker, ...]

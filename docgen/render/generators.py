@@ -6,7 +6,8 @@ measurement (the image-size bench's output).
 """
 
 
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
+from docgen.records import Record
 
 from docgen.render import diagrams, prose_blocks, tables, transcripts
 
@@ -16,13 +17,13 @@ if TYPE_CHECKING:
 INPUT_NAMES = ("dockerfile", "registry", "lock", "pyproject", "measurement")
 
 
-class RenderInputs(NamedTuple):
+class RenderInputs(Record):
     """What renderers may read: the model and, for image-size only, the bench's measurement."""
     model: "ImageModel"
     image_size: dict | None = None
 
 
-class Generator(NamedTuple):
+class Generator(Record):
     name: str
     inputs: tuple[str, ...]
     render: Callable[..., str]                 # (RenderInputs, **args) -> Markdown

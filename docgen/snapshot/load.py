@@ -1,12 +1,12 @@
 """Phase B's view of the committed snapshot: typed records and `load_snapshot`.
 
-Loading is a `json.load` plus small NamedTuples; the heavy lock walk happened when the snapshot was made
+Loading is a `json.load` plus small records (docgen.records); the heavy lock walk happened when the snapshot was made
 (`docgen.snapshot.build`), never when docs are checked.
 """
 
 import json
 import re
-from typing import NamedTuple
+from docgen.records import Record
 from pathlib import Path
 from typing import Iterable
 
@@ -35,7 +35,7 @@ def combo_key(extras: Iterable[str]) -> str:
     return "+".join(sorted({normalize(e) for e in extras}))
 
 
-class SnapshotPackage(NamedTuple):
+class SnapshotPackage(Record):
     key: str
     name: str
     version: str | None
@@ -45,12 +45,12 @@ class SnapshotPackage(NamedTuple):
     editable: bool
 
 
-class SharedBuildFact(NamedTuple):
+class SharedBuildFact(Record):
     key: str
     extras: tuple[str, ...]
 
 
-class Snapshot(NamedTuple):
+class Snapshot(Record):
     path: str
     provenance: dict
     project_name: str
@@ -102,11 +102,11 @@ def _is_notable(pkg: SnapshotPackage) -> bool:
 # package from the docs without a word). A dict is an object with exactly these keys; MapOf is an object
 # keyed by any string; a one-element list is a list of that; a tuple lists the allowed scalar types.
 
-class MapOf(NamedTuple):
+class MapOf(Record):
     value: object
 
 
-class MayLack(NamedTuple):
+class MayLack(Record):
     """A key older snapshots may lack (added after format 1 was first written); checked when present."""
     value: object
 

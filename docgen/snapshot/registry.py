@@ -11,7 +11,7 @@ import json
 import re
 import shlex
 from functools import lru_cache
-from typing import NamedTuple
+from docgen.records import Record
 from pathlib import Path
 
 from docgen.errors import InputError
@@ -45,7 +45,7 @@ def extras_of(command: str) -> tuple[str, ...]:
     return tuple(extras)
 
 
-class RegistryEntry(NamedTuple):
+class RegistryEntry(Record):
     actor: str
     member: str | None  # PY_EXECUTABLES member of the default variant; None for an inline command
     command: str  # NEMO_RL_PY_EXECUTABLES_SYSTEM unset
@@ -67,7 +67,7 @@ class RegistryEntry(NamedTuple):
         return self.command == SYSTEM_COMMAND
 
 
-class Registry(NamedTuple):
+class Registry(Record):
     executables: dict[str, str]  # PY_EXECUTABLES member -> command, in class-body order
     entries: tuple[RegistryEntry, ...]  # ACTOR_ENVIRONMENT_REGISTRY order after every update
 

@@ -10,7 +10,7 @@ writing the modules back for the stand-in, is `docgen.standin.registry_py`.
 import ast
 import re
 from pathlib import Path
-from typing import NamedTuple
+from docgen.records import Record
 
 from docgen.errors import InputError
 from docgen.io import read_input
@@ -38,25 +38,25 @@ _FORK_COMMENT = re.compile(r"^[\s,]*#\s*(fork\s.*?)\s*$")
 # because upstream modules hold plenty of code the registry does not depend on.
 
 
-class _Command(NamedTuple):
+class _Command(Record):
     text: str
     member: str | None = None
 
 
-class _Unresolved(NamedTuple):
+class _Unresolved(Record):
     error: InputError
 
 
-class _External(NamedTuple):
+class _External(Record):
     module: str
 
 
-class _Class(NamedTuple):
+class _Class(Record):
     name: str
     members: dict[str, tuple[object, int]]  # name -> (value, line)
 
 
-class _Slot(NamedTuple):
+class _Slot(Record):
     command: _Command
     file: str
     line: int
@@ -68,7 +68,7 @@ class _Registry:
         self.slots = slots
 
 
-class _LazyImport(NamedTuple):
+class _LazyImport(Record):
     module: str | None  # dotted name; None when a relative import climbs out of the tree
     name: str
     file: Path
@@ -80,7 +80,7 @@ _ENVIRON = object()
 _ENV_GET = object()
 
 
-class _Module(NamedTuple):
+class _Module(Record):
     path: Path
     rel: str
     lines: list[str]

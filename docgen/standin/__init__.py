@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import NamedTuple
+from docgen.records import Record
 
 from docgen.errors import InputError
 
@@ -38,7 +38,7 @@ VLLM_MODULES = ("engine/__init__.py", "engine/llm_engine.py", "model_executor/__
                 "model_executor/layers.py", "worker/__init__.py")
 
 
-class StandinPackage(NamedTuple):
+class StandinPackage(Record):
     name: str  # normalised distribution name
     version: str
     path: str  # relative to the workspace root
