@@ -4,7 +4,8 @@
 
 Runs `python -m docgen ARGS` (default: `check --root <this repository>`) with the docgen package of REF
 (default HEAD, exported with `git archive`) and with the working tree's, alternating run by run, together
-with a bare `python -c pass`. Interleaving keeps a busy neighbour from favouring one side; the medians are
+with a bare `python -c pass`. Every process starts in an empty scratch folder, so that neither side imports
+docgen from the working directory (`-m` puts it first on sys.path); give ARGS a `--root`. Interleaving keeps a busy neighbour from favouring one side; the medians are
 printed as milliseconds and as ratios to the bare start, which is what the issues set targets for.
 """
 
@@ -33,9 +34,9 @@ def export(ref: str, into: Path) -> None:
         archive.extractall(into, filter="data")
 
 
-def once(cmd: list[str], env: dict[str, str]) -> float:
+def once(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=REPO)
+    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
     return time.perf_counter() - start
 
 
@@ -46,15 +47,20 @@ def main() -> None:
     parser.add_argument("args", nargs="*", default=None)
     args = parser.parse_args()
     docgen_args = args.args or ["check", "--root", str(REPO)]
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as scratch:
         export(args.base, Path(tmp))
+        which = [sys.executable, "-c", "import docgen; print(docgen.__file__)"]
+        for path in (tmp, str(REPO)):   # each side must import its own docgen
+            found = subprocess.run(which, env=bench_env() | {"PYTHONPATH": path}, cwd=scratch, check=True,
+                                   capture_output=True, text=True).stdout.strip()
+            assert found.startswith(path + os.sep), f"PYTHONPATH={path} imported {found}"
         sides = {"bare": ([sys.executable, "-c", "pass"], bench_env()),
                  args.base: ([sys.executable, "-m", "docgen", *docgen_args], bench_env() | {"PYTHONPATH": tmp}),
                  "tree": ([sys.executable, "-m", "docgen", *docgen_args], bench_env() | {"PYTHONPATH": str(REPO)})}
         times: dict[str, list[float]] = {name: [] for name in sides}
         for i in range(args.runs + 1):
             for name, (cmd, env) in sides.items():
-                seconds = once(cmd, env)
+                seconds = once(cmd, env, Path(scratch))
                 if i:   # the first round warms the bytecode cache and the page cache
                     times[name].append(seconds)
     bare = statistics.median(times["bare"])

@@ -1,5 +1,3 @@
-import sys
+from docgen.cli import run
 
-from docgen.cli import main
-
-sys.exit(main())
+run()

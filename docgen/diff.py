@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
-from docgen.records import Record
 
 from docgen.errors import InputError
 from docgen.model import class_name_of
+from docgen.records import Record
 
 if TYPE_CHECKING:
     from docgen.inputs.dockerfile import DockerfileFacts

@@ -13,9 +13,9 @@ import os
 import stat
 from pathlib import Path
 from typing import Iterable
-from docgen.records import Record
 
 from docgen.errors import InputError
+from docgen.records import Record
 
 MAX_INPUT_BYTES = 16 * 2**20   # pages, Dockerfiles, snapshots, records: far above any real one
 MAX_LOCK_BYTES = 64 * 2**20    # uv.lock of a large workspace (NeMo-RL's is under 1 MiB)

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from docgen.records import Record
 
 from docgen.errors import InputError
+from docgen.records import Record
 
 CONFIG_FILE = "docgen.toml"
 DEFAULTS = {

@@ -322,3 +322,42 @@ def test_malformed_image_size_measurement_is_bad_input(measurement, tmp_path):
             "docgen: error: docs/data/image-size.json:1: "), run.stderr
     assert (tmp_path / "docs/size.md").read_text() == IMAGE_SIZE_PAGE
     assert not (tmp_path / "docs/.docgen-facts.json").exists()
+
+
+# ------------------------------------------------------------------------------- the process's exit
+# `docgen.cli.run` leaves through os._exit once main returns (skipping the interpreter's teardown); these pin
+# that nothing a normal exit would give is lost: the output in full, the exit code, the exit handlers, and
+# the usual traceback when something escapes.
+
+def _run_with(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_fast_exit_keeps_all_output_exit_code_and_exit_handlers(tmp_path):
+    snapshot = json.loads(SNAPSHOT.read_text())
+    diff = docgen("diff", str(SNAPSHOT), str(SNAPSHOT), "--format", "json")   # output through a pipe, whole
+    assert diff.returncode == 0, diff.stderr
+    assert json.loads(diff.stdout)["venvs"] is not None
+    inventory = _run_with(
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
+        "sys.argv = ['docgen', 'inventory', '--json']\n"
+        "from docgen.cli import run\n"
+        "run()\n")
+    assert inventory.returncode == 0, inventory.stderr
+    assert len(json.loads(inventory.stdout)["venvs"]) == 9
+    assert inventory.stderr.strip().endswith("exit handler ran")
+    snapshot["format"] = 99
+    (tmp_path / "bad.json").write_text(json.dumps(snapshot))
+    bad = docgen("diff", str(SNAPSHOT), str(tmp_path / "bad.json"))
+    assert bad.returncode == 2 and "unsupported snapshot format 99" in bad.stderr
+
+
+def test_an_escaping_exception_still_unwinds_with_a_traceback():
+    crash = _run_with("import docgen.cli\n"
+                      "def broken(argv=None):\n"
+                      "    raise RuntimeError('boom')\n"
+                      "docgen.cli.main = broken\n"
+                      "docgen.cli.run()\n")
+    assert crash.returncode == 1
+    assert "Traceback" in crash.stderr and "RuntimeError: boom" in crash.stderr

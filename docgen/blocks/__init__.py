@@ -21,9 +21,9 @@ nothing about the model: the caller passes the generator table and a render call
 import zlib
 import re
 from typing import Callable, Mapping
-from docgen.records import Record
 
 from docgen.errors import InputError
+from docgen.records import Record
 
 _MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
 # Any indentation and block-quote prefix: fences sit in list items, admonitions and quotes (superfences).

@@ -7,9 +7,9 @@ runs them alone; `docgen check` runs them with the drift check.
 
 import re
 from typing import TYPE_CHECKING, Iterable
-from docgen.records import Record
 
 from docgen.model import class_name_of
+from docgen.records import Record
 
 if TYPE_CHECKING:
     from docgen.blocks import Document

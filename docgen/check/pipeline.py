@@ -9,9 +9,9 @@ reads a raw input again.
 from __future__ import annotations
 
 from pathlib import Path
-from docgen.records import Record
 
 from docgen.project import Project
+from docgen.records import Record
 
 
 class Page(Record):

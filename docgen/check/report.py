@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import sys
-from docgen.records import Record
 
 from docgen.check.pipeline import Run
+from docgen.records import Record
 
 DEFAULT_MAX_ANNOTATIONS = 10   # what GitHub shows of one type per step
 _SUMMARY_DIFF_CHARS = 200_000  # a step summary is capped at 1 MiB; the diff gets folded and trimmed first

@@ -23,12 +23,12 @@ value or a 2 MB line of backticks reads in well under a second.
 
 import re
 from bisect import bisect_right
-from docgen.records import Record
 from pathlib import Path
 
 from docgen.errors import InputError
 from docgen.io import read_input
 from docgen.names import NUMBER_WORDS
+from docgen.records import Record
 
 KEYWORDS = frozenset(
     "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN SHELL "

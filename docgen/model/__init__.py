@@ -5,11 +5,11 @@ except `load_model`, the one convenience that reads both inputs from their paths
 """
 
 
-from docgen.records import Record
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from docgen.errors import InputError
+from docgen.records import Record
 
 if TYPE_CHECKING:  # keep start-up lean: these are only needed for type names
     from docgen.snapshot.load import Snapshot, SnapshotPackage

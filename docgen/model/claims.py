@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
-from docgen.records import Record
 
 from docgen.model import REASON_NOT_SELECTED, class_name_of
 from docgen.names import normalize
+from docgen.records import Record
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel

@@ -6,6 +6,7 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 
 import re
 from typing import TYPE_CHECKING
+
 from docgen.records import Record
 
 if TYPE_CHECKING:

@@ -3,9 +3,9 @@ only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
 
 from typing import TYPE_CHECKING
-from docgen.records import Record
 
 from docgen.model import venv_path
+from docgen.records import Record
 from docgen.render.markdown import label, mermaid, node_id
 from docgen.model.stages import (
     base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label,

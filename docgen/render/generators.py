@@ -7,8 +7,8 @@ measurement (the image-size bench's output).
 
 
 from typing import TYPE_CHECKING, Callable
-from docgen.records import Record
 
+from docgen.records import Record
 from docgen.render import diagrams, prose_blocks, tables, transcripts
 
 if TYPE_CHECKING:

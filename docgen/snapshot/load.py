@@ -6,7 +6,6 @@ Loading is a `json.load` plus small records (docgen.records); the heavy lock wal
 
 import json
 import re
-from docgen.records import Record
 from pathlib import Path
 from typing import Iterable
 
@@ -14,6 +13,7 @@ from docgen import __version__
 from docgen.errors import InputError
 from docgen.io import read_json_object
 from docgen.names import normalize
+from docgen.records import Memo, Record
 
 FORMAT = 1
 # NeMo-RL registers about 30 actors; the cap keeps `docgen check` well under 2 s however a snapshot grows.
@@ -72,7 +72,7 @@ class Snapshot(Record):
         if key not in self.install_sets:
             raise InputError(self.path, None, f"the snapshot has no install set for extras {key or '(none)'!r}; "
                              "re-run `docgen snapshot` (it stores every combination the registry uses)")
-        return tuple(self.packages[k] for k in self.install_sets[key])
+        return _MEMO.answer(self, ("install_set", key), lambda: tuple(self.packages[k] for k in self.install_sets[key]))
 
     def package(self, name: str, extras: Iterable[str] = ()) -> SnapshotPackage | None:
         """The package called `name` in the install set of `extras` (None when that set does not reach it)."""
@@ -84,12 +84,17 @@ class Snapshot(Record):
 
     def key_packages(self, extra: str) -> tuple[SnapshotPackage, ...]:
         """Notable packages an extra adds over the base venv, or installs at another version than the base."""
-        base = {(p.name, p.version) for p in self.install_set(())}
-        return tuple(p for p in self.install_set((extra,))
-                     if (p.name, p.version) not in base and _is_notable(p))
+        def compute():
+            base = {(p.name, p.version) for p in self.install_set(())}
+            return tuple(p for p in self.install_set((extra,)) if (p.name, p.version) not in base and _is_notable(p))
+        return _MEMO.answer(self, ("key_packages", extra), compute)
 
     def base_key_packages(self) -> tuple[SnapshotPackage, ...]:
         return tuple(p for p in self.install_set(()) if _is_notable(p))
+
+
+# the docs ask for the same install sets and key packages dozens of times a run; each walks ~300 packages
+_MEMO = Memo()
 
 
 def _is_notable(pkg: SnapshotPackage) -> bool:

@@ -11,11 +11,11 @@ import json
 import re
 import shlex
 from functools import lru_cache
-from docgen.records import Record
 from pathlib import Path
 
 from docgen.errors import InputError
 from docgen.io import read_json_object
+from docgen.records import Record
 
 SYSTEM_COMMAND = "sys.executable"
 SYSTEM_FLAG = "NEMO_RL_PY_EXECUTABLES_SYSTEM"

@@ -10,10 +10,10 @@ writing the modules back for the stand-in, is `docgen.standin.registry_py`.
 import ast
 import re
 from pathlib import Path
-from docgen.records import Record
 
 from docgen.errors import InputError
 from docgen.io import read_input
+from docgen.records import Record
 from docgen.snapshot.registry import (
     SYSTEM_COMMAND,
     SYSTEM_FLAG,

@@ -19,9 +19,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from docgen.records import Record
 
 from docgen.errors import InputError
+from docgen.records import Record
 
 FILES = Path(__file__).resolve().parent / "files"
 BACKEND = "standin_backend"
