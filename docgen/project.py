@@ -161,19 +161,13 @@ def _load(root: Path, config_file: Path | None, how: str) -> Project:
 
 
 def _read_settings(config_file: Path) -> dict:
-    import tomllib
-
     from docgen.io import read_input
+    from docgen.plain_toml import loads_plain
 
     text = read_input(config_file, "the docgen configuration")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        import re
-        m = re.search(r"line (\d+)", str(exc))
-        raise InputError(config_file, int(m.group(1)) if m else None, f"not valid TOML: {exc}") from None
-    except RecursionError:   # tomllib recurses once per nested array or inline table
-        raise InputError(config_file, 1, "not valid TOML: arrays or tables nested too deeply") from None
+    data = loads_plain(text)   # plain TOML, read without importing tomllib; None: tomllib reads it
+    if data is None:
+        data = _load_toml(config_file, text)
     if config_file.name == "pyproject.toml":
         data = data.get("tool", {}).get("docgen", {})
     elif isinstance(data.get("tool"), dict) and "docgen" in data["tool"]:
@@ -181,17 +175,31 @@ def _read_settings(config_file: Path) -> dict:
     if not isinstance(data, dict):
         raise InputError(config_file, None, "[tool.docgen] must be a table")
     for key, value in data.items():
-        line = _line_of(text, key)
+        def bad(message: str) -> InputError:
+            return InputError(config_file, _line_of(text, key), message)
+
         if key not in DEFAULTS:
-            raise InputError(config_file, line, f"unknown docgen setting {key!r} (known: {', '.join(DEFAULTS)})")
+            raise bad(f"unknown docgen setting {key!r} (known: {', '.join(DEFAULTS)})")
         if key in ("pages", "required"):   # `required = []`: the pages need no particular generator
             if not (isinstance(value, list) and (value or key == "required")
                     and all(isinstance(v, str) and v for v in value)):
-                raise InputError(config_file, line, f"{key}: expected a {'' if key == 'required' else 'non-empty '}"
-                                                    "list of strings")
+                raise bad(f"{key}: expected a {'' if key == 'required' else 'non-empty '}list of strings")
         elif not (isinstance(value, str) and value):
-            raise InputError(config_file, line, f"{key}: expected a path relative to the root")
+            raise bad(f"{key}: expected a path relative to the root")
         for path in (value if isinstance(value, list) else [value]):
             if key != "required" and (os.path.isabs(path) or ".." in Path(path).parts):
-                raise InputError(config_file, line, f"{key}: {path!r} must stay inside the root")
+                raise bad(f"{key}: {path!r} must stay inside the root")
     return data
+
+
+def _load_toml(config_file: Path, text: str) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        import re
+        m = re.search(r"line (\d+)", str(exc))
+        raise InputError(config_file, int(m.group(1)) if m else None, f"not valid TOML: {exc}") from None
+    except RecursionError:   # tomllib recurses once per nested array or inline table
+        raise InputError(config_file, 1, "not valid TOML: arrays or tables nested too deeply") from None
