@@ -12,10 +12,13 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
 
 from docgen.errors import InputError
 from docgen.records import Record
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 MAX_INPUT_BYTES = 16 * 2**20   # pages, Dockerfiles, snapshots, records: far above any real one
 MAX_LOCK_BYTES = 64 * 2**20    # uv.lock of a large workspace (NeMo-RL's is under 1 MiB)

@@ -4,16 +4,21 @@ Loading is a `json.load` plus small records (docgen.records); the heavy lock wal
 (`docgen.snapshot.build`), never when docs are checked.
 """
 
+from __future__ import annotations
+
 import json
 import re
 from pathlib import Path
-from typing import Iterable
 
 from docgen import __version__
 from docgen.errors import InputError
 from docgen.io import read_json_object
 from docgen.names import normalize
 from docgen.records import Memo, Record
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 FORMAT = 1
 # NeMo-RL registers about 30 actors; the cap keeps `docgen check` well under 2 s however a snapshot grows.
