@@ -86,21 +86,39 @@ class Project(Record):
 
 # ------------------------------------------------------------------------------------------------ discovery
 
-def _has_table(pyproject: Path) -> bool:
-    """Cheap test before parsing: does this pyproject.toml mention a [tool.docgen] table at all?"""
-    try:
-        with open(pyproject, "rb") as fh:
-            return b"[tool.docgen" in fh.read(1 << 20)
-    except OSError:
-        return False
+class _Config(Record):
+    path: Path
+    text: str
+    data: dict     # the whole file as TOML
 
 
-def _config_in(folder: Path) -> Path | None:
+def _read_config(path: Path, text: str | None = None) -> _Config:
+    from docgen.io import read_input
+    from docgen.plain_toml import loads_plain
+
+    if text is None:
+        text = read_input(path, "the docgen configuration")
+    data = loads_plain(text)   # plain TOML, read without importing tomllib; None: tomllib reads it
+    return _Config(path, text, _load_toml(path, text) if data is None else data)
+
+
+def _config_in(folder: Path) -> _Config | None:
     if (folder / CONFIG_FILE).is_file():
-        return folder / CONFIG_FILE
-    if (folder / "pyproject.toml").is_file() and _has_table(folder / "pyproject.toml"):
-        return folder / "pyproject.toml"
-    return None
+        return _read_config(folder / CONFIG_FILE)
+    pyproject = folder / "pyproject.toml"
+    if not pyproject.is_file():
+        return None
+    from docgen.io import read_input
+
+    # TOML can spell the table `[tool.docgen]`, `[tool]` + `docgen.key = ...`, `tool.docgen.key = ...` or
+    # with quoted keys; all of them hold the word, unless an escape spells it. A file without either
+    # cannot configure docgen and is not parsed.
+    text = read_input(pyproject, "the docgen configuration")
+    if "docgen" not in text and "\\u" not in text and "\\U" not in text:
+        return None
+    config = _read_config(pyproject, text)
+    tool = config.data.get("tool")
+    return config if isinstance(tool, dict) and "docgen" in tool else None
 
 
 def _git_top(start: Path) -> Path | None:
@@ -120,7 +138,7 @@ def find_project(root: str | Path | None = None, config: str | Path | None = Non
         if not config_path.is_file():
             raise InputError(config_path, None, "--config: no such file")
         base = Path(os.path.abspath(root)) if root is not None else config_path.parent
-        return _load(base, config_path, "--config")
+        return _load(base, _read_config(config_path), "--config")
     if root is not None:
         base = Path(os.path.abspath(root))
         if not base.is_dir():
@@ -129,7 +147,7 @@ def find_project(root: str | Path | None = None, config: str | Path | None = Non
     for folder in (here, *here.parents):
         found = _config_in(folder)
         if found is not None:
-            return _load(folder, found, f"found {found.name} upwards from the working directory")
+            return _load(folder, found, f"found {found.path.name} upwards from the working directory")
     top = _git_top(here)
     if top is not None:
         return _load(top, None, "git top level (no docgen configuration found)")
@@ -138,15 +156,14 @@ def find_project(root: str | Path | None = None, config: str | Path | None = Non
 
 
 def _line_of(text: str, key: str) -> int | None:
+    """The line setting `key`, also as a dotted key (`docgen.key = `) or quoted."""
     import re
-    found = re.search(rf"^[ \t]*\"?{re.escape(key)}\"?[ \t]*=", text, re.M)
+    found = re.search(rf"^[ \t]*(?:[\w\"'.-]+\.)?[\"']?{re.escape(key)}[\"']?[ \t]*=", text, re.M)
     return text.count("\n", 0, found.start()) + 1 if found else None
 
 
-def _load(root: Path, config_file: Path | None, how: str) -> Project:
-    settings: dict = {}
-    if config_file is not None:
-        settings = _read_settings(config_file)
+def _load(root: Path, config: _Config | None, how: str) -> Project:
+    settings = _settings(config) if config is not None else {}
     values = {**DEFAULTS, **settings}
     root = Path(os.path.realpath(root))
 
@@ -154,20 +171,14 @@ def _load(root: Path, config_file: Path | None, how: str) -> Project:
         return root / values[key]
 
     required = values["required"]
-    return Project(root=root, config_file=config_file, how=how,
+    return Project(root=root, config_file=config.path if config is not None else None, how=how,
                    dockerfile=path_of("dockerfile"), snapshot=path_of("snapshot"),
                    pages=tuple(values["pages"]), facts=path_of("facts"), image_size=path_of("image-size"),
                    required=tuple(required) if required is not None else None)
 
 
-def _read_settings(config_file: Path) -> dict:
-    from docgen.io import read_input
-    from docgen.plain_toml import loads_plain
-
-    text = read_input(config_file, "the docgen configuration")
-    data = loads_plain(text)   # plain TOML, read without importing tomllib; None: tomllib reads it
-    if data is None:
-        data = _load_toml(config_file, text)
+def _settings(config: _Config) -> dict:
+    config_file, text, data = config
     if config_file.name == "pyproject.toml":
         data = data.get("tool", {}).get("docgen", {})
     elif isinstance(data.get("tool"), dict) and "docgen" in data["tool"]:

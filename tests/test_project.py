@@ -123,6 +123,37 @@ def test_docgen_toml_is_found_upwards_and_wins_over_the_git_top(tmp_path):
     assert json.loads(run.stdout)["counts"]["venvs"] == 9
 
 
+@pytest.mark.parametrize("spelling", [
+    '[tool]\ndocgen.dockerfile = "docker/rl/Dockerfile.nmp-rl-base"\ndocgen.snapshot = "docker/rl/nemo-rl.json"\n',
+    'tool.docgen.dockerfile = "docker/rl/Dockerfile.nmp-rl-base"\ntool.docgen.snapshot = "docker/rl/nemo-rl.json"\n',
+    '[tool."docgen"]\ndockerfile = "docker/rl/Dockerfile.nmp-rl-base"\nsnapshot = "docker/rl/nemo-rl.json"\n',
+], ids=["dotted-keys-in-tool", "dotted-keys-at-top", "quoted-key"])
+def test_the_table_is_found_however_toml_spells_it(tmp_path, spelling):
+    """TOML can name the docgen table without the text `[tool.docgen]`; none of those may be skipped
+    (the repository would silently be judged by the git top level and the defaults)."""
+    top = tmp_path / "mono"
+    (top / ".git").mkdir(parents=True)
+    root = consumer_repo(top / "rl")
+    (root / "pyproject.toml").write_text(spelling)
+    run = docgen("inventory", "--verbose", cwd=root / "docs")
+    assert run.returncode == 0, run.stderr
+    assert f"root {root.resolve()} (found pyproject.toml" in run.stderr
+
+
+def test_a_pyproject_that_only_mentions_docgen_is_not_a_configuration(tmp_path):
+    top = tmp_path / "mono"
+    (top / ".git").mkdir(parents=True)
+    shutil.copy(DOCKERFILE, top / "Dockerfile.nmp-rl-base")
+    (top / "snapshot").mkdir()
+    shutil.copy(SNAPSHOT, top / "snapshot/nemo-rl.json")
+    (top / "app").mkdir()
+    (top / "app" / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = ["docgen"]\n'
+                                                '[tool.other]\ndocgen = "mentioned, not configured"\n')
+    run = docgen("inventory", "--verbose", cwd=top / "app")
+    assert run.returncode == 0, run.stderr
+    assert f"root {top.resolve()} (git top level" in run.stderr
+
+
 def test_without_config_the_git_top_level_and_the_defaults_apply(tmp_path):
     root = tmp_path / "plain"
     (root / "snapshot").mkdir(parents=True)
@@ -152,7 +183,8 @@ def test_no_config_and_no_git_is_bad_input_not_a_guess(tmp_path):
     ('[tool.docgen]\npages = []\n', 2, "pages: expected a non-empty list of strings"),
     ('[tool.docgen]\ndockerfile = "../outside/Dockerfile"\n', 2, "must stay inside the root"),
     ('[tool.docgen]\ndockerfile = "D\n', 2, "not valid TOML"),
-], ids=["wrong-type", "unknown-key", "empty-pages", "outside-root", "bad-toml"])
+    ('[tool]\nother = 1\ndocgen.facts = 3\n', 3, "facts: expected a path relative to the root"),
+], ids=["wrong-type", "unknown-key", "empty-pages", "outside-root", "bad-toml", "dotted-key"])
 def test_a_bad_configuration_is_bad_input_with_its_line(tmp_path, config, line, message):
     (tmp_path / "pyproject.toml").write_text(config)
     run = docgen("check", cwd=tmp_path)
