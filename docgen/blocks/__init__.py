@@ -25,25 +25,36 @@ from typing import Callable, Mapping
 from docgen.errors import InputError
 from docgen.records import Record
 
-_MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
+# A marker: the definition _find_markers implements with str.find (a regex search cost more than the rest of
+# parsing put together); never compiled here, tests/unit/test_blocks.py compares the two.
+_MARKER = r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)"
 # Any indentation and block-quote prefix: fences sit in list items, admonitions and quotes (superfences).
 _FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")   # the definition _code_spans implements
+# The definition _code_spans implements, as a pattern the tests compare it with (never compiled here).
+_CODE_SPAN = r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)"
 _BACKTICKS = re.compile(r"`+")
-_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
-_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-# Lines end at "\n" only: str.splitlines would also split at \x1c-\x1e, \x0c, \u2028..., which editors
-# and GitHub do not, and the line numbers in messages would be wrong.
-_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+_HUNK = r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@"   # compiled on first use: only block_diff reads it
+_LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
 DIGEST_CHARS = 8
 # What an input digest means. Bump it whenever digest() or the projections in docgen/blocks/facts.py (what
 # each input contributes) change, so old stamps read as "written by an older digest", not as changed inputs.
 # Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture
 # to catch a silent change.
 STAMP_VERSION = 2
-_VERSIONED = re.compile(r"v(\d+):(.*)\Z")
 # The records below are docgen.records.Record tuples rather than dataclasses: `docgen check` runs on every
 # commit, and a frozen dataclass costs ~0.5 ms of start-up each.
+
+
+def _split_lines(text: str) -> list[str]:
+    """The lines of `text` with their endings. Lines end at "\\n" only: str.splitlines would also split at
+    \\x1c-\\x1e, \\x0c, \\u2028..., which editors and GitHub do not, and the line numbers in messages would be
+    wrong."""
+    lines = text.split("\n")
+    last = lines.pop()
+    lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
 
 
 def digest(text: str) -> str:
@@ -139,20 +150,49 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _markers(line: str):
-    if "docgen:" not in line:   # most lines: skip the regex and the code-span scan
-        return
-    spans = _code_spans(line) if "`" in line else []
-    for m in _MARKER.finditer(line):
-        if not any(a <= m.start() < b for a, b in spans):
-            yield m
+def _find_markers(line: str) -> list[tuple[int, int, str, str, bool]]:
+    """The markers of a line without its line ending, left to right: (start, end, kind, rest, closed), as
+    _MARKER.finditer would find them. The kind is the longest run of word characters and hyphens after
+    `docgen:` (so `docgen:end-value-->` is an unclosed `end-value--`), the rest runs to the first `-->` after
+    it or, unclosed, to the end of the line."""
+    found = []
+    n = len(line)
+    at = line.find("<!--")
+    while at != -1:
+        i = at + 4
+        while i < n and line[i].isspace():
+            i += 1
+        if not line.startswith("docgen:", i):
+            at = line.find("<!--", at + 1)
+            continue
+        i += 7
+        k = i
+        while k < n and (line[k].isalnum() or line[k] in "_-"):
+            k += 1
+        close = line.find("-->", k)
+        stop = n if close == -1 else close
+        end = n if close == -1 else close + 3
+        found.append((at, end, line[i:k], line[k:stop], close != -1))
+        at = line.find("<!--", end)
+    return found
+
+
+def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
+    """The markers of a line that are not inside an inline code span."""
+    if "docgen:" not in line:   # most lines: skip the scan and the code-span scan
+        return []
+    found = _find_markers(line)
+    if found and "`" in line:
+        spans = _code_spans(line)
+        found = [m for m in found if not any(a <= m[0] < b for a, b in spans)]
+    return found
 
 
 def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, tuple[str, ...] | None]],
                    value_keys: set[str] | frozenset[str]) -> Document:
     """Find blocks and values; any malformed marker raises InputError(path, line). `generators` maps each
     generator name to its parameters (allowed values, or None for any value)."""
-    lines = tuple(_LINE.findall(text))
+    lines = tuple(_split_lines(text))
     blocks: list[Block] = []
     values: list[InlineValue] = []
     fence: str | None = None
@@ -163,6 +203,10 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
         return InputError(path, index + 1, message)
 
     for index, raw in enumerate(lines):
+        # Only a marker or a fence run (three backticks or tildes at least) changes anything, and most lines
+        # have neither: skip them before any other work.
+        if "docgen:" not in raw and "```" not in raw and "~~~" not in raw:
+            continue
         line = raw.rstrip("\r\n")
         if fence is not None:
             m = _FENCE.match(line) if fence[0] in line else None
@@ -174,12 +218,12 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
             fence, fence_index = m.group("run"), index
             continue
         value_open: tuple[str, int] | None = None
-        for marker in _markers(line):
-            kind, rest = marker.group("kind"), marker.group("rest").split()
-            if not marker.group("close"):
+        for start, end, kind, rest, closed in _markers(line):
+            rest = rest.split()
+            if not closed:
                 raise fail(index, f"docgen:{kind} marker is not closed with '-->' on its line")
             if kind in ("begin", "end"):
-                if line.strip() != marker.group(0):
+                if line.strip() != line[start:end]:
                     raise fail(index, f"docgen:{kind} marker must be alone on its line")
                 if not rest:
                     raise fail(index, f"docgen:{kind} marker without a generator name")
@@ -211,13 +255,13 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
                     raise fail(index, "docgen:value takes exactly one KEY")
                 if rest[0] not in value_keys:
                     raise fail(index, f"unknown value {rest[0]!r} (known: {', '.join(sorted(value_keys))})")
-                value_open = (rest[0], marker.end())
+                value_open = (rest[0], end)
             elif kind == "end-value":
                 if value_open is None:
                     raise fail(index, "docgen:end-value without a docgen:value before it on the line")
                 if rest:
                     raise fail(index, "docgen:end-value takes no arguments")
-                values.append(InlineValue(value_open[0], index, value_open[1], marker.start()))
+                values.append(InlineValue(value_open[0], index, value_open[1], start))
                 value_open = None
             elif kind == "allow":
                 if not rest:
@@ -231,7 +275,8 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     if fence is not None:
         # An unclosed fence runs to the end of the page, so every marker after it would silently become
         # code and its block would never be checked again.
-        hidden = next((i for i in range(fence_index + 1, len(lines)) if _MARKER.search(lines[i])), None)
+        hidden = next((i for i in range(fence_index + 1, len(lines))
+                       if "docgen:" in lines[i] and _find_markers(lines[i].rstrip("\r\n"))), None)
         if hidden is not None:
             raise fail(fence_index, f"code fence {fence} is never closed, so the docgen marker at line {hidden + 1} "
                                     "would be read as code; close the fence")
@@ -251,10 +296,23 @@ def _parse_args(tokens: list[str], params: Mapping[str, tuple[str, ...] | None],
         allowed = params[key]
         if allowed is not None and value not in allowed:
             raise fail(f"{key}={value}: expected one of {', '.join(allowed)}")
-        if allowed is None and not _NAME.match(value):
+        if allowed is None and not _plain_name(value):
             raise fail(f"{key}={value}: not a plain name")
         args[key] = value
     return tuple(args.items())
+
+
+def _plain_name(value: str) -> bool:
+    """[a-z0-9][a-z0-9._-]*, without a regex: a free-form argument value is a plain name."""
+    return value != "" and value[0] in _LOWER_DIGITS and not value.strip(_LOWER_DIGITS + "._-")
+
+
+def _stamp_version(value: str) -> tuple[int, str]:
+    """`v2:dockerfile:...` -> (2, "dockerfile:..."); a record without a `vN:` prefix is version 1."""
+    head, sep, rest = value.partition(":")
+    if sep and head[:1] == "v" and head[1:].isdecimal():
+        return int(head[1:]), rest
+    return 1, value
 
 
 def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, int | None]:
@@ -263,8 +321,7 @@ def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, in
     for token in tokens:
         key, eq, value = token.partition("=")
         if key == "inputs" and eq:
-            m = _VERSIONED.match(value)
-            version, value = (int(m.group(1)), m.group(2)) if m else (1, value)
+            version, value = _stamp_version(value)
             pairs = [p.partition(":") for p in value.split(",") if p]
             if any(not sep or not name or not d for name, sep, d in pairs):
                 raise fail(f"malformed inputs={value!r} (expected name:digest,...)")
@@ -313,10 +370,13 @@ def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[st
     values_by_line: dict[int, list[InlineValue]] = {}
     for v in doc.values:
         values_by_line.setdefault(v.line_index, []).append(v)
-    index = 0
-    while index < len(doc.lines):
-        raw = doc.lines[index]
-        block = blocks.get(index)
+    index = 0   # the first line not copied yet; lines without a block or a value are copied as they are
+    for at in sorted(blocks.keys() | values_by_line.keys()):
+        if at < index:   # inside a block already rewritten
+            continue
+        out += doc.lines[index:at]
+        raw = doc.lines[at]
+        block = blocks.get(at)
         if block is not None:
             body, inputs = render_block(block)
             nl = _newline(raw)
@@ -336,14 +396,15 @@ def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[st
             out += [raw, new]
             index = block.end + 1
             continue
-        for v in sorted(values_by_line.get(index, ()), key=lambda v: v.start, reverse=True):
+        for v in sorted(values_by_line[at], key=lambda v: v.start, reverse=True):
             new_value = render_value(v)
             old_value = raw[v.start: v.stop]
             if new_value != old_value:
                 value_changes.append(ValueChange(doc.path, v, old_value, new_value))
             raw = raw[: v.start] + new_value + raw[v.stop:]
         out.append(raw)
-        index += 1
+        index = at + 1
+    out += doc.lines[index:]
     value_changes.sort(key=lambda c: (c.value.line_index, c.value.start))
     return "".join(out), block_changes, value_changes
 
@@ -352,14 +413,14 @@ def block_diff(change: BlockChange) -> str:
     """A unified diff of one stale block, numbered as in its file."""
     import difflib
 
-    old = _LINE.findall(change.old)   # lines end at "\n" only, as the block's own line numbers do
-    new = _LINE.findall(change.new)
+    old = _split_lines(change.old)   # lines end at "\n" only, as the block's own line numbers do
+    new = _split_lines(change.new)
     lines = list(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}", n=2))
     # difflib numbers from the start of the region; shift the hunk headers to the file's own line numbers
     offset = change.block.begin + 1
     out = []
     for line in lines:
-        m = _HUNK.match(line) if line.startswith("@@") else None
+        m = re.match(_HUNK, line) if line.startswith("@@") else None
         if m:
             line = f"@@ -{int(m.group(1)) + offset}{m.group(2) or ''} +{int(m.group(3)) + offset}{m.group(4) or ''} @@\n"
         out.append(line if line.endswith("\n") else line + "\n")

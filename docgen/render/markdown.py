@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 
-def cell(value: object) -> str:
-    """One table cell: pipes escaped, line breaks flattened (a cell is one line in a pipe table)."""
-    text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+def _cells(values: Iterable[object]) -> str:
+    """One table row's cells: pipes escaped, line breaks flattened (a cell is one line in a pipe table). One
+    comprehension per row: a function call per cell was a quarter of the time spent building tables."""
+    return " | ".join(["" if v is None else str(v).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+                       for v in values])
 
 
 def code(value: object) -> str:
@@ -20,10 +21,8 @@ def code(value: object) -> str:
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    lines = ["| " + " | ".join(cell(h) for h in headers) + " |",
-             "|" + "|".join("---" for _ in headers) + "|"]
-    for row in rows:
-        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
+    lines = ["| " + _cells(headers) + " |", "|" + "|".join(["---"] * len(headers)) + "|"]
+    lines += ["| " + _cells(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 

@@ -188,5 +188,15 @@ VALUES.update({
 })
 
 
+# Values rendered from the last model asked about: a value depends only on its key and the model, and the
+# pages repeat some (the uv cache's path is stated on five).
+_RENDERED: dict = {"model": None, "values": {}}
+
+
 def render_value(key: str, model: "ImageModel") -> str:
-    return VALUES[key](model)
+    if _RENDERED["model"] is not model:
+        _RENDERED.update(model=model, values={})
+    values = _RENDERED["values"]
+    if key not in values:
+        values[key] = VALUES[key](model)
+    return values[key]

@@ -253,9 +253,36 @@ def test_malformed_marker_anywhere_is_reported_with_its_line(before, broken, aft
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="`` a", max_size=60))
 def test_code_spans_agree_with_the_regex_definition(line):
+    import re
+
     from docgen.blocks import _CODE_SPAN, _code_spans
 
-    assert _code_spans(line) == [m.span() for m in _CODE_SPAN.finditer(line)]
+    assert _code_spans(line) == [m.span() for m in re.finditer(_CODE_SPAN, line)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["<!--", "-->", "<!-- docgen:", "docgen:", "end-value", "value", " ", "\t", "\x1c",
+                                 "\u00a0", "-", "_", "x", "\u00e9", "\u0663", ">", "<", "!", "\r"]), max_size=12).map("".join))
+def test_marker_scan_agrees_with_the_regex_definition(line):
+    import re
+
+    from docgen.blocks import _MARKER, _find_markers
+
+    expected = [(m.start(), m.end(), m.group("kind"), m.group("rest"), bool(m.group("close")))
+                for m in re.finditer(_MARKER, line)]
+    assert _find_markers(line) == expected
+
+
+def test_plain_names_and_stamp_versions_agree_with_their_patterns():
+    import re
+
+    from docgen.blocks import _plain_name, _stamp_version
+
+    for value in ("a", "a.b-c_d", "0x", "", "A", "_a", "a/b", "\u00e9", "a\u00e9", "v2:x", "v12:a:b", "v:x", "vx:y",
+                  "v\u0663:x", "v\u00b2:x", "2:x", "dockerfile:1a2b"):
+        assert _plain_name(value) == bool(re.match(r"^[a-z0-9][a-z0-9._-]*$", value)), value
+        m = re.match(r"v(\d+):(.*)\Z", value)
+        assert _stamp_version(value) == ((int(m.group(1)), m.group(2)) if m else (1, value)), value
 
 
 def test_code_spans_are_linear_on_thousands_of_unmatched_runs():

@@ -244,3 +244,35 @@ def test_venv_inventory_ends_with_the_gym_layer_when_the_image_prefetches_it(tmp
     assert rows(render_block("venv-inventory", {}, RenderInputs(gym)))[-1] == [
         "`/opt/gym_venvs/<server>`", "NeMo-Gym environment server", "(the server's own requirements)",
         "at image build when `GYM_CONFIGS` names configs (none by default)"]
+
+
+def test_a_repeated_block_is_rendered_once_per_render_inputs(model, monkeypatch):
+    import docgen.render.generators as generators
+
+    calls = []
+    original = GENERATORS["extra-packages"]
+
+    def counting(src, **args):
+        calls.append(args)
+        return original.render(src, **args)
+
+    monkeypatch.setitem(GENERATORS, "extra-packages", original._replace(render=counting))
+    src = RenderInputs(model)
+    first = render_block("extra-packages", {"extra": "vllm"}, src)
+    assert render_block("extra-packages", {"extra": "vllm"}, src) == first
+    assert len(calls) == 1
+    render_block("extra-packages", {"extra": "mcore"}, src)   # other arguments: another body
+    assert len(calls) == 2
+    assert render_block("extra-packages", {"extra": "vllm"}, RenderInputs(model)) == first   # another run
+    assert len(calls) == 3
+    assert generators._RENDERED["src"] is not src
+
+
+def test_a_repeated_value_is_rendered_once_per_model(model, monkeypatch):
+    calls = []
+    monkeypatch.setitem(VALUES, "venvs.count", lambda m: calls.append(m) or str(len(m.venvs)))
+    assert render_value("venvs.count", model) == render_value("venvs.count", model) == "4"
+    assert len(calls) == 1
+    other = model._replace(venvs=model.venvs[:1])
+    assert render_value("venvs.count", other) == "1"
+    assert len(calls) == 2
