@@ -14,6 +14,7 @@ import json
 from typing import TYPE_CHECKING, Callable
 
 from docgen.blocks import digest
+from docgen.records import Memo
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -57,9 +58,9 @@ _PROJECTIONS: dict[str, Callable[["RenderInputs"], object]] = {
 }
 
 
-# Digests of the model's inputs, kept for the last model asked about: the block stamps and the image-size
-# record's tie (docgen.model.claims.input_digest) hash the same lock, and it should be hashed once per run.
-_MODEL_DIGESTS: dict = {"model": None, "digests": {}}
+# Digests of the model's inputs, kept per model: the block stamps and the image-size record's tie
+# (docgen.model.claims.input_digest) hash the same lock, and it should be hashed once per run.
+_MODEL_DIGESTS = Memo()
 
 
 class InputDigests:
@@ -74,12 +75,7 @@ class InputDigests:
             if self._measurement is None:
                 self._measurement = _short_hash(_PROJECTIONS[name](self._src))
             return self._measurement
-        if _MODEL_DIGESTS["model"] is not self._src.model:
-            _MODEL_DIGESTS.update(model=self._src.model, digests={})
-        cache = _MODEL_DIGESTS["digests"]
-        if name not in cache:
-            cache[name] = _short_hash(_PROJECTIONS[name](self._src))
-        return cache[name]
+        return _MODEL_DIGESTS.answer(self._src.model, name, lambda: _short_hash(_PROJECTIONS[name](self._src)))
 
     def of(self, names) -> dict[str, str]:
         return {n: self[n] for n in names}

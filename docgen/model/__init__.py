@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docgen.errors import InputError
-from docgen.records import Record
+from docgen.records import Memo, Record
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:  # keep start-up lean: these are only needed for type names
@@ -148,7 +148,7 @@ class PrefetchOutcome(Record):
     unselected: tuple[Actor, ...]        # uv actors no filter selects (or a negative filter removed)
 
 
-_ACTOR_INDEX: dict[int, tuple] = {}
+_ACTOR_INDEX = Memo()
 
 
 class ImageModel(Record):
@@ -174,10 +174,7 @@ class ImageModel(Record):
     # -- lookups -----------------------------------------------------------------------------------
     def actor(self, fqn: str) -> Actor:
         # an index per model (a record holds no cache): lookups stay O(1) with tens of thousands of actors
-        index = _ACTOR_INDEX.get(id(self))
-        if index is None or index[0] is not self.actors:
-            index = _ACTOR_INDEX[id(self)] = (self.actors, {a.fqn: a for a in self.actors})
-        return index[1][fqn]
+        return _ACTOR_INDEX.answer(self, "by fqn", lambda: {a.fqn: a for a in self.actors})[fqn]
 
     def key_packages(self, extra: str) -> tuple["SnapshotPackage", ...]:
         return self.snapshot.key_packages(extra)

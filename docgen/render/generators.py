@@ -8,7 +8,7 @@ measurement (the image-size bench's output).
 
 from typing import TYPE_CHECKING, Callable
 
-from docgen.records import Record
+from docgen.records import Memo, Record
 from docgen.render import diagrams, prose_blocks, tables, transcripts
 
 if TYPE_CHECKING:
@@ -84,17 +84,11 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
 REQUIRED_GENERATORS: tuple[str, ...] = tuple(GENERATORS)
 
 
-# Bodies rendered from the last RenderInputs asked about. A body depends only on its generator, its arguments
-# and those inputs, so a block several pages show (the quick inventory is on three) is rendered once per run.
-_RENDERED: dict = {"src": None, "bodies": {}}
+# A body depends only on its generator, its arguments and the RenderInputs, so a block several pages show
+# (the quick inventory is on three) is rendered once per run.
+_RENDERED = Memo()
 
 
 def render_block(name: str, args: dict[str, str], src: RenderInputs) -> str:
     """The Markdown body of one block (ends with a newline). Raises tables.ArgError for unusable args."""
-    if _RENDERED["src"] is not src:
-        _RENDERED.update(src=src, bodies={})
-    bodies = _RENDERED["bodies"]
-    key = (name, tuple(sorted(args.items())))
-    if key not in bodies:
-        bodies[key] = GENERATORS[name].render(src, **args)
-    return bodies[key]
+    return _RENDERED.answer(src, (name, tuple(sorted(args.items()))), lambda: GENERATORS[name].render(src, **args))

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from docgen.errors import ArgError
+from docgen.names import NUMBER_WORDS
+from docgen.records import Memo
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
-
-from docgen.names import NUMBER_WORDS
 
 TE_PACKAGE = "transformer-engine"
 VLLM_PACKAGE = "vllm"
@@ -188,15 +188,10 @@ VALUES.update({
 })
 
 
-# Values rendered from the last model asked about: a value depends only on its key and the model, and the
-# pages repeat some (the uv cache's path is stated on five).
-_RENDERED: dict = {"model": None, "values": {}}
+# A value depends only on its key and the model, and the pages repeat some (the uv cache's path is stated
+# on five).
+_RENDERED = Memo()
 
 
 def render_value(key: str, model: "ImageModel") -> str:
-    if _RENDERED["model"] is not model:
-        _RENDERED.update(model=model, values={})
-    values = _RENDERED["values"]
-    if key not in values:
-        values[key] = VALUES[key](model)
-    return values[key]
+    return _RENDERED.answer(model, key, lambda: VALUES[key](model))
