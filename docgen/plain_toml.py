@@ -22,6 +22,8 @@ _BARE_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 _DIGITS = frozenset("0123456789")
 # what may follow a value on its line or in an array
 _AFTER_VALUE = frozenset(" \t\r\n#,]")
+# arrays nested deeper are declined (tomllib then reports them), never read by recursing without bound
+MAX_NESTING = 16
 
 
 class _Decline(Exception):
@@ -44,6 +46,7 @@ class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0   # arrays open around the reading position
 
     # -- characters --------------------------------------------------------------------------------
     def peek(self) -> str:
@@ -147,11 +150,15 @@ class _Reader:
 
     def array(self) -> list:
         self.pos += 1   # [
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _Decline
         items: list = []
         while True:
             self.gaps()
             if self.peek() == "]":
                 self.pos += 1
+                self.depth -= 1
                 return items
             items.append(self.value())
             self.gaps()

@@ -298,9 +298,10 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
         # than keywords, which counts with a few hundred packages per snapshot and two in a diff)
         packages = {k: SnapshotPackage(k, v["name"], v["version"], v["source_kind"], v["source"],
                                        v["source_built"], v["editable"]) for k, v in lock["packages"].items()}
-        referenced = [(f"install set {k!r}", m) for k, members in lock["install_sets"].items() for m in members]
+        referenced = [(k, members) for k, members in lock["install_sets"].items() if not all(map(packages.__contains__, members))]
+        referenced = [(f"install set {k!r}", m) for k, members in referenced for m in members]
         referenced += [("shared build", s["package"]) for s in lock["shared_builds"]]
-        for where, key in referenced:
+        for where, key in referenced:   # only the sets naming an unknown package are looked at one by one
             if key not in packages:
                 raise InputError(path, _line_of(text, key) or 1,
                                  f"malformed snapshot: {where} names package {key!r}, which lock.packages lacks; "

@@ -65,6 +65,12 @@ DECLINED_VALID = [
 ]
 
 
+def test_deep_nesting_is_declined_without_recursing():
+    assert loads_plain("a = " + "[" * 16 + "]" * 16 + "\n") == {"a": [[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]}
+    assert loads_plain("a = " + "[" * 17 + "]" * 17 + "\n") is None
+    assert loads_plain("a = " + "[" * 100_000 + "\n") is None
+
+
 @pytest.mark.parametrize("text", DECLINED_VALID)
 def test_valid_toml_outside_the_subset_is_declined(text):
     tomllib.loads(text)   # valid
