@@ -31,7 +31,9 @@ CHECK = "prose"
 _NUMBER = r"\d+|" + "|".join(NUMBER_WORDS[2:]) + "|zero"
 _NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
           "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
-_DOTTED_DIGITS = re.compile(r"\d\.\d")
+# a dot between two digits, which every version has: the literal dot first lets the search skip to the
+# dots instead of trying a digit at every position (a tenth of the time of `\d\.\d`)
+_DOTTED_DIGITS = re.compile(r"\.(?<=\d\.)(?=\d)")
 _SEP = r"(?=\s)[ \t]*\n?[ \t]*"   # the words of a count may wrap onto the next line, not across a paragraph
 # matched against the lower-cased text (re.I makes the scan several times slower); the finding quotes the original
 _COUNT = re.compile(rf"\b({_NUMBER}){_SEP}((?:[a-z][\w-]*{_SEP}){{0,2}})({_NOUNS})\b")
@@ -79,6 +81,9 @@ class _Facts:
         self._names = None
         self._packages = None
         self._values: dict[str, str] | None = None
+        self._version_keys: list[str] | None = None
+        self._path_roots: dict[str, str] | None = None
+        self._spans: dict[str, tuple] = {}
 
     @property
     def names(self):
@@ -112,11 +117,24 @@ class _Facts:
         return found
 
     def keys_with(self, text: str) -> list[str]:
-        return [k for k in self.values.keys_like(".version", "cuda_arch.") if self.values.get(k) == text]
+        if self._version_keys is None:
+            self._version_keys = self.values.keys_like(".version", "cuda_arch.")
+        return [k for k in self._version_keys if self.values.get(k) == text]
 
+    @property
     def path_roots(self) -> dict[str, str]:
-        keys = [k for k in self.values.keys_like("paths.") if not k.endswith(".code")]
-        return {self.values[k]: k for k in keys if k in self.values}
+        """The model's paths under the image's roots -> their value keys."""
+        if self._path_roots is None:
+            keys = [k for k in self.values.keys_like("paths.") if not k.endswith(".code")]
+            self._path_roots = {self.values[k]: k for k in keys if k in self.values}
+        return self._path_roots
+
+    def span_verdict(self, span: str) -> tuple:
+        """`_span_verdict` once per distinct span text: the pages repeat the same few names."""
+        verdict = self._spans.get(span)
+        if verdict is None:
+            verdict = self._spans[span] = _span_verdict(span, self.names)
+        return verdict
 
 
 class _LazyValues:
@@ -156,109 +174,124 @@ def prose_findings(run) -> list[Finding]:
 
 
 def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding]:
-    """One pass over the lines sorts them into prose and plain-fence code (the rest, generated regions,
-    console transcripts and allowed lines, becomes blank); then each rule runs once over the whole text,
-    which is several times cheaper than running every pattern on every line."""
+    """Sorts the lines into prose and plain-fence code (the rest becomes blank), then runs each rule where
+    it can match: the version and path rules over the whole text from a cheap literal search, the count
+    and code-span rules line by line (neither crosses more than one line break)."""
     if not isinstance(facts, _Facts):
         facts = _Facts(facts)
-    skip = set()
-    for block in doc.blocks:
-        skip.update(range(block.begin, block.end + 1))
-    prose_lines: list[str] = []
-    code_lines: list[str] = []
-    fence: str | None = None
-    fence_runs = False
-    for index, raw in enumerate(doc.lines):
-        line = raw.rstrip("\r\n")
-        prose_line = code_line = ""
-        m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
-        if index in skip:
-            pass
-        elif fence is not None:
-            if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
-                fence = None
-            elif not fence_runs and not ("<!--" in line and _ALLOW.search(line)):
-                code_line = line
-        elif m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
-            fence = m.group("run")
-            fence_runs = m.group("info").strip().split(" ")[0] == "console"  # the console runner executes it
-        elif "<!--" in line:
-            if not _ALLOW.search(line):
-                prose_line = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
-        else:
-            prose_line = line
-        prose_lines.append(prose_line)
-        code_lines.append(code_line)
+    prose_lines, code_lines = _sort_lines(doc)
     path = doc.path
     out: list[Finding] = []
     prose = "\n".join(prose_lines)
     if prose.strip():
-        where = _Lines(prose_lines)
-        spans = list(_CODE_SPAN.finditer(prose)) if "`" in prose else []
-        masked = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), prose) if spans else prose
-        out += _counts(path, masked, where, facts)
-        out += _version_and_path(path, where, prose, facts)
-        for span in spans:
-            context = where.text_of(span.start())
-            out += _span_facts(path, where.line(span.start()), span.group(2).strip(), context,
-                               span.start() - where.start_of(span.start()), facts)
+        out += _counts(path, prose, prose_lines, facts)
+        out += _version_and_path(path, prose, facts)
+        for index, line in enumerate(prose_lines):
+            if "`" in line:
+                for span in _CODE_SPAN.finditer(line):
+                    out += _span_facts(path, index + 1, span.group(2).strip(), line, span.start(), facts)
     code = "\n".join(code_lines)
     if code.strip():
-        where = _Lines(code_lines)
-        out += _version_and_path(path, where, code, facts)
-        for m in _EXTRA_FLAG.finditer(code):
-            if m.group(1) not in facts.names.extras and not m.group(1).isupper():
-                out.append(_unknown(path, where.line(m.start()), f"--extra {m.group(1)}", "extra", facts.names.extras))
+        out += _version_and_path(path, code, facts)
+        if "--extra" in code:
+            for m in _EXTRA_FLAG.finditer(code):
+                if m.group(1) not in facts.names.extras and not m.group(1).isupper():
+                    out.append(_unknown(path, code.count("\n", 0, m.start()) + 1, f"--extra {m.group(1)}", "extra",
+                                        facts.names.extras))
     out.sort(key=lambda f: f.line or 0)
     return out
 
 
-class _Lines:
-    """Offsets of the lines joined into one text: position -> 1-based line number."""
+def _sort_lines(doc: "Document") -> tuple[list[str], list[str]]:
+    """The page's lines as prose and as plain-fence code, one entry per line (without its line ending) and
+    blank where the line is not that kind: generated regions, console transcripts (the console runner
+    executes them) and allowed lines are blank in both. Inline values become NUL, other comments a space."""
+    lines = doc.lines
+    prose_lines = [""] * len(lines)
+    code_lines = [""] * len(lines)
+    fence: str | None = None
+    fence_runs = False
+    for start, stop in _outside_blocks(doc):
+        for index in range(start, stop):
+            line = lines[index].rstrip("\r\n")
+            m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
+            if fence is not None:
+                if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
+                    fence = None
+                elif not fence_runs and not ("<!--" in line and _ALLOW.search(line)):
+                    code_lines[index] = line
+            elif m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
+                fence = m.group("run")
+                fence_runs = m.group("info").strip().split(" ")[0] == "console"  # the console runner executes it
+            elif "<!--" in line:
+                if not _ALLOW.search(line):
+                    prose_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+            else:
+                prose_lines[index] = line
+    return prose_lines, code_lines
 
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.starts = []
-        pos = 0
-        for line in lines:
-            self.starts.append(pos)
-            pos += len(line) + 1
 
-    def index(self, pos: int) -> int:
-        from bisect import bisect_right
-        return bisect_right(self.starts, pos) - 1
-
-    def line(self, pos: int) -> int:
-        return self.index(pos) + 1
-
-    def start_of(self, pos: int) -> int:
-        return self.starts[self.index(pos)]
-
-    def text_of(self, pos: int) -> str:
-        return self.lines[self.index(pos)]
+def _outside_blocks(doc: "Document") -> list[tuple[int, int]]:
+    """The runs of line indexes [start, stop) outside every generated region (markers included)."""
+    runs, start = [], 0
+    for block in sorted(doc.blocks, key=lambda b: b.begin):
+        if block.begin > start:
+            runs.append((start, block.begin))
+        start = max(start, block.end + 1)
+    runs.append((start, len(doc.lines)))
+    return runs
 
 
 _NUMBER_SET = frozenset([*NUMBER_WORDS[2:], "zero"])
 _DIGIT = re.compile(r"\d")
 
 
-def _counts(path: str, masked: str, where: "_Lines", facts: _Facts) -> list[Finding]:
-    """Counts, found line by line: a set test on the line's words (and a digit search) rejects almost
-    every line before the count pattern runs; a count may wrap onto the next line."""
-    lines = masked.split("\n")
+def _mask_spans(line: str) -> str:
+    """The line with its code spans blanked: a number or name in code is not a count."""
+    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line) if "`" in line else line
+
+
+def _counts(path: str, prose: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
+    """Counts, found line by line: a set test on the line's words (and a digit search) rejects the lines
+    without a number before the count pattern runs; a count may wrap onto the next line. Only the lines
+    `_number_lines` finds are tested: every line the test passes is among them."""
     out = []
-    for i, line in enumerate(lines):
-        if not line:
-            continue
+    for i in _number_lines(prose):
+        line = _mask_spans(prose_lines[i])
         low = line.lower()
         if _NUMBER_SET.isdisjoint(low.replace(",", " ").replace("(", " ").split()) and not _DIGIT.search(low):
             continue
-        window = low + ("\n" + lines[i + 1].lower() if i + 1 < len(lines) else "")
-        original = line + ("\n" + lines[i + 1] if i + 1 < len(lines) else "")
+        following = _mask_spans(prose_lines[i + 1]) if i + 1 < len(prose_lines) else None
+        window = low + ("\n" + following.lower() if following is not None else "")
+        original = line + ("\n" + following if following is not None else "")
         for m in _COUNT.finditer(window):
             if m.start() < len(line):
                 out.append(_count_finding(path, i + 1, m, facts, original[m.start(): m.end()]))
     return out
+
+
+def _number_lines(text: str) -> list[int]:
+    """The indexes of the lines of `text` with a digit or a number word, found over the whole text at once.
+    A word counts as in the test above, standing between spaces, commas and parentheses, or a backtick:
+    blanking a code span leaves spaces beside the words next to it."""
+    found = set()
+    pos = line = 0
+    while (m := _DIGIT.search(text, pos)) is not None:
+        line += text.count("\n", pos, m.start())
+        found.add(line)
+        pos = text.find("\n", m.end()) + 1
+        if not pos:
+            break
+        line += 1
+    low = text.lower().replace(",", " ").replace("(", " ").replace("`", " ")
+    for word in _NUMBER_SET.intersection(low.split()):
+        at = low.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if (at == 0 or low[at - 1].isspace()) and (end == len(low) or low[end].isspace()):
+                found.add(low.count("\n", 0, at))
+            at = low.find(word, end)
+    return sorted(found)
 
 
 def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:
@@ -281,57 +314,78 @@ def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: st
     return Finding(path, line_no, CHECK, f"count {said!r} is written by hand; {hint}")
 
 
-def _version_and_path(path: str, where: "_Lines", text: str, facts: _Facts) -> list[Finding]:
+def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
     out = []
-    for m in _VERSION.finditer(text) if _DOTTED_DIGITS.search(text) else ():
-        line_start = where.start_of(m.start())
-        line_end = text.find("\n", m.end())
-        before = text[max(line_start, m.start() - 40): m.start()]
-        after = text[m.end(): min(m.end() + 12, line_end if line_end >= 0 else len(text))]
-        names = facts.names_in(before) + facts.names_in(after)
-        if not names:
-            continue
-        version = m.group(1)
-        keys = facts.keys_with(version)
-        hint = (f"use <!-- docgen:value {keys[0]} -->" if keys else
-                "the model does not give this version here: render it with a value or a block "
-                "(docgen/render/values.py), or mark the line <!-- docgen:allow WHY -->")
-        out.append(Finding(path, where.line(m.start()), CHECK,
-                           f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
+    for start, end in _lines_with(_DOTTED_DIGITS, text):   # every version has one: the search skips to them
+        for m in _VERSION.finditer(text, start, end):
+            before = text[max(start, m.start() - 40): m.start()]
+            after = text[m.end(): min(m.end() + 12, end)]
+            names = facts.names_in(before) + facts.names_in(after)
+            if not names:
+                continue
+            version = m.group(1)
+            keys = facts.keys_with(version)
+            hint = (f"use <!-- docgen:value {keys[0]} -->" if keys else
+                    "the model does not give this version here: render it with a value or a block "
+                    "(docgen/render/values.py), or mark the line <!-- docgen:allow WHY -->")
+            out.append(Finding(path, text.count("\n", 0, m.start()) + 1, CHECK,
+                               f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
     if "/opt" in text:
-        roots = facts.path_roots()
+        roots = facts.path_roots
         for m in _PATH.finditer(text):
             found = m.group(0).rstrip(".,;:)")
             best = max((r for r in roots if found == r or found.startswith(r.rstrip("/") + "/")), key=len, default=None)
             hint = (f"use <!-- docgen:value {roots[best]}.code --> (or {roots[best]} outside code)" if best else
                     "the model knows no such path in the image (" + ", ".join(sorted(roots)) + ")")
-            out.append(Finding(path, where.line(m.start()), CHECK, f"path {found!r} is written by hand; {hint}"))
+            out.append(Finding(path, text.count("\n", 0, m.start()) + 1, CHECK, f"path {found!r} is written by hand; {hint}"))
     return out
+
+
+def _lines_with(pattern: re.Pattern, text: str):
+    """(start, end) offsets of each line of `text` where `pattern` matches, in order."""
+    m = pattern.search(text)
+    while m:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        yield start, end
+        m = pattern.search(text, end)
 
 
 def _span_facts(path: str, line_no: int, span: str, text: str, at: int, facts: _Facts) -> list[Finding]:
-    names = facts.names
-    out = []
+    unknown, maybe_extra, flags = facts.span_verdict(span)
+    out = [_unknown(path, line_no, *unknown)] if unknown else []
+    if maybe_extra and _EXTRA_WORD.search(text[max(0, at - 40): at + len(span) + 40]) \
+            and _looks_like_extra_context(text, at, span):
+        out.append(_unknown(path, line_no, span, "extra", facts.names.extras))
+    out += [_unknown(path, line_no, *flag) for flag in flags]
+    return out
+
+
+def _span_verdict(span: str, names) -> tuple[tuple | None, bool, tuple]:
+    """What a code span says on its own, whatever its line: the unknown name it states (name, kind, the
+    names known), whether it is a lower-case name the model does not know as an extra (a finding if the
+    words around it call it one), and its unknown `--extra` flags."""
+    unknown = None
+    maybe_extra = False
     if _CLASS.match(span):
         if span not in names.classes:
-            out.append(_unknown(path, line_no, span, "actor class", names.classes))
+            unknown = (span, "actor class", names.classes)
     elif _FQN.match(span):
         if span not in names.fqns and span not in names.modules:
-            out.append(_unknown(path, line_no, span, "actor FQN or module", ()))
+            unknown = (span, "actor FQN or module", ())
     elif _DOTTED_CLASS.match(span):
         if not any(f == span or f.endswith("." + span) for f in names.fqns):
-            out.append(_unknown(path, line_no, span, "actor FQN", ()))
+            unknown = (span, "actor FQN", ())
     else:
         m = _VARIABLE.match(span)
         if m and m.group(1) not in names.variables:
-            out.append(_unknown(path, line_no, m.group(1), "ARG, ENV or NeMo-RL variable", ()))
-        elif _LOWER_NAME.match(span) and _EXTRA_WORD.search(text[max(0, at - 40): at + len(span) + 40]) \
-                and span not in names.extras and _looks_like_extra_context(text, at, span):
-            out.append(_unknown(path, line_no, span, "extra", names.extras))
-    for m in _EXTRA_FLAG.finditer(span):
-        if m.group(1) not in names.extras and not m.group(1).isupper():
-            out.append(_unknown(path, line_no, f"--extra {m.group(1)}", "extra", names.extras))
-    return out
+            unknown = (m.group(1), "ARG, ENV or NeMo-RL variable", ())
+        else:
+            maybe_extra = bool(_LOWER_NAME.match(span)) and span not in names.extras
+    flags = tuple((f"--extra {m.group(1)}", "extra", names.extras) for m in _EXTRA_FLAG.finditer(span)
+                  if m.group(1) not in names.extras and not m.group(1).isupper())
+    return unknown, maybe_extra, flags
 
 
 def _looks_like_extra_context(text: str, at: int, span: str) -> bool:
