@@ -274,15 +274,7 @@ def _number_lines(text: str) -> list[int]:
     """The indexes of the lines of `text` with a digit or a number word, found over the whole text at once.
     A word counts as in the test above, standing between spaces, commas and parentheses, or a backtick:
     blanking a code span leaves spaces beside the words next to it."""
-    found = set()
-    pos = line = 0
-    while (m := _DIGIT.search(text, pos)) is not None:
-        line += text.count("\n", pos, m.start())
-        found.add(line)
-        pos = text.find("\n", m.end()) + 1
-        if not pos:
-            break
-        line += 1
+    found = set(_digit_lines(text))
     low = text.lower().replace(",", " ").replace("(", " ").replace("`", " ")
     for word in _NUMBER_SET.intersection(low.split()):
         at = low.find(word)
@@ -292,6 +284,31 @@ def _number_lines(text: str) -> list[int]:
                 found.add(low.count("\n", 0, at))
             at = low.find(word, end)
     return sorted(found)
+
+
+# In an ASCII text \d means 0-9, and str.find skips to a "0" several times faster than the pattern scans.
+_DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
+
+
+def _digit_lines(text: str):
+    """The indexes of the lines of `text` with a digit (\d), in order."""
+    if text.isascii():
+        zeros = text.translate(_DIGITS_AS_ZERO)
+        next_digit = lambda pos: zeros.find("0", pos)  # noqa: E731
+    else:
+        def next_digit(pos: int) -> int:
+            m = _DIGIT.search(text, pos)
+            return m.start() if m else -1
+    line = line_start = 0
+    at = next_digit(0)
+    while at >= 0:
+        line += text.count("\n", line_start, at)
+        yield line
+        line_start = text.find("\n", at) + 1
+        if not line_start:
+            return
+        line += 1
+        at = next_digit(line_start)
 
 
 def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:
