@@ -291,7 +291,7 @@ _DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 
 
 def _digit_lines(text: str):
-    """The indexes of the lines of `text` with a digit (\d), in order."""
+    """The indexes of the lines of `text` with a decimal digit, in order."""
     if text.isascii():
         zeros = text.translate(_DIGITS_AS_ZERO)
         next_digit = lambda pos: zeros.find("0", pos)  # noqa: E731

@@ -167,3 +167,33 @@ def test_the_build_user_is_the_user_at_the_prefetch(model):
     assert other != DOCKERFILE_TEXT and build_user(model_of(other)) == ("3000", "3000")
     as_root = DOCKERFILE_TEXT.replace("USER ${BUILD_UID}:${BUILD_UID}\n", "")
     assert build_user(model_of(as_root)) == ("0", "0")
+
+
+# ------------------------------------------------------------------------------- what the lint reads where
+# The lint finds its candidates cheaply before the exact tests run; these pin what the exact tests decide.
+
+def test_a_count_is_found_only_on_a_line_with_a_digit_or_a_number_word_standing_alone(model):
+    assert len(lint("The image has nine\nprefetched venvs.\n", model)) == 1      # wraps onto the next line
+    assert lint("The image has nine\n\nprefetched venvs.\n", model) == []         # not across a paragraph
+    assert lint("All -nine venvs.\n", model) == []   # a word glued to a hyphen is not one of the line's words
+    found = lint("Then `x`nine venvs and `y` (three actors.\n", model)   # a code span's blank is a space
+    assert [f.split("'")[1] for f in found] == ["nine venvs", "three actors"]
+    [finding] = lint("Build ٣ venvs.\n", model)        # any decimal digit, on a page that is not ASCII
+    assert finding.startswith("1: ") and "'٣ venvs'" in finding
+    assert len(lint("Nine venvs, `9` venvs, 9 venvs.\n", model)) == 2
+
+
+def test_versions_are_read_within_their_line(model):
+    found = lint("vLLM\n0.25.1 is not next to a name.\nuv 0.11.0\nand 1.2 alone\n", model)
+    assert [f.split(":")[0] for f in found] == ["3"]
+
+
+def test_a_span_is_judged_by_its_own_line_each_time_it_appears(model):
+    found = lint("`sglangx` alone.\nThe `sglangx` extra.\n`sglangx`, again alone.\nExtras (`sglangx`, `vllm`).\n", model)
+    assert [f.split(":")[0] for f in found] == ["2", "4"]
+
+
+def test_generated_regions_and_console_transcripts_are_not_read(model):
+    text = ("<!-- docgen:begin venv-inventory -->\nnine venvs\n<!-- docgen:end venv-inventory -->\n"
+            "nine venvs\n```console\n$ echo nine venvs\n```\nvLLM 0.25.1\n")
+    assert [f.split(":")[0] for f in lint(text, model)] == ["4", "8"]
