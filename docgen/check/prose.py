@@ -46,13 +46,17 @@ _COMMENT = re.compile(r"<!--.*?-->")
 # pages use double backticks only to quote a backtick, never around a name
 _CODE_SPAN = re.compile(r"(`)([^`\n]+)`")
 _FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
-_CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*(?:Worker|WorkerV\d|Actor|Environment|Env|Collector|Buffer)$")
-_FQN = re.compile(r"^nemo_rl(?:\.\w+)+$")
-_DOTTED_CLASS = re.compile(r"^[a-z_][\w]*(?:\.[a-z_]\w*)*\.[A-Z]\w+$")
-_VARIABLE = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})\}?(?:[=/:].*)?$")
+# What a whole code span names, by its shape, the first alternative that fits deciding: an actor class, an
+# actor FQN or module, a dotted path to a class, a variable (the group is its name), a lower-case name
+# (an extra, if the words beside it say so). One match tells them apart.
+_SPAN_KIND = re.compile(
+    r"(?P<cls>[A-Z][A-Za-z0-9]*(?:Worker|WorkerV\d|Actor|Environment|Env|Collector|Buffer))$"
+    r"|(?P<fqn>nemo_rl(?:\.\w+)+)$"
+    r"|(?P<dotted>[a-z_][\w]*(?:\.[a-z_]\w*)*\.[A-Z]\w+)$"
+    r"|\$?\{?(?P<variable>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})\}?(?:[=/:].*)?$"
+    r"|(?P<lower>[a-z][a-z0-9_-]*)$")
 _EXTRA_FLAG = re.compile(r"--extra[ =]([\w-]+)")
 _EXTRA_WORD = re.compile(r"\bextras?\b", re.I)
-_LOWER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 _WORDS = re.compile(r"[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z]")
 
 
@@ -129,12 +133,13 @@ class _Facts:
             self._path_roots = {self.values[k]: k for k in keys if k in self.values}
         return self._path_roots
 
-    def span_verdict(self, span: str) -> tuple:
+    def span_verdict(self, span: str) -> tuple | None:
         """`_span_verdict` once per distinct span text: the pages repeat the same few names."""
-        verdict = self._spans.get(span)
-        if verdict is None:
+        try:
+            return self._spans[span]
+        except KeyError:
             verdict = self._spans[span] = _span_verdict(span, self.names)
-        return verdict
+            return verdict
 
 
 class _LazyValues:
@@ -189,7 +194,9 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding
         for index, line in enumerate(prose_lines):
             if "`" in line:
                 for span in _CODE_SPAN.finditer(line):
-                    out += _span_facts(path, index + 1, span.group(2).strip(), line, span.start(), facts)
+                    verdict = facts.span_verdict(span.group(2))
+                    if verdict:   # most spans name nothing the model could contradict
+                        out += _span_facts(path, index + 1, verdict, line, span.start(), facts)
     code = "\n".join(code_lines)
     if code.strip():
         out += _version_and_path(path, code, facts)
@@ -369,8 +376,9 @@ def _lines_with(pattern: re.Pattern, text: str):
         m = pattern.search(text, end)
 
 
-def _span_facts(path: str, line_no: int, span: str, text: str, at: int, facts: _Facts) -> list[Finding]:
-    unknown, maybe_extra, flags = facts.span_verdict(span)
+def _span_facts(path: str, line_no: int, verdict: tuple, text: str, at: int, facts: _Facts) -> list[Finding]:
+    """The findings of one code span (its verdict) at offset `at` of the line `text`."""
+    span, unknown, maybe_extra, flags = verdict
     out = [_unknown(path, line_no, *unknown)] if unknown else []
     if maybe_extra and _EXTRA_WORD.search(text[max(0, at - 40): at + len(span) + 40]) \
             and _looks_like_extra_context(text, at, span):
@@ -379,30 +387,33 @@ def _span_facts(path: str, line_no: int, span: str, text: str, at: int, facts: _
     return out
 
 
-def _span_verdict(span: str, names) -> tuple[tuple | None, bool, tuple]:
-    """What a code span says on its own, whatever its line: the unknown name it states (name, kind, the
-    names known), whether it is a lower-case name the model does not know as an extra (a finding if the
-    words around it call it one), and its unknown `--extra` flags."""
+def _span_verdict(raw: str, names) -> tuple | None:
+    """What a code span (`raw`, its text between the backticks) says on its own, whatever its line: the
+    stripped name, the unknown name it states (name, kind, the names known), whether it is a lower-case
+    name the model does not know as an extra (a finding if the words around it call it one), and its
+    unknown `--extra` flags. None when there is nothing to report or to look at."""
+    span = raw.strip()
     unknown = None
     maybe_extra = False
-    if _CLASS.match(span):
+    m = _SPAN_KIND.match(span)
+    kind = m.lastgroup if m else None
+    if kind == "cls":
         if span not in names.classes:
             unknown = (span, "actor class", names.classes)
-    elif _FQN.match(span):
+    elif kind == "fqn":
         if span not in names.fqns and span not in names.modules:
             unknown = (span, "actor FQN or module", ())
-    elif _DOTTED_CLASS.match(span):
+    elif kind == "dotted":
         if not any(f == span or f.endswith("." + span) for f in names.fqns):
             unknown = (span, "actor FQN", ())
-    else:
-        m = _VARIABLE.match(span)
-        if m and m.group(1) not in names.variables:
-            unknown = (m.group(1), "ARG, ENV or NeMo-RL variable", ())
-        else:
-            maybe_extra = bool(_LOWER_NAME.match(span)) and span not in names.extras
+    elif kind == "variable":
+        if m.group("variable") not in names.variables:
+            unknown = (m.group("variable"), "ARG, ENV or NeMo-RL variable", ())
+    elif kind == "lower":
+        maybe_extra = span not in names.extras
     flags = tuple((f"--extra {m.group(1)}", "extra", names.extras) for m in _EXTRA_FLAG.finditer(span)
-                  if m.group(1) not in names.extras and not m.group(1).isupper())
-    return unknown, maybe_extra, flags
+                  if m.group(1) not in names.extras and not m.group(1).isupper()) if "--extra" in span else ()
+    return (span, unknown, maybe_extra, flags) if unknown or maybe_extra or flags else None
 
 
 def _looks_like_extra_context(text: str, at: int, span: str) -> bool:
