@@ -27,37 +27,51 @@ if TYPE_CHECKING:
     from docgen.model import ImageModel
 
 CHECK = "prose"
+
+
+class _Pattern:
+    """A regular expression compiled on first use: compiling them all took longer than importing the rest
+    of the lint, and a run needs only those its pages reach (no "/opt" path, no version: no pattern)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+
+    def __getattr__(self, name: str):   # match, search, finditer, sub: bound once, then found directly
+        method = getattr(re.compile(self.pattern, self.flags), name)
+        setattr(self, name, method)
+        return method
+
 # "one" is left out: "one venv per actor" states a rule, not a count.
 _NUMBER = r"\d+|" + "|".join(NUMBER_WORDS[2:]) + "|zero"
 _NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
           "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
 # a dot between two digits, which every version has: the literal dot first lets the search skip to the
 # dots instead of trying a digit at every position (a tenth of the time of `\d\.\d`)
-_DOTTED_DIGITS = re.compile(r"\.(?<=\d\.)(?=\d)")
+_DOTTED_DIGITS = _Pattern(r"\.(?<=\d\.)(?=\d)")
 _SEP = r"(?=\s)[ \t]*\n?[ \t]*"   # the words of a count may wrap onto the next line, not across a paragraph
 # matched against the lower-cased text (re.I makes the scan several times slower); the finding quotes the original
-_COUNT = re.compile(rf"\b({_NUMBER}){_SEP}((?:[a-z][\w-]*{_SEP}){{0,2}})({_NOUNS})\b")
-_VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
-_PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
-_VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
-_ALLOW = re.compile(r"<!--\s*docgen:allow\s+\S.*?-->")
-_COMMENT = re.compile(r"<!--.*?-->")
+_COUNT = _Pattern(rf"\b({_NUMBER}){_SEP}((?:[a-z][\w-]*{_SEP}){{0,2}})({_NOUNS})\b")
+_VERSION = _Pattern(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
+_PATH = _Pattern(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
+_VALUE = _Pattern(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
+_ALLOW = _Pattern(r"<!--\s*docgen:allow\s+\S.*?-->")
+_COMMENT = _Pattern(r"<!--.*?-->")
 # single-backtick spans only: the general form (any run of backticks) scanned ten times slower, and the
 # pages use double backticks only to quote a backtick, never around a name
-_CODE_SPAN = re.compile(r"(`)([^`\n]+)`")
-_FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
+_CODE_SPAN = _Pattern(r"(`)([^`\n]+)`")
+_FENCE = _Pattern(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
 # What a whole code span names, by its shape, the first alternative that fits deciding: an actor class, an
 # actor FQN or module, a dotted path to a class, a variable (the group is its name), a lower-case name
 # (an extra, if the words beside it say so). One match tells them apart.
-_SPAN_KIND = re.compile(
+_SPAN_KIND = _Pattern(
     r"(?P<cls>[A-Z][A-Za-z0-9]*(?:Worker|WorkerV\d|Actor|Environment|Env|Collector|Buffer))$"
     r"|(?P<fqn>nemo_rl(?:\.\w+)+)$"
     r"|(?P<dotted>[a-z_][\w]*(?:\.[a-z_]\w*)*\.[A-Z]\w+)$"
     r"|\$?\{?(?P<variable>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})\}?(?:[=/:].*)?$"
     r"|(?P<lower>[a-z][a-z0-9_-]*)$")
-_EXTRA_FLAG = re.compile(r"--extra[ =]([\w-]+)")
-_EXTRA_WORD = re.compile(r"\bextras?\b", re.I)
-_WORDS = re.compile(r"[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z]")
+_EXTRA_FLAG = _Pattern(r"--extra[ =]([\w-]+)")
+_EXTRA_WORD = _Pattern(r"\bextras?\b", re.I)
+_WORDS = _Pattern(r"[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z]")
 
 
 def _singular(noun: str) -> str:
@@ -250,7 +264,7 @@ def _outside_blocks(doc: "Document") -> list[tuple[int, int]]:
 
 
 _NUMBER_SET = frozenset([*NUMBER_WORDS[2:], "zero"])
-_DIGIT = re.compile(r"\d")
+_DIGIT = _Pattern(r"\d")
 
 
 def _mask_spans(line: str) -> str:
@@ -365,7 +379,7 @@ def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
     return out
 
 
-def _lines_with(pattern: re.Pattern, text: str):
+def _lines_with(pattern: "_Pattern", text: str):
     """(start, end) offsets of each line of `text` where `pattern` matches, in order."""
     m = pattern.search(text)
     while m:
