@@ -205,12 +205,14 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding
     if prose.strip():
         out += _counts(path, prose, prose_lines, facts)
         out += _version_and_path(path, prose, facts)
-        for index, line in enumerate(prose_lines):
-            if "`" in line:
-                for span in _CODE_SPAN.finditer(line):
-                    verdict = facts.span_verdict(span.group(2))
-                    if verdict:   # most spans name nothing the model could contradict
-                        out += _span_facts(path, index + 1, verdict, line, span.start(), facts)
+        line_no = 1
+        line_start = 0
+        for span in _CODE_SPAN.finditer(prose) if "`" in prose else ():   # a span never crosses a line
+            verdict = facts.span_verdict(span.group(2))
+            if verdict:   # most spans name nothing the model could contradict: no need to know their line
+                line_no += prose.count("\n", line_start, span.start())
+                line_start = prose.rfind("\n", 0, span.start()) + 1
+                out += _span_facts(path, line_no, verdict, prose_lines[line_no - 1], span.start() - line_start, facts)
     code = "\n".join(code_lines)
     if code.strip():
         out += _version_and_path(path, code, facts)
