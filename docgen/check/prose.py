@@ -16,6 +16,7 @@ anyway (an example, another tool's version) carries `<!-- docgen:allow REASON --
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 from typing import TYPE_CHECKING, Iterable
 
 from docgen.check.lint import Finding
@@ -287,7 +288,7 @@ def _counts(path: str, prose: str, prose_lines: list[str], facts: _Facts) -> lis
         following = _mask_spans(prose_lines[i + 1]) if i + 1 < len(prose_lines) else None
         window = low + ("\n" + following.lower() if following is not None else "")
         original = line + ("\n" + following if following is not None else "")
-        for m in _COUNT.finditer(window):
+        for m in _COUNT.finditer(window) if _may_count(window) else ():
             if m.start() < len(line):
                 out.append(_count_finding(path, i + 1, m, facts, original[m.start(): m.end()]))
     return out
@@ -332,6 +333,35 @@ def _digit_lines(text: str):
             return
         line += 1
         at = next_digit(line_start)
+
+
+# The words a noun of _NOUNS begins with ("warm" for "warm step"), and the number words of _NUMBER.
+_NOUN_STARTS = tuple("".join(takewhile(str.isalpha, noun.removesuffix("s?"))) for noun in _NOUNS.split("|"))
+_NUMBER_WORD_ENDS = tuple(_NUMBER_SET)
+
+
+def _may_count(window: str) -> bool:
+    """False when the count pattern cannot match in `window` (lower case), found without compiling it: a
+    count is a word that ends in a number (digits or a number word, with no word character right before
+    it), then at most two words, then a word that begins with a noun, all split by white space. On pages
+    whose counts are owned no window gets that far, and the pattern is never compiled."""
+    words = window.split()
+    for k, word in enumerate(words):
+        if word.startswith(_NOUN_STARTS) and any(_ends_in_number(w) for w in words[max(0, k - 3):k]):
+            return True
+    return False
+
+
+def _ends_in_number(word: str) -> bool:
+    end = len(word)
+    while end and word[end - 1].isdecimal():   # \d
+        end -= 1
+    if end == len(word):
+        number = next((n for n in _NUMBER_WORD_ENDS if word.endswith(n)), None)
+        if number is None:
+            return False
+        end -= len(number)
+    return not end or not (word[end - 1].isalnum() or word[end - 1] == "_")   # \b: no \w right before
 
 
 def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:

@@ -181,6 +181,9 @@ def test_a_count_is_found_only_on_a_line_with_a_digit_or_a_number_word_standing_
     [finding] = lint("Build ٣ venvs.\n", model)        # any decimal digit, on a page that is not ASCII
     assert finding.startswith("1: ") and "'٣ venvs'" in finding
     assert len(lint("Nine venvs, `9` venvs, 9 venvs.\n", model)) == 2
+    assert lint("The v1 worker, a12 venvs, two big new prefetched venvs.\n", model) == []   # glued, or 3 words
+    assert [f.split("'")[1] for f in lint("Build x-12 venvs and\tseventeen\nbig workers.\n", model)] == [
+        "12 venvs", "seventeen big workers"]
 
 
 def test_versions_are_read_within_their_line(model):
