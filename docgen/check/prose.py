@@ -400,7 +400,7 @@ def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
                     "(docgen/render/values.py), or mark the line <!-- docgen:allow WHY -->")
             out.append(Finding(path, text.count("\n", 0, m.start()) + 1, CHECK,
                                f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
-    if "/opt" in text:
+    if _may_have_path(text):
         roots = facts.path_roots
         for m in _PATH.finditer(text):
             found = m.group(0).rstrip(".,;:)")
@@ -409,6 +409,17 @@ def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
                     "the model knows no such path in the image (" + ", ".join(sorted(roots)) + ")")
             out.append(Finding(path, text.count("\n", 0, m.start()) + 1, CHECK, f"path {found!r} is written by hand; {hint}"))
     return out
+
+
+def _may_have_path(text: str) -> bool:
+    """Whether "/opt" starts a path somewhere in `text`: not right after a word or path character (the
+    path pattern's look-behind), as in "building/options.md"."""
+    at = text.find("/opt")
+    while at >= 0:
+        if not at or not (text[at - 1].isalnum() or text[at - 1] in "_$}/.-"):
+            return True
+        at = text.find("/opt", at + 1)
+    return False
 
 
 def _lines_with(pattern: "_Pattern", text: str):
