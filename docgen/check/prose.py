@@ -31,8 +31,9 @@ CHECK = "prose"
 
 
 class _Pattern:
-    """A regular expression compiled on first use: compiling them all took longer than importing the rest
-    of the lint, and a run needs only those its pages reach (no "/opt" path, no version: no pattern)."""
+    """A regular expression compiled on first use. Compiling all of them cost more than the rest of the
+    lint's import, and a run compiles only those its pages reach: no path under /opt, no path pattern; no
+    line that can hold a count, no count pattern."""
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern, self.flags = pattern, flags
@@ -41,6 +42,7 @@ class _Pattern:
         method = getattr(re.compile(self.pattern, self.flags), name)
         setattr(self, name, method)
         return method
+
 
 # "one" is left out: "one venv per actor" states a rule, not a count.
 _NUMBER = r"\d+|" + "|".join(NUMBER_WORDS[2:]) + "|zero"
@@ -194,9 +196,10 @@ def prose_findings(run) -> list[Finding]:
 
 
 def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding]:
-    """Sorts the lines into prose and plain-fence code (the rest becomes blank), then runs each rule where
-    it can match: the version and path rules over the whole text from a cheap literal search, the count
-    and code-span rules line by line (neither crosses more than one line break)."""
+    """Sorts the lines into prose and plain-fence code (the rest becomes blank), then runs each rule only
+    where a cheap search says it can match: versions on the lines with a dot between two digits, paths
+    where "/opt" can start one, counts on the lines with a number. Code spans come from one scan of the
+    prose, and each distinct span text is judged once per run."""
     if not isinstance(facts, _Facts):
         facts = _Facts(facts)
     prose_lines, code_lines = _sort_lines(doc)
@@ -278,7 +281,8 @@ def _mask_spans(line: str) -> str:
 def _counts(path: str, prose: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
     """Counts, found line by line: a set test on the line's words (and a digit search) rejects the lines
     without a number before the count pattern runs; a count may wrap onto the next line. Only the lines
-    `_number_lines` finds are tested: every line the test passes is among them."""
+    `_number_lines` finds are tested (every line the test passes is among them), and the pattern runs
+    only on a window `_may_count` lets through."""
     out = []
     for i in _number_lines(prose):
         line = _mask_spans(prose_lines[i])
@@ -335,9 +339,8 @@ def _digit_lines(text: str):
         at = next_digit(line_start)
 
 
-# The words a noun of _NOUNS begins with ("warm" for "warm step"), and the number words of _NUMBER.
+# The words a noun of _NOUNS begins with ("warm" for "warm step").
 _NOUN_STARTS = tuple("".join(takewhile(str.isalpha, noun.removesuffix("s?"))) for noun in _NOUNS.split("|"))
-_NUMBER_WORD_ENDS = tuple(_NUMBER_SET)
 
 
 def _may_count(window: str) -> bool:
@@ -353,15 +356,13 @@ def _may_count(window: str) -> bool:
 
 
 def _ends_in_number(word: str) -> bool:
-    end = len(word)
-    while end and word[end - 1].isdecimal():   # \d
-        end -= 1
-    if end == len(word):
-        number = next((n for n in _NUMBER_WORD_ENDS if word.endswith(n)), None)
-        if number is None:
-            return False
-        end -= len(number)
-    return not end or not (word[end - 1].isalnum() or word[end - 1] == "_")   # \b: no \w right before
+    """Whether `word` ends in a number the count pattern can begin at: decimal digits or a number word,
+    with no letter, digit or underscore right before it."""
+    start = len(word)
+    while start and word[start - 1].isdecimal():
+        start -= 1
+    starts = [start] if start < len(word) else [len(word) - len(n) for n in _NUMBER_SET if word.endswith(n)]
+    return any(not at or not (word[at - 1].isalnum() or word[at - 1] == "_") for at in starts)
 
 
 def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:

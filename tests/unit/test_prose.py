@@ -192,7 +192,8 @@ def test_versions_are_read_within_their_line(model):
 
 
 def test_a_span_is_judged_by_its_own_line_each_time_it_appears(model):
-    found = lint("`sglangx` alone.\nThe `sglangx` extra.\n`sglangx`, again alone.\nExtras (`sglangx`, `vllm`).\n", model)
+    text = "`sglangx` alone.\nThe `sglangx` extra.\n`sglangx`, again alone.\nExtras (`sglangx`, `vllm`).\n"
+    found = lint(text, model)
     assert [f.split(":")[0] for f in found] == ["2", "4"]
 
 
