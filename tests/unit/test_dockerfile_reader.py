@@ -458,6 +458,12 @@ def test_verify_loop_spanning_continuation_lines():
         ("# 8 filter -> 9 venv", ((8, "filters"), (9, "venvs"))),
         ("#   Prefetch: TWENTY actors -> zero builds -> 3 venvs (shared)", ((20, "actors"), (0, "builds"), (3, "venvs"))),
         ("# eight filters->nine venvs", ((8, "filters"), (9, "venvs"))),
+        ("# ONE filter->TWO filters", ((1, "filters"), (2, "filters"))),
+        ("# x-one filters -> 2 venvs", ((1, "filters"), (2, "venvs"))),  # a number ending a hyphenated word
+        ("# Eight filters  \t-> nine venvs  ", ((8, "filters"), (9, "venvs"))),  # blanks before the arrow and at the end
+        ("# 8 filters -> 9 venvs)", ((8, "filters"), (9, "venvs"))),  # after the last arrow, only the start counts
+        ("# 8 fil_ters-x -> 9 venvs", ((8, "fil_ters-xs"), (9, "venvs"))),
+        ("#\u00a0Eight\u2003filters\u00a0->\u3000nine venvs", ((8, "filters"), (9, "venvs"))),  # Unicode blanks
     ],
 )
 def test_count_statements(comment, counts):
@@ -473,6 +479,10 @@ def test_count_statements(comment, counts):
         "# 8 filters -> many venvs",  # right side is not a pair
         "# twentyone filters -> 9 venvs",  # not a number word
         "# 8 filters -> 9 venvs and 3 builds -> 2 images",  # middle is not exactly one pair
+        "# see: 8 filters. -> 9 venvs",  # before an arrow, the noun must end the text
+        "# 8 _filters -> 9 venvs",  # a noun starts with a letter
+        "# 10one filters -> 9 venvs",  # no number word inside another word
+        "# a 8 filters -> 9 venvs -> 2",  # the last arrow has no pair after it
     ],
 )
 def test_comments_that_are_not_count_statements(comment):
