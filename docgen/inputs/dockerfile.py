@@ -667,7 +667,6 @@ def _scan_shell_line(line: str, quote: str) -> tuple[str, str, str]:
 
 
 _IF_START = re.compile(r"^\s*(?:if|elif)\s+(.*?)\s*;?\s*(?:then\b.*)?$")
-_FI = re.compile(r"(?:^|[;&|\s])fi\s*(?:[;&|]|$)")
 _NESTED_HEREDOC = r"(?<![<\d])\d*<<(?!<)(-?)((?:['\"]?[A-Za-z_][\w.-]*['\"]?)?)$"
 
 
@@ -722,7 +721,22 @@ def _script_heredoc(code: str) -> tuple[str, bool] | None:
 
 
 _FOR_HEAD = re.compile(r"^\s*for\s+(\w+)\s+in\s+(.*?)\s*(?:;\s*)?(?:\bdo\b.*)?$")
-_DONE = re.compile(r"(?:^|[;&|\s])done\s*(?:[;&|]|$)")
+_COMMAND_END = ";&|"
+
+
+def _has_closing_word(code: str, word: str) -> bool:
+    """Whether `word` (`fi`, `done`) stands in `code` as a command of its own: at the start or after a blank
+    or one of ``;&|``, and followed (blanks aside) by the end or one of ``;&|``."""
+    at = code.find(word)
+    while at >= 0:
+        before = code[at - 1 : at]
+        end = at + len(word)
+        while end < len(code) and code[end].isspace():
+            end += 1
+        if (not before or before in _COMMAND_END or before.isspace()) and (end == len(code) or code[end] in _COMMAND_END):
+            return True
+        at = code.find(word, at + 1)
+    return False
 
 
 def _loop_words(text: str) -> tuple[str, ...]:
@@ -735,8 +749,8 @@ def _loop_words(text: str) -> tuple[str, ...]:
 def _track_loops(code: str, loops: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
     """The `for VAR in WORDS` loops open after `code` (a one-line loop that ends in `done` opens none)."""
     lead = code.lstrip()
-    done = "done" in code and _DONE.search(code) is not None  # the substring tests spare most commands a regex
-    if (head := lead.startswith("for") and _FOR_HEAD.match(code)) and not done:
+    done = _has_closing_word(code, "done")
+    if (head := lead.startswith("for") and _FOR_HEAD.match(code)) and not done:  # the test spares most a regex
         return loops + [(head.group(1), _loop_words(head.group(2)))]
     if done and not lead.startswith("for ") and loops:
         return loops[:-1]
@@ -755,8 +769,8 @@ def _track_guards(code: str, guards: list[str]) -> list[str]:
     """The `if` conditions open after `code` (a one-line `if ...; then ...; fi` opens none); `elif` and
     `else` replace the innermost condition."""
     stripped = code.strip()
-    closes = "fi" in code and _FI.search(code) is not None  # the substring tests spare most commands a regex
-    if (opened := stripped.startswith(("if", "elif")) and _IF_START.match(code)) and not closes:
+    closes = _has_closing_word(code, "fi")
+    if (opened := stripped.startswith(("if", "elif")) and _IF_START.match(code)) and not closes:  # spares a regex
         condition = opened.group(1).removesuffix(";").strip()
         if stripped.startswith("elif") and guards:
             return guards[:-1] + [condition]
@@ -817,14 +831,14 @@ def _after_located(tokens: list[tuple[str, int]], *head: str) -> list[list[tuple
     return runs
 
 
-_OPERATOR_TOKEN = re.compile(r"[();<>|&]+")
+_OPERATORS = "();<>|&"
 
 
 def _command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """The words of one simple command: up to the next operator or redirection (`&&`, `|`, `> log`, `2>&1`)."""
     words = []
     for token in tokens:
-        if _OPERATOR_TOKEN.fullmatch(token[0]):
+        if token[0] and not token[0].strip(_OPERATORS):  # only operator characters
             if token[0][0] in "<>" and words and words[-1][0].isdigit():
                 words.pop()  # the file descriptor of `2>`
             break
