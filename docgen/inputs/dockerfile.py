@@ -36,19 +36,20 @@ KEYWORDS = frozenset(
 )
 HEREDOC_KEYWORDS = frozenset({"RUN", "COPY", "ADD"})  # the only instructions Docker reads heredocs for
 
-_CONTINUATION = re.compile(r"\\[ \t]*$")  # same rule as BuildKit: backslash, then only blanks
-# Instruction continuation per ``# escape=`` value; BuildKit accepts no others. Shell text (a heredoc body)
+# The escape characters ``# escape=`` may choose; BuildKit accepts no others. Shell text (a heredoc body)
 # keeps the shell's own backslash continuation whatever the directive says.
-_ESCAPE_CONTINUATIONS = {"\\": _CONTINUATION, "`": re.compile(r"`[ \t]*$")}
+_ESCAPES = ("\\", "`")
 _COMMENT_LINE = re.compile(r"^\s*#")
-_DIRECTIVE = re.compile(r"^#\s*(syntax|escape|check)\s*=\s*(\S.*)$", re.IGNORECASE)
+# Patterns kept as strings serve rare paths: `re` compiles each on first use (and caches it), so a run
+# that never needs one does not pay for it.
+_DIRECTIVE = r"(?i)^#\s*(syntax|escape|check)\s*=\s*(\S.*)$"
 _HEREDOC_WORD = re.compile(r"\d*<<(-?)([^<]+)")  # a whole shell word, as BuildKit: [fd]<<[-]WORD
 _LEADING_FLAG = re.compile(r"--([A-Za-z][\w-]*)(?:=(\S*))?(?:\s+|$)")  # matched at a position, never searched
 _NUMBER_WORDS = NUMBER_WORDS
-_NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
-_COUNT_PAIR = r"\b" + _NUMBER + r"\s+([A-Za-z][A-Za-z_-]*)"
-_PAIR_AT_END = re.compile(_COUNT_PAIR + r"\s*$", re.IGNORECASE)
-_PAIR_AT_START = re.compile(r"^\s*" + _COUNT_PAIR, re.IGNORECASE)
+# A count as a comment states it, `<number> <noun>` ("Eight filters", "9 venvs"), and the blanks after it.
+# The noun is a letter, then letters, `_` or `-`, written as one character class with a lookahead: each
+# class costs about 0.1 ms to compile under IGNORECASE, and this pattern is compiled on every run.
+_COUNT_PAIR = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+((?![_-])[A-Za-z_-]+)\s*", re.IGNORECASE)
 _NOT_PREFETCHED_HEADER = re.compile(r"^\s*#\s*Not prefetched\b", re.IGNORECASE)
 _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
 _SHELLS = frozenset({"sh", "bash", "dash"})
@@ -217,8 +218,9 @@ class DockerfileFacts(Record):
         return tuple(effective.values())
 
 
-# A comment anywhere in the file that declares a filter meant to select actors of different extras.
-MIXED_DECLARATION = re.compile(r"^\s*#\s*docgen:\s*mixed-extras\s+(\S+)")
+# A comment anywhere in the file that declares a filter meant to select actors of different extras
+# (a pattern string: compiled on first use).
+MIXED_DECLARATION = r"^\s*#\s*docgen:\s*mixed-extras\s+(\S+)"
 
 
 def read_dockerfile(path: str | Path) -> DockerfileFacts:
@@ -237,11 +239,10 @@ def split_lines(text: str) -> list[str]:
 def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     lines = split_lines(text.removeprefix("\ufeff"))  # BuildKit skips a UTF-8 byte order mark
     syntax_line, directive_lines, escape = _directives(lines, path)
-    continuation = _ESCAPE_CONTINUATIONS[escape]
     stages, instructions = _stages(_instructions(lines, path, directive_lines, escape), path)
     if not stages:  # BuildKit builds nothing from it: "dockerfile contains no stages to build"
         raise InputError(path, len(lines) or None, "no FROM instruction: the Dockerfile contains no stages to build")
-    runs = [(ins, cmd) for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines, continuation)]
+    runs = [(ins, cmd) for ins in instructions if ins.keyword == "RUN" for cmd in _shell_commands(ins, lines, escape)]
     shell = [cmd for _, cmd in runs]
     calls, gym = _prefetch_calls(shell, path)
     verify, verify_notes = _verify(shell, path)
@@ -261,7 +262,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         counts=tuple(c for n, line in enumerate(lines, 1) if (c := _count_statement(line, n))),
         not_prefetched=not_prefetched,
         mixed_extras=tuple((m.group(1), n) for n, line in enumerate(lines, 1)
-                           if "docgen:" in line and (m := MIXED_DECLARATION.match(line))),
+                           if "docgen:" in line and (m := re.match(MIXED_DECLARATION, line))),
         prefetch_calls=calls,
         gym_prefetch=gym,
         pip_installs=tuple(p for ins, cmd in runs for p in _pip_installs(cmd, path, ins.comment)),
@@ -278,8 +279,7 @@ def _directives(lines: list[str], path: str) -> tuple[int | None, set[int], str]
     Returns the ``# syntax=`` line, the directive lines and the escape character (``# escape=``)."""
     syntax, seen, keys, escape = None, set(), set(), "\\"
     for number, line in enumerate(lines, 1):
-        match = _DIRECTIVE.match(line.strip())
-        if not match:
+        if "=" not in line or not (match := re.match(_DIRECTIVE, line.strip())):
             break
         key, value = match.group(1).lower(), match.group(2).strip()
         if key in keys:
@@ -289,14 +289,35 @@ def _directives(lines: list[str], path: str) -> tuple[int | None, set[int], str]
         if key == "syntax":
             syntax = number
         elif key == "escape":
-            if value not in _ESCAPE_CONTINUATIONS:
+            if value not in _ESCAPES:
                 raise InputError(path, number, f"invalid escape token {value!r} does not match ` or \\")
             escape = value
     return syntax, seen, escape
 
 
+def _continues(text: str, escape: str) -> bool:
+    """Whether a line continues on the next, as BuildKit reads it: the escape character, then only blanks."""
+    return text.rstrip(" \t").endswith(escape)
+
+
+def _without_continuation(text: str, escape: str) -> str:
+    """The line without its continuation (the escape character and the blanks after it), if it has one."""
+    kept = text.rstrip(" \t")
+    return kept[:-1] if kept.endswith(escape) else text
+
+
+def _comment_text(line: str) -> str:
+    """A comment line's text: what follows its `#` and one space after it, without trailing blanks."""
+    return line.lstrip()[1:].removeprefix(" ").rstrip()
+
+
+def _starts_with_word(text: str, word: str) -> bool:
+    """`text` starts with `word` as a whole word: no word character (letter, digit, `_`) follows it."""
+    after = text[len(word) : len(word) + 1]
+    return text.startswith(word) and not (after.isalnum() or after == "_")
+
+
 def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> list[Instruction]:
-    continuation = _ESCAPE_CONTINUATIONS[escape]
     found: list[Instruction] = []
     comment: list[str] = []
     i = 0
@@ -307,11 +328,11 @@ def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> l
             i += 1
             continue
         if _COMMENT_LINE.match(line):
-            comment.append(re.sub(r"^\s*# ?", "", line).rstrip())
+            comment.append(_comment_text(line))
             i += 1
             continue
         pieces = [(number, line)]
-        while continuation.search(pieces[-1][1]):
+        while _continues(pieces[-1][1], escape):
             i += 1
             while i < len(lines) and (not lines[i].strip() or _COMMENT_LINE.match(lines[i])):
                 i += 1  # Docker drops comment and blank lines inside a continuation run
@@ -324,10 +345,10 @@ def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> l
         if keyword not in KEYWORDS:
             raise InputError(path, number, f"unknown instruction {keyword!r}")
         parts = [first_args] + [text for _, text in pieces[1:]]
-        args = " ".join(p for p in (continuation.sub("", p).strip() for p in parts) if p)
+        args = " ".join(p for p in (_without_continuation(p, escape).strip() for p in parts) if p)
         heredocs: list[Heredoc] = []
         if keyword in HEREDOC_KEYWORDS and any("<<" in text for _, text in pieces):
-            joined = [(n, continuation.sub("", text)) for n, text in pieces]  # BuildKit joins them without a blank
+            joined = [(n, _without_continuation(text, escape)) for n, text in pieces]  # BuildKit joins them without a blank
             for marker_line, word in _shell_words(joined) or []:  # a quote left open: BuildKit finds no heredoc
                 if (marker := _HEREDOC_WORD.fullmatch(word)) and (name := _heredoc_name(marker.group(2))):
                     heredoc, i = _read_heredoc(lines, i, marker.group(1) == "-", name, marker_line, path)
@@ -363,7 +384,7 @@ _CHUNK = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
-_DQ_ESCAPE = re.compile(r'\\([\\"$`])')
+_DQ_ESCAPE = r'\\([\\"$`])'
 
 
 def _chunks(text: str, pos: int = 0):
@@ -383,7 +404,7 @@ def _unquote(kind: str, chunk: str) -> str:
         inner = chunk[1:-1]
         # split keeps the escaped character (the group) and drops its backslash; sub with a template is
         # ten times slower on a value full of escapes
-        return "".join(_DQ_ESCAPE.split(inner)) if "\\" in inner else inner
+        return "".join(re.split(_DQ_ESCAPE, inner)) if "\\" in inner else inner
     if kind == "esc":
         return chunk[1:]
     return chunk
@@ -566,19 +587,25 @@ def _envs(ins: Instruction, path: str) -> list[EnvVar]:
 # ---- layer 2: shell conventions inside RUN ----------------------------------------------------
 
 
-class _ShellCommand(Record):
-    """One shell command with ``\\`` continuations joined; keeps the physical lines it came from."""
+class _ShellCommand:
+    """One shell command with ``\\`` continuations joined; keeps the physical lines it came from.
+    (A plain class, not a Record: it never leaves the reader, and its joined ``code``, which every
+    convention reader looks at, is built once here.)"""
 
-    pieces: tuple[tuple[int, str], ...]  # (line, code without trailing comment and backslash)
-    comment: str  # trailing comment of its last physical line
-    stage: str | None
-    above: str = ""  # the comment lines directly above it (a heredoc's own comments), joined by "\n"
-    guards: tuple[str, ...] = ()  # conditions of the `if ...` blocks it sits in, outermost first
-    loops: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (variable, words) of the `for` loops it sits in
+    __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code")
 
-    @property
-    def code(self) -> str:
-        return " ".join(text.strip() for _, text in self.pieces)
+    def __init__(
+        self,
+        pieces: tuple[tuple[int, str], ...],  # (line, code without trailing comment and backslash)
+        comment: str,  # trailing comment of its last physical line
+        stage: str | None,
+        above: str = "",  # the comment lines directly above it (a heredoc's own comments), joined by "\n"
+        guards: tuple[str, ...] = (),  # conditions of the `if ...` blocks it sits in, outermost first
+        loops: tuple[tuple[str, tuple[str, ...]], ...] = (),  # (variable, words) of the `for` loops around it
+    ) -> None:
+        self.pieces, self.comment, self.stage, self.above = pieces, comment, stage, above
+        self.guards, self.loops = guards, loops
+        self.code = " ".join(text.strip() for _, text in pieces)
 
     def line_of(self, pattern: str) -> int:
         """Physical line where ``pattern`` first appears, else the command's first line."""
@@ -607,7 +634,14 @@ class _ShellCommand(Record):
         return [(word, self.pieces[bisect_right(starts, at) - 1][0]) for word, at in words]
 
 
-_DQ_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_DQ_REST = r'(?s)[^"\\]*(?:\\.[^"\\]*)*"'
+
+
+# Script text up to its comment: ordinary characters, whole quoted strings, escapes and any `#` that does not
+# start a word (`a#b`, `'x'#`); it stops at the comment's `#`, at a quote never closed or at a lone final
+# backslash. One match per line (possessive: nothing to backtrack into), where `_chunks` would take a step
+# per word and quote.
+_CODE = re.compile(r"""(?:[^'"\\#]+|'[^']*'|"[^"\\]*(?:\\.[^"\\]*)*"|\\.|(?<=\S)\#)*+""", re.DOTALL)
 
 
 def _scan_shell_line(line: str, quote: str) -> tuple[str, str, str]:
@@ -618,27 +652,26 @@ def _scan_shell_line(line: str, quote: str) -> tuple[str, str, str]:
         if quote == "'":
             start = line.find("'") + 1
         else:
-            closed = _DQ_REST.match(line)
+            closed = re.match(_DQ_REST, line)
             start = closed.end() if closed else 0
         if start == 0:
             return line, "", quote
     if "#" not in line and "'" not in line and '"' not in line:
         return line, "", ""
-    for kind, begin, _ in _chunks(line, start):
-        if kind == "open":
-            return line, "", line[begin] if line[begin] != "\\" else ""
-        if kind == "hash" and (begin == 0 or line[begin - 1].isspace()):
-            return line[:begin], line[begin + 1 :].strip(), ""
-    return line, "", ""
+    end = _CODE.match(line, start).end()
+    if end == len(line):
+        return line, "", ""
+    if line[end] == "#":
+        return line[:end], line[end + 1 :].strip(), ""
+    return line, "", line[end] if line[end] != "\\" else ""  # a quote left open, or a lone final backslash
 
 
 _IF_START = re.compile(r"^\s*(?:if|elif)\s+(.*?)\s*;?\s*(?:then\b.*)?$")
-_FI = re.compile(r"(?:^|[;&|\s])fi\s*(?:[;&|]|$)")
-_NESTED_HEREDOC = re.compile(r"(?<![<\d])\d*<<(?!<)(-?)((?:['\"]?[A-Za-z_][\w.-]*['\"]?)?)$")
+_NESTED_HEREDOC = r"(?<![<\d])\d*<<(?!<)(-?)((?:['\"]?[A-Za-z_][\w.-]*['\"]?)?)$"
 
 
 def _join_shell(
-    numbered: list[tuple[int, str]], stage: str | None, continuation: re.Pattern[str] = _CONTINUATION
+    numbered: list[tuple[int, str]], stage: str | None, escape: str = "\\"
 ) -> list[_ShellCommand]:
     """Commands of a script, one per logical line: ``\\`` continuations and quoted strings that run on
     joined; the body of a heredoc inside the script (``cat > f <<'X'``) is data, never commands."""
@@ -656,11 +689,11 @@ def _join_shell(
             if not line.strip():
                 above = []
             elif "->" not in line or not _count_statement(line, number):  # a count claims, it gives no reason
-                above.append(re.sub(r"^\s*# ?", "", line).rstrip())
+                above.append(_comment_text(line))
             continue
         code, comment, quote = _scan_shell_line(line, quote)
-        if quote or (continuation.search(code) and not comment):
-            pieces.append((number, code if quote else continuation.sub("", code)))
+        if quote or (_continues(code, escape) and not comment):
+            pieces.append((number, code if quote else _without_continuation(code, escape)))
             continue
         pieces.append((number, code))
         command = _ShellCommand(tuple(pieces), comment, stage, "\n".join(above), tuple(guards), tuple(loops))
@@ -678,7 +711,7 @@ def _script_heredoc(code: str) -> tuple[str, bool] | None:
     """The terminator of the first heredoc a script command opens (``<<EOF``, ``<<-'X'``, ``<< "END"``)."""
     words = [w for _, w in _shell_words([(0, code)]) or []]
     for index, word in enumerate(words):
-        if word[:1] in "'\"" or not (match := _NESTED_HEREDOC.search(word)):
+        if word[:1] in "'\"" or not (match := re.search(_NESTED_HEREDOC, word)):
             continue
         target = match.group(2) or (words[index + 1] if index + 1 < len(words) else "")
         name = _heredoc_name(target) if target else None
@@ -688,7 +721,22 @@ def _script_heredoc(code: str) -> tuple[str, bool] | None:
 
 
 _FOR_HEAD = re.compile(r"^\s*for\s+(\w+)\s+in\s+(.*?)\s*(?:;\s*)?(?:\bdo\b.*)?$")
-_DONE = re.compile(r"(?:^|[;&|\s])done\s*(?:[;&|]|$)")
+_COMMAND_END = ";&|"
+
+
+def _has_closing_word(code: str, word: str) -> bool:
+    """Whether `word` (`fi`, `done`) stands in `code` as a command of its own: at the start or after a blank
+    or one of ``;&|``, and followed (blanks aside) by the end or one of ``;&|``."""
+    at = code.find(word)
+    while at >= 0:
+        before = code[at - 1 : at]
+        end = at + len(word)
+        while end < len(code) and code[end].isspace():
+            end += 1
+        if (not before or before in _COMMAND_END or before.isspace()) and (end == len(code) or code[end] in _COMMAND_END):
+            return True
+        at = code.find(word, at + 1)
+    return False
 
 
 def _loop_words(text: str) -> tuple[str, ...]:
@@ -700,10 +748,11 @@ def _loop_words(text: str) -> tuple[str, ...]:
 
 def _track_loops(code: str, loops: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
     """The `for VAR in WORDS` loops open after `code` (a one-line loop that ends in `done` opens none)."""
-    done = _DONE.search(code) is not None
-    if (head := _FOR_HEAD.match(code)) and not done:
+    lead = code.lstrip()
+    done = _has_closing_word(code, "done")
+    if (head := lead.startswith("for") and _FOR_HEAD.match(code)) and not done:  # the test spares most a regex
         return loops + [(head.group(1), _loop_words(head.group(2)))]
-    if done and not code.lstrip().startswith("for ") and loops:
+    if done and not lead.startswith("for ") and loops:
         return loops[:-1]
     return loops
 
@@ -720,22 +769,22 @@ def _track_guards(code: str, guards: list[str]) -> list[str]:
     """The `if` conditions open after `code` (a one-line `if ...; then ...; fi` opens none); `elif` and
     `else` replace the innermost condition."""
     stripped = code.strip()
-    closes = _FI.search(code) is not None
-    if (opened := _IF_START.match(code)) and not closes:
+    closes = _has_closing_word(code, "fi")
+    if (opened := stripped.startswith(("if", "elif")) and _IF_START.match(code)) and not closes:  # spares a regex
         condition = opened.group(1).removesuffix(";").strip()
         if stripped.startswith("elif") and guards:
             return guards[:-1] + [condition]
         return guards + [condition]
-    if re.match(r"else\b", stripped) and guards and not closes:
+    if _starts_with_word(stripped, "else") and guards and not closes:
         return guards[:-1] + [f"not ({guards[-1]})"]
     if closes and not stripped.startswith("if ") and guards:
         return guards[:-1]
     return guards
 
 
-def _shell_commands(ins: Instruction, lines: list[str], continuation: re.Pattern[str]) -> list[_ShellCommand]:
+def _shell_commands(ins: Instruction, lines: list[str], escape: str) -> list[_ShellCommand]:
     """Shell commands of a RUN: its heredoc bodies, or (without heredocs) the instruction itself.
-    ``continuation`` joins the instruction's lines (the escape directive's); a body keeps the shell's ``\\``.
+    ``escape`` (the escape directive's) continues the instruction's lines; a body keeps the shell's ``\\``.
 
     A heredoc body is shell only when the RUN runs it with a shell (``RUN <<EOF`` or ``RUN <<EOF bash``);
     ``RUN python3 <<EOF`` or ``RUN cat <<EOF >file`` feed it to something else.
@@ -761,11 +810,11 @@ def _shell_commands(ins: Instruction, lines: list[str], continuation: re.Pattern
     for number, text in numbered:
         if in_flags:
             text = _without_flags(text.strip())
-            in_flags = not text or continuation.fullmatch(text) is not None
+            in_flags = not text or text.rstrip(" \t") == escape  # nothing left but a continuation
         stripped.append((number, text))
     if stripped[0][1].lstrip().startswith("["):
         return []  # exec form: JSON, no shell
-    return _join_shell(stripped, ins.stage, continuation)
+    return _join_shell(stripped, ins.stage, escape)
 
 
 def _after(tokens: list[str], *head: str) -> list[list[str]]:
@@ -782,14 +831,14 @@ def _after_located(tokens: list[tuple[str, int]], *head: str) -> list[list[tuple
     return runs
 
 
-_OPERATOR_TOKEN = re.compile(r"[();<>|&]+")
+_OPERATORS = "();<>|&"
 
 
 def _command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """The words of one simple command: up to the next operator or redirection (`&&`, `|`, `> log`, `2>&1`)."""
     words = []
     for token in tokens:
-        if _OPERATOR_TOKEN.fullmatch(token[0]):
+        if token[0] and not token[0].strip(_OPERATORS):  # only operator characters
             if token[0][0] in "<>" and words and words[-1][0].isdigit():
                 words.pop()  # the file descriptor of `2>`
             break
@@ -797,14 +846,14 @@ def _command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return words
 
 
-_VARIABLE = re.compile(r"\$\{?(\w+)\}?")
+_VARIABLE = r"\$\{?(\w+)\}?"
 
 
 def _warm_syncs(cmd: _ShellCommand, path: str) -> tuple[list[WarmSync], list[Note]]:
     """`uv sync` commands with their extras. An extra written as a loop variable (`for e in vllm fsdp; do
     uv sync --extra "$e"`) is one sync per loop word; one docgen cannot resolve is left out, with a note."""
     pattern = r"\buv\s+sync\b"
-    if not re.search(pattern, cmd.code):
+    if "sync" not in cmd.code or not re.search(pattern, cmd.code):
         return [], []
     found, notes = [], []
     runs = _after(cmd.tokens(path, pattern), "uv", "sync")
@@ -831,7 +880,7 @@ def _warm_syncs(cmd: _ShellCommand, path: str) -> tuple[list[WarmSync], list[Not
         if variable is None:
             found.append(WarmSync(tuple(extras), tuple(flags), comment, line, cmd.stage))
             continue
-        name = _VARIABLE.fullmatch(variable)
+        name = re.fullmatch(_VARIABLE, variable)
         values = loop_values.get(name.group(1)) if name else None
         if not values or sum("$" in e for e in extras) > 1:
             notes.append(Note(line, "warm-steps", f"`uv sync --extra {variable}`: docgen cannot tell which extra "
@@ -848,7 +897,7 @@ _PREFETCH_SCRIPT = "prefetch_venvs"
 def _is_gym_script(script: str) -> bool:
     """NeMo-Gym's tool (``examples/nemo_gym/prefetch_venvs.py``) builds environment-server venvs; NeMo-RL's
     (``nemo_rl/utils/prefetch_venvs.py``) builds actor venvs. The folder (or package) tells them apart."""
-    return any("gym" in part.lower() for part in re.split(r"[/.]", script.removesuffix(".py"))[:-1])
+    return any("gym" in part.lower() for part in script.removesuffix(".py").replace("/", ".").split(".")[:-1])
 
 
 def _is_prefetch_script(tokens: list[tuple[str, int]], index: int) -> bool:
@@ -1003,14 +1052,30 @@ def _count_statement(line: str, number: int) -> CountStatement | None:
     pairs = []
     for index, segment in enumerate(segments):
         # a pair sits right before each arrow and right after it; a middle segment is exactly one pair
-        before_arrow = _PAIR_AT_END.search(segment) if index < last else None
-        after_arrow = _PAIR_AT_START.search(segment) if index > 0 else None
+        before_arrow = _pair_at_end(segment) if index < last else None
+        after_arrow = _pair_at_start(segment) if index > 0 else None
         if (index < last and not before_arrow) or (index > 0 and not after_arrow):
             return None
         if before_arrow and after_arrow and before_arrow.span(1) != after_arrow.span(1):
             return None
         pairs.append(before_arrow or after_arrow)
     return CountStatement(tuple((_number(m.group(1)), _plural(m.group(2))) for m in pairs), text, number)
+
+
+def _pair_at_start(segment: str) -> re.Match[str] | None:
+    """The count the segment starts with, after blanks."""
+    return _COUNT_PAIR.match(segment, len(segment) - len(segment.lstrip()))
+
+
+def _pair_at_end(segment: str) -> re.Match[str] | None:
+    """The count the segment ends with, before blanks: its noun is the last word, its number the end of
+    the word before (`x-one filters`), so the leftmost count that starts in that word, if it reaches the end."""
+    words = segment.rsplit(None, 2)
+    if len(words) < 2:
+        return None
+    noun_start = len(segment.rstrip()) - len(words[-1])
+    match = _COUNT_PAIR.search(segment, len(segment[:noun_start].rstrip()) - len(words[-2]))
+    return match if match and match.end() == len(segment) else None
 
 
 def _number(word: str) -> int:
@@ -1047,19 +1112,19 @@ def _not_prefetched(lines: list[str]) -> tuple[NotPrefetchedList | None, tuple[N
         block_entries = 0
         i += 1
         while text and i < len(lines) and _COMMENT_LINE.match(lines[i]) and not _NOT_PREFETCHED_ENTRY.match(lines[i]):
-            more = re.sub(r"^\s*#", "", lines[i]).strip()
+            more = lines[i].lstrip()[1:].strip()  # a comment line: the text after its `#`
             if not more:
                 break
             text += " " + more  # prose wrapped over several comment lines
             i += 1
         while i < len(lines) and (entry := _NOT_PREFETCHED_ENTRY.match(lines[i])):
-            reason = re.fullmatch(r"(?:(?::|-\s)\s*(.*))?", entry.group(2).strip())
+            reason = _entry_reason(entry.group(2).strip())
             if reason is None:
                 notes.append(Note(i + 1, "not-prefetched-list", "entry is not '<actor>: <reason>' or "
                                   f"'<actor> - <reason>'; read as the actor with that reason: {lines[i].strip()!r}"))
                 actors.append((entry.group(1), entry.group(2).strip().strip("()").strip()))
             else:
-                actors.append((entry.group(1), (reason.group(1) or "").strip()))
+                actors.append((entry.group(1), reason.strip()))
             block_entries += 1
             i += 1
         if text:
@@ -1069,6 +1134,16 @@ def _not_prefetched(lines: list[str]) -> tuple[NotPrefetchedList | None, tuple[N
     if first is None:
         return None, ()
     return NotPrefetchedList(tuple(actors), first, " ".join(prose)), tuple(notes)
+
+
+def _entry_reason(rest: str) -> str | None:
+    """The reason written after an entry's actor: `: <reason>`, `- <reason>` or nothing (""); None for
+    any other form."""
+    if not rest:
+        return ""
+    if rest[0] == ":" or (rest[0] == "-" and rest[1:2].isspace()):
+        return rest[1:].lstrip()
+    return None
 
 
 # `#   <filter>   -> <extra>   (why)`: one row of a comment table mapping prefetch filters to extras.

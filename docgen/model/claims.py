@@ -237,14 +237,33 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
                 problem = (f"`uv sync {step.label}` says it reuses {package}, but it is the first warm step "
                            "that reaches it: nothing built it before")
             elif claim == "reuses":
-                named = [s for s in reaching if s.label != step.label and re.search(rf"\b{re.escape(s.label)}\b", comment)]
+                named = [s for s in reaching if s.label != step.label and _mentions(comment, s.label)]
                 others = [s.label for s in model.warm_steps if s.label != step.label
-                          and re.search(rf"\b{re.escape(s.label)}'?s?\b", comment)]
+                          and _mentions(comment, s.label, ("'s", "'", "s", ""))]
                 if others and not named:
                     problem = (f"`uv sync {step.label}` says it reuses {', '.join(others)}'s {package}, but "
                                f"{', '.join(others)} does not install it (first built by `uv sync {reaching[0].label}`)")
             out.append(BuildClaim(step.label, step.line, package, claim, problem))
     return out
+
+
+def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",)) -> bool:
+    """Whether `text` names `label` as a word: a word boundary (as regex `\\b`) before it and, after it and
+    one of `suffixes` (the possessive forms "vllm's", "vllm'"), another. A str scan, not a regex per label:
+    each one compiled cost more than the search."""
+    at = text.find(label)
+    while at >= 0:
+        end = at + len(label)
+        if _boundary(text, at) and any(text.startswith(s, end) and _boundary(text, end + len(s)) for s in suffixes):
+            return True
+        at = text.find(label, at + 1)
+    return False
+
+
+def _boundary(text: str, at: int) -> bool:
+    """Regex `\\b` at `at`: a word character (letter, digit or `_`) on exactly one side."""
+    return (at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_")) != \
+        (at < len(text) and (text[at].isalnum() or text[at] == "_"))
 
 
 def _reaches(model: "ImageModel", step, package: str) -> bool:
@@ -414,7 +433,7 @@ def venv_dir_access(model: "ImageModel") -> tuple[str, str, str]:
                     owner = value
                 elif flag == "-g":
                     group = value
-                elif flag == "-m" and re.fullmatch(r"[0-7]{3,4}", value):
+                elif flag == "-m" and len(value) in (3, 4) and not value.strip("01234567"):  # an octal mode
                     mode = int(value, 8)
         for m in _CHMOD.finditer(body):
             if model.venv_dir in m.group(2).split():

@@ -458,6 +458,12 @@ def test_verify_loop_spanning_continuation_lines():
         ("# 8 filter -> 9 venv", ((8, "filters"), (9, "venvs"))),
         ("#   Prefetch: TWENTY actors -> zero builds -> 3 venvs (shared)", ((20, "actors"), (0, "builds"), (3, "venvs"))),
         ("# eight filters->nine venvs", ((8, "filters"), (9, "venvs"))),
+        ("# ONE filter->TWO filters", ((1, "filters"), (2, "filters"))),
+        ("# x-one filters -> 2 venvs", ((1, "filters"), (2, "venvs"))),  # a number ending a hyphenated word
+        ("# Eight filters  \t-> nine venvs  ", ((8, "filters"), (9, "venvs"))),  # blanks before the arrow and at the end
+        ("# 8 filters -> 9 venvs)", ((8, "filters"), (9, "venvs"))),  # after the last arrow, only the start counts
+        ("# 8 fil_ters-x -> 9 venvs", ((8, "fil_ters-xs"), (9, "venvs"))),
+        ("#\u00a0Eight\u2003filters\u00a0->\u3000nine venvs", ((8, "filters"), (9, "venvs"))),  # Unicode blanks
     ],
 )
 def test_count_statements(comment, counts):
@@ -473,6 +479,10 @@ def test_count_statements(comment, counts):
         "# 8 filters -> many venvs",  # right side is not a pair
         "# twentyone filters -> 9 venvs",  # not a number word
         "# 8 filters -> 9 venvs and 3 builds -> 2 images",  # middle is not exactly one pair
+        "# see: 8 filters. -> 9 venvs",  # before an arrow, the noun must end the text
+        "# 8 _filters -> 9 venvs",  # a noun starts with a letter
+        "# 10one filters -> 9 venvs",  # no number word inside another word
+        "# a 8 filters -> 9 venvs -> 2",  # the last arrow has no pair after it
     ],
 )
 def test_comments_that_are_not_count_statements(comment):
@@ -1083,3 +1093,76 @@ def test_uv_sync_extra_from_a_loop_variable_is_one_sync_per_word():
         (("automodel",), "", 6), (("mcore",), "", 6)]
     assert [(n.line, n.check) for n in facts.notes] == [(7, "warm-steps")]
     assert "$FROM_SOMEWHERE" in facts.notes[0].message
+
+
+# ---- script-line scanning: the str-method readers pin the regex semantics they replaced -----------------
+
+
+@pytest.mark.parametrize(
+    ("line", "quote", "expected"),
+    [
+        ("echo a # note", "", ("echo a ", "note", "")),
+        ("echo a#b 'x'#y \\# z", "", ("echo a#b 'x'#y \\# z", "", "")),  # `#` inside a word is no comment
+        ("# whole line", "", ("", "whole line", "")),
+        ("echo 'open # not a comment", "", ("echo 'open # not a comment", "", "'")),
+        ('echo "a \\" b" # c', "", ('echo "a \\" b" ', "c", "")),
+        ("echo x \\", "", ("echo x \\", "", "")),
+        ("still open' # c", "'", ("still open' ", "c", "")),
+        ("closed\"# c", '"', ("closed\"# c", "", "")),  # the `#` follows the closing quote: part of the word
+        ("no close here # c", "'", ("no close here # c", "", "'")),
+        ("echo\u00a0# c", "", ("echo\u00a0", "c", "")),  # any Unicode blank starts a comment
+    ],
+)
+def test_scan_shell_line(line, quote, expected):
+    from docgen.inputs.dockerfile import _scan_shell_line
+
+    assert _scan_shell_line(line, quote) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "word", "expected"),
+    [
+        ("fi", "fi", True), ("  fi ; echo", "fi", True), ("x;fi", "fi", True), ("echo fi", "fi", True),
+        ("a && fi|b", "fi", True), ("fix", "fi", False), ("xfi", "fi", False), ("fi x", "fi", False),
+        ("echo done; done", "done", True), ("undone", "done", False), ("done )", "done", False),
+        ("fi\u3000", "fi", True), ("(fi)", "fi", False),
+    ],
+)
+def test_has_closing_word(code, word, expected):
+    from docgen.inputs.dockerfile import _has_closing_word
+
+    assert _has_closing_word(code, word) is expected
+
+
+@pytest.mark.parametrize(
+    ("rest", "reason"),
+    [("", ""), (": why", "why"), (":why", "why"), ("- why", "why"), ("-\twhy", "why"), ("-why", None),
+     ("(why)", None), ("-", None), (":", "")],
+)
+def test_not_prefetched_entry_reason(rest, reason):
+    from docgen.inputs.dockerfile import _entry_reason
+
+    assert (None if (got := _entry_reason(rest)) is None else got.strip()) == reason
+
+
+@pytest.mark.parametrize(
+    ("line", "text"),
+    [("# a b  ", "a b"), ("  #  two", " two"), ("#\tx", "\tx"), ("#", ""), ("\u00a0# x", "x")],
+)
+def test_comment_text(line, text):
+    from docgen.inputs.dockerfile import _comment_text
+
+    assert _comment_text(line) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "continues", "without"),
+    [("a \\", True, "a "), ("a \\ \t", True, "a "), ("a \\x", False, "a \\x"), ("a \\\\", True, "a \\"),
+     ("a \\\r", False, "a \\\r"), ("", False, "")],
+)
+def test_continuation(text, continues, without):
+    from docgen.inputs.dockerfile import _continues, _without_continuation
+
+    assert _continues(text, "\\") is continues
+    assert _without_continuation(text, "\\") == without
+    assert _continues(text.replace("\\", "`"), "`") is continues

@@ -239,3 +239,28 @@ def _snapshot_data_with_gym() -> dict:
 
 def _load(tmp_path, data: dict):
     return shared_write_snapshot(tmp_path, data)
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "possessive", "expected"),
+    [
+        ("reuses vllm's TE", "vllm", True, True),
+        ("reuses vllm's TE", "vllm", False, True),   # the apostrophe is no word character
+        ("reuses vllms TE", "vllm", False, False),
+        ("reuses vllms TE", "vllm", True, True),
+        ("reuses all-groups' TE", "all-groups", True, True),
+        ("myvllm build", "vllm", True, False),
+        ("vllm_x", "vllm", False, False),
+        ("base", "base", False, True),
+        ("", "base", True, False),
+    ],
+)
+def test_build_claim_label_mentions(text, label, possessive, expected):
+    """`_mentions` reads a warm step's label in a comment as `\\bLABEL\\b` (or `\\bLABEL'?s?\\b`) would."""
+    import re
+
+    from docgen.model.claims import _mentions
+
+    pattern = rf"\b{re.escape(label)}'?s?\b" if possessive else rf"\b{re.escape(label)}\b"
+    assert bool(re.search(pattern, text)) is expected
+    assert _mentions(text, label, ("'s", "'", "s", "") if possessive else ("",)) is expected
