@@ -17,13 +17,17 @@ older version are reported once as such instead of as every input having changed
 nothing about the model: the caller passes the generator table and a render callback.
 """
 
+from __future__ import annotations
 
 import zlib
 import re
-from typing import Callable, Mapping
 
 from docgen.errors import InputError
 from docgen.records import Record
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 # A marker: the definition _find_markers implements with str.find (a regex search cost more than the rest of
 # parsing put together); never compiled here, tests/unit/test_blocks.py compares the two.

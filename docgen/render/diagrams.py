@@ -1,8 +1,7 @@
 """Mermaid diagrams over the image model. Participants, class names and venv paths come from the model;
 only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
-
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
 from docgen.model import venv_path
 from docgen.records import Record
@@ -12,6 +11,7 @@ from docgen.model.stages import (
 )
 from docgen.errors import ArgError
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

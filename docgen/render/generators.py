@@ -5,13 +5,14 @@ dockerfile, registry, lock, pyproject (the last three are sections of the commit
 measurement (the image-size bench's output).
 """
 
-
-from typing import TYPE_CHECKING, Callable
+from __future__ import annotations
 
 from docgen.records import Memo, Record
 from docgen.render import diagrams, prose_blocks, tables, transcripts
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from docgen.model import ImageModel
 
 INPUT_NAMES = ("dockerfile", "registry", "lock", "pyproject", "measurement")

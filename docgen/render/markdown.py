@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 
 def _cells(values: Iterable[object]) -> str:

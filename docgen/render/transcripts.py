@@ -2,10 +2,11 @@
 built image (docgen/console). The expected output comes from the model, so a Dockerfile change moves the
 transcript with `docgen write`, and the rebuilt image must then print exactly that."""
 
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
 from docgen.model import class_name_of
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
