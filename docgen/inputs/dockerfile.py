@@ -1059,7 +1059,10 @@ def _count_statement(line: str, number: int) -> CountStatement | None:
         if before_arrow and after_arrow and before_arrow.span(1) != after_arrow.span(1):
             return None
         pairs.append(before_arrow or after_arrow)
-    return CountStatement(tuple((_number(m.group(1)), _plural(m.group(2))) for m in pairs), text, number)
+    numbers = [_number(m.group(1)) for m in pairs]
+    if None in numbers:
+        return None
+    return CountStatement(tuple((n, _plural(m.group(2))) for n, m in zip(numbers, pairs)), text, number)
 
 
 def _pair_at_start(segment: str) -> re.Match[str] | None:
@@ -1078,8 +1081,13 @@ def _pair_at_end(segment: str) -> re.Match[str] | None:
     return match if match and match.end() == len(segment) else None
 
 
-def _number(word: str) -> int:
-    return int(word) if word.isdigit() else _NUMBER_WORDS.index(word.lower())
+def _number(word: str) -> int | None:
+    """The count a matched number spells; None for a word the case-insensitive pattern let through that
+    is no number word (`ſeven`: the long s folds to s)."""
+    if word.isdigit():   # \d matched: decimal digits, which int() reads in any script
+        return int(word)
+    word = word.lower()
+    return _NUMBER_WORDS.index(word) if word in _NUMBER_WORDS else None
 
 
 def _plural(noun: str) -> str:

@@ -483,6 +483,8 @@ def test_count_statements(comment, counts):
         "# 8 _filters -> 9 venvs",  # a noun starts with a letter
         "# 10one filters -> 9 venvs",  # no number word inside another word
         "# a 8 filters -> 9 venvs -> 2",  # the last arrow has no pair after it
+        "# \u017feven filters -> 2 venvs",  # long s: case-insensitive matching folds it to "seven"
+        "# e\u0131ght filters -> 2 venvs",  # dotless i, folded the same way
     ],
 )
 def test_comments_that_are_not_count_statements(comment):
