@@ -36,6 +36,13 @@ def docgen(*args: str, cwd: Path, python: str = sys.executable, timeout: int = 6
                           timeout=timeout, env=env)
 
 
+def assert_judged(cwd: Path, root: Path, how: str) -> None:
+    """`docgen inventory --verbose` run in `cwd` works on `root`, found the way `how` starts."""
+    run = docgen("inventory", "--verbose", cwd=cwd)
+    assert run.returncode == 0, run.stderr
+    assert f"root {root.resolve()} ({how}" in run.stderr
+
+
 def tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and not p.is_symlink()}
@@ -135,9 +142,7 @@ def test_the_table_is_found_however_toml_spells_it(tmp_path, spelling):
     (top / ".git").mkdir(parents=True)
     root = consumer_repo(top / "rl")
     (root / "pyproject.toml").write_text(spelling)
-    run = docgen("inventory", "--verbose", cwd=root / "docs")
-    assert run.returncode == 0, run.stderr
-    assert f"root {root.resolve()} (found pyproject.toml" in run.stderr
+    assert_judged(root / "docs", root, "found pyproject.toml")
 
 
 def test_a_pyproject_that_only_mentions_docgen_is_not_a_configuration(tmp_path):
@@ -149,9 +154,7 @@ def test_a_pyproject_that_only_mentions_docgen_is_not_a_configuration(tmp_path):
     (top / "app").mkdir()
     (top / "app" / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = ["docgen"]\n'
                                                 '[tool.other]\ndocgen = "mentioned, not configured"\n')
-    run = docgen("inventory", "--verbose", cwd=top / "app")
-    assert run.returncode == 0, run.stderr
-    assert f"root {top.resolve()} (git top level" in run.stderr
+    assert_judged(top / "app", top, "git top level")
 
 
 def test_without_config_the_git_top_level_and_the_defaults_apply(tmp_path):
@@ -161,9 +164,7 @@ def test_without_config_the_git_top_level_and_the_defaults_apply(tmp_path):
     shutil.copy(DOCKERFILE, root / "Dockerfile.nmp-rl-base")
     shutil.copy(SNAPSHOT, root / "snapshot/nemo-rl.json")
     (root / "deep" / "er").mkdir(parents=True)
-    run = docgen("inventory", "--verbose", cwd=root / "deep" / "er")
-    assert run.returncode == 0, run.stderr
-    assert f"root {root.resolve()} (git top level" in run.stderr
+    assert_judged(root / "deep" / "er", root, "git top level")
 
 
 def test_no_config_and_no_git_is_bad_input_not_a_guess(tmp_path):
