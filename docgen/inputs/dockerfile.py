@@ -47,9 +47,10 @@ _HEREDOC_WORD = re.compile(r"\d*<<(-?)([^<]+)")  # a whole shell word, as BuildK
 _LEADING_FLAG = re.compile(r"--([A-Za-z][\w-]*)(?:=(\S*))?(?:\s+|$)")  # matched at a position, never searched
 _NUMBER_WORDS = NUMBER_WORDS
 # A count as a comment states it, `<number> <noun>` ("Eight filters", "9 venvs"), and the blanks after it.
-# The noun is a letter, then letters, `_` or `-`, written as one character class with a lookahead: each
-# class costs about 0.1 ms to compile under IGNORECASE, and this pattern is compiled on every run.
-_COUNT_PAIR = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+((?![_-])[A-Za-z_-]+)\s*", re.IGNORECASE)
+# The noun is a letter, then letters, `_` or `-`. Compiled (about 0.5 ms under IGNORECASE) only for a count
+# comment that is not ASCII: on ASCII text `_ascii_pair_at_start` and `_ascii_pair_at_end` read exactly what
+# it matches with str methods (there IGNORECASE is plain ASCII case, \s what str.split splits at, \d 0-9).
+_COUNT_PAIR = r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+((?![_-])[A-Za-z_-]+)\s*"
 _NOT_PREFETCHED_HEADER = re.compile(r"^\s*#\s*Not prefetched\b", re.IGNORECASE)
 _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
 _SHELLS = frozenset({"sh", "bash", "dash"})
@@ -1047,38 +1048,98 @@ def _count_statement(line: str, number: int) -> CountStatement | None:
     if "->" not in line or not _COMMENT_LINE.match(line):
         return None
     text = line.strip().lstrip("#").strip()
+    at_start, at_end = (_ascii_pair_at_start, _ascii_pair_at_end) if text.isascii() else (_pair_at_start, _pair_at_end)
     segments = text.split("->")
     last = len(segments) - 1
     pairs = []
     for index, segment in enumerate(segments):
         # a pair sits right before each arrow and right after it; a middle segment is exactly one pair
-        before_arrow = _pair_at_end(segment) if index < last else None
-        after_arrow = _pair_at_start(segment) if index > 0 else None
+        before_arrow = at_end(segment) if index < last else None
+        after_arrow = at_start(segment) if index > 0 else None
         if (index < last and not before_arrow) or (index > 0 and not after_arrow):
             return None
-        if before_arrow and after_arrow and before_arrow.span(1) != after_arrow.span(1):
+        if before_arrow and after_arrow and before_arrow[:2] != after_arrow[:2]:
             return None
-        pairs.append(before_arrow or after_arrow)
-    numbers = [_number(m.group(1)) for m in pairs]
+        pairs.append((segment, before_arrow or after_arrow))
+    numbers = [_number(segment[p[0]:p[1]]) for segment, p in pairs]
     if None in numbers:
         return None
-    return CountStatement(tuple((n, _plural(m.group(2))) for n, m in zip(numbers, pairs)), text, number)
+    return CountStatement(tuple((n, _plural(segment[p[2]:p[3]])) for n, (segment, p) in zip(numbers, pairs)),
+                          text, number)
 
 
-def _pair_at_start(segment: str) -> re.Match[str] | None:
+# A count pair found in a segment is read as (number start, number end, noun start, noun end, end of the
+# blanks after the noun), whichever reader found it.
+
+def _pair_of(match: re.Match[str] | None) -> tuple | None:
+    return match and (*match.span(1), *match.span(2), match.end())
+
+
+def _pair_at_start(segment: str) -> tuple | None:
     """The count the segment starts with, after blanks."""
-    return _COUNT_PAIR.match(segment, len(segment) - len(segment.lstrip()))
+    pattern = re.compile(_COUNT_PAIR, re.IGNORECASE)
+    return _pair_of(pattern.match(segment, len(segment) - len(segment.lstrip())))
 
 
-def _pair_at_end(segment: str) -> re.Match[str] | None:
+def _pair_at_end(segment: str) -> tuple | None:
     """The count the segment ends with, before blanks: its noun is the last word, its number the end of
     the word before (`x-one filters`), so the leftmost count that starts in that word, if it reaches the end."""
     words = segment.rsplit(None, 2)
     if len(words) < 2:
         return None
     noun_start = len(segment.rstrip()) - len(words[-1])
-    match = _COUNT_PAIR.search(segment, len(segment[:noun_start].rstrip()) - len(words[-2]))
-    return match if match and match.end() == len(segment) else None
+    match = re.compile(_COUNT_PAIR, re.IGNORECASE).search(segment, len(segment[:noun_start].rstrip()) - len(words[-2]))
+    return _pair_of(match) if match and match.end() == len(segment) else None
+
+
+# What `_COUNT_PAIR` reads on ASCII text, with str methods (tests/unit/test_dockerfile_reader.py compares the
+# two on generated text). There a number is a whole run of blank-free text: it must be followed by a blank.
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_ASCII_DIGITS = "0123456789"
+_NOUN_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
+
+
+def _ascii_noun(segment: str, at: int) -> tuple[int, int, int] | None:
+    """After a number ending at `at`: blanks (at least one), the noun, the blanks after it:
+    (noun start, noun end, end), or None."""
+    rest = segment[at:]
+    noun = rest.lstrip()
+    start = len(segment) - len(noun)
+    if start == at or not noun[:1].isalpha():   # ASCII text: a letter A-Z or a-z
+        return None
+    after = noun.lstrip(_NOUN_CHARS)
+    end = len(segment) - len(after)
+    return start, end, len(segment) - len(after.lstrip())
+
+
+def _ascii_pair_at_start(segment: str) -> tuple | None:
+    """`_pair_at_start` on ASCII text: the first word is the number, whole (a blank must follow it)."""
+    start = len(segment) - len(segment.lstrip())
+    first = segment[start:].split(None, 1)[0] if start < len(segment) else ""
+    if not (first.isdigit() or first.lower() in _NUMBER_WORDS):   # ASCII: isdigit is 0-9
+        return None
+    noun = _ascii_noun(segment, start + len(first))
+    return noun and (start, start + len(first), *noun)
+
+
+def _ascii_pair_at_end(segment: str) -> tuple | None:
+    """`_pair_at_end` on ASCII text: the number is the end of the second-last word (the leftmost one that
+    starts a word there: a digit run, or a number word, after no word character), the noun the last word."""
+    words = segment.rsplit(None, 2)
+    if len(words) < 2:
+        return None
+    word = words[-2]
+    noun_start = len(segment.rstrip()) - len(words[-1])
+    at = len(segment[:noun_start].rstrip())   # where the second-last word ends
+    begin = at - len(word)
+    starts = [begin + len(word.rstrip(_ASCII_DIGITS))] if word[-1] in _ASCII_DIGITS else []
+    low = word.lower()
+    starts += [at - len(n) for n in _NUMBER_WORDS if low.endswith(n)]
+    starts = [s for s in starts if s == begin or segment[s - 1] not in _ASCII_WORD]
+    if not starts:
+        return None
+    noun = _ascii_noun(segment, at)
+    return noun and noun[2] == len(segment) and (min(starts), at, *noun) or None
 
 
 def _number(word: str) -> int | None:
