@@ -39,7 +39,6 @@ HEREDOC_KEYWORDS = frozenset({"RUN", "COPY", "ADD"})  # the only instructions Do
 # The escape characters ``# escape=`` may choose; BuildKit accepts no others. Shell text (a heredoc body)
 # keeps the shell's own backslash continuation whatever the directive says.
 _ESCAPES = ("\\", "`")
-_COMMENT_LINE = re.compile(r"^\s*#")
 # Patterns kept as strings serve rare paths: `re` compiles each on first use (and caches it), so a run
 # that never needs one does not pay for it.
 _DIRECTIVE = r"(?i)^#\s*(syntax|escape|check)\s*=\s*(\S.*)$"
@@ -307,6 +306,11 @@ def _without_continuation(text: str, escape: str) -> str:
     return kept[:-1] if kept.endswith(escape) else text
 
 
+def _is_comment(line: str) -> bool:
+    """A comment line: `#` after blanks only (what `^\\s*#` matches: \\s and str.lstrip agree on blanks)."""
+    return line.lstrip().startswith("#")
+
+
 def _comment_text(line: str) -> str:
     """A comment line's text: what follows its `#` and one space after it, without trailing blanks."""
     return line.lstrip()[1:].removeprefix(" ").rstrip()
@@ -328,14 +332,14 @@ def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> l
             comment = []  # a blank line detaches the comment block from what follows
             i += 1
             continue
-        if _COMMENT_LINE.match(line):
+        if _is_comment(line):
             comment.append(_comment_text(line))
             i += 1
             continue
         pieces = [(number, line)]
         while _continues(pieces[-1][1], escape):
             i += 1
-            while i < len(lines) and (not lines[i].strip() or _COMMENT_LINE.match(lines[i])):
+            while i < len(lines) and (not lines[i].strip() or _is_comment(lines[i])):
                 i += 1  # Docker drops comment and blank lines inside a continuation run
             if i >= len(lines):
                 raise InputError(path, pieces[-1][0], f"line continuation '{escape}' at end of file")
@@ -686,7 +690,7 @@ def _join_shell(
             if (line.lstrip("\t") if heredoc[1] else line) == heredoc[0]:
                 heredoc = None
             continue
-        if not pieces and (not line.strip() or _COMMENT_LINE.match(line)):
+        if not pieces and (not line.strip() or _is_comment(line)):
             if not line.strip():
                 above = []
             elif "->" not in line or not _count_statement(line, number):  # a count claims, it gives no reason
@@ -804,7 +808,7 @@ def _shell_commands(ins: Instruction, lines: list[str], escape: str) -> list[_Sh
     numbered = [(ins.start_line, after_keyword)] + [
         (n, lines[n - 1])
         for n in range(ins.start_line + 1, ins.end_line + 1)
-        if lines[n - 1].strip() and not _COMMENT_LINE.match(lines[n - 1])  # Docker drops these
+        if lines[n - 1].strip() and not _is_comment(lines[n - 1])  # Docker drops these
     ]
     in_flags = True  # RUN flags may continue over several lines before the command starts
     stripped = []
@@ -1018,7 +1022,13 @@ def _requirement(spec: str, editable: bool, line: int) -> Requirement:
     return Requirement(spec, name, pin or None, editable, line)
 
 
-_FQN_WORD = re.compile(r"^[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w*$")  # module path, then a class name
+# module path, then a class name (a pattern string: compiled on first use, for a word that could match it)
+_FQN_WORD = r"^[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w*$"
+_FQN_START = frozenset("abcdefghijklmnopqrstuvwxyz_")
+
+
+def _is_fqn(word: str) -> bool:
+    return word[:1] in _FQN_START and "." in word and re.match(_FQN_WORD, word) is not None
 _FOR_LOOP = re.compile(r"\bfor\s+(\w+)\s+in\b")
 
 
@@ -1033,7 +1043,7 @@ def _verify(shell: list[_ShellCommand], path: str) -> tuple[VerifyList | None, t
         pattern = r"\bfor\s+" + loop.group(1) + r"\s+in\b"
         line = cmd.line_of(pattern)
         for actors in _after(cmd.tokens(path, pattern, until=r";\s*do\b"), "for", loop.group(1), "in"):
-            if actors and (loop.group(1) == "actor" or all(_FQN_WORD.match(a) for a in actors)):
+            if actors and (loop.group(1) == "actor" or all(_is_fqn(a) for a in actors)):
                 found.append(VerifyList(tuple(actors), line))
     if not found:
         return None, ()
@@ -1045,7 +1055,7 @@ def _verify(shell: list[_ShellCommand], path: str) -> tuple[VerifyList | None, t
 
 def _count_statement(line: str, number: int) -> CountStatement | None:
     """``# Eight filters -> nine venvs.`` -> ((8, 'filters'), (9, 'venvs'))."""
-    if "->" not in line or not _COMMENT_LINE.match(line):
+    if "->" not in line or not _is_comment(line):
         return None
     text = line.strip().lstrip("#").strip()
     at_start, at_end = (_ascii_pair_at_start, _ascii_pair_at_end) if text.isascii() else (_pair_at_start, _pair_at_end)
@@ -1180,7 +1190,7 @@ def _not_prefetched(lines: list[str]) -> tuple[NotPrefetchedList | None, tuple[N
         text = tail.strip().lstrip(":").strip()
         block_entries = 0
         i += 1
-        while text and i < len(lines) and _COMMENT_LINE.match(lines[i]) and not _NOT_PREFETCHED_ENTRY.match(lines[i]):
+        while text and i < len(lines) and _is_comment(lines[i]) and not _NOT_PREFETCHED_ENTRY.match(lines[i]):
             more = lines[i].lstrip()[1:].strip()  # a comment line: the text after its `#`
             if not more:
                 break
@@ -1216,13 +1226,17 @@ def _entry_reason(rest: str) -> str | None:
 
 
 # `#   <filter>   -> <extra>   (why)`: one row of a comment table mapping prefetch filters to extras.
-_MAPPING_ROW = re.compile(r"^\s*#\s*(\S+)\s+->\s+([^\s(]+)\s*(?:\((.*)\))?\s*$")
+# (A pattern string: compiled on first use, for a comment line whose first word is a filter.)
+_MAPPING_ROW = r"^\s*#\s*(\S+)\s+->\s+([^\s(]+)\s*(?:\((.*)\))?\s*$"
 
 
 def _mapping_rows(lines: list[str], filters: set[str]) -> tuple[MappingRow, ...]:
     """Rows whose left side is one of the prefetch filters (a header row or prose arrow is not one)."""
     rows = []
     for number, line in enumerate(lines, 1):
-        if "->" in line and (match := _MAPPING_ROW.match(line)) and match.group(1) in filters:
+        # the row's filter is the first word after the `#` (a blank must follow it)
+        if "->" not in line or not (words := line.lstrip()[1:].split(None, 1)) or words[0] not in filters:
+            continue
+        if _is_comment(line) and (match := re.match(_MAPPING_ROW, line)) and match.group(1) in filters:
             rows.append(MappingRow(match.group(1), match.group(2), (match.group(3) or "").strip(), number))
     return tuple(rows)

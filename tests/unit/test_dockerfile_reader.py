@@ -1273,3 +1273,27 @@ def test_count_statements_agree_with_the_pattern_on_generated_comments(seed):
         assert (got and got.counts) == expected, line
         found += expected is not None
     assert found > 400   # about one in twelve lines is a count statement
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["#", "# x", "  #x", "\t# x", "\u00a0\u3000# x", "\x1c#", "x #", "", "   ", "\u200b# x", "\\#", " \n#"],
+)
+def test_is_comment_reads_what_the_comment_pattern_matched(line):
+    import re
+
+    from docgen.inputs.dockerfile import _is_comment
+
+    assert _is_comment(line) is (re.match(r"^\s*#", line) is not None)
+
+
+def test_mapping_rows_and_loop_words_need_their_pattern_only_where_it_can_match():
+    facts = parse("""\
+        FROM debian
+        # a.B -> vllm (why)
+        #x.Y   ->  fsdp
+        # a.B-> mcore
+        RUN prefetch_venvs.py a.B x.Y && for m in nemo_rl.x.Y ./a.B; do echo $m; done
+        """, tail=False)
+    assert [(r.filter, r.extra, r.why, r.line) for r in facts.mapping] == [("a.B", "vllm", "why", 2), ("x.Y", "fsdp", "", 3)]
+    assert facts.verify is None   # `./a.B` is no FQN
