@@ -39,7 +39,6 @@ HEREDOC_KEYWORDS = frozenset({"RUN", "COPY", "ADD"})  # the only instructions Do
 # The escape characters ``# escape=`` may choose; BuildKit accepts no others. Shell text (a heredoc body)
 # keeps the shell's own backslash continuation whatever the directive says.
 _ESCAPES = ("\\", "`")
-_COMMENT_LINE = re.compile(r"^\s*#")
 # Patterns kept as strings serve rare paths: `re` compiles each on first use (and caches it), so a run
 # that never needs one does not pay for it.
 _DIRECTIVE = r"(?i)^#\s*(syntax|escape|check)\s*=\s*(\S.*)$"
@@ -47,9 +46,10 @@ _HEREDOC_WORD = re.compile(r"\d*<<(-?)([^<]+)")  # a whole shell word, as BuildK
 _LEADING_FLAG = re.compile(r"--([A-Za-z][\w-]*)(?:=(\S*))?(?:\s+|$)")  # matched at a position, never searched
 _NUMBER_WORDS = NUMBER_WORDS
 # A count as a comment states it, `<number> <noun>` ("Eight filters", "9 venvs"), and the blanks after it.
-# The noun is a letter, then letters, `_` or `-`, written as one character class with a lookahead: each
-# class costs about 0.1 ms to compile under IGNORECASE, and this pattern is compiled on every run.
-_COUNT_PAIR = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+((?![_-])[A-Za-z_-]+)\s*", re.IGNORECASE)
+# The noun is a letter, then letters, `_` or `-`. Compiled (about 0.5 ms under IGNORECASE) only for a count
+# comment that is not ASCII: on ASCII text `_ascii_pair_at_start` and `_ascii_pair_at_end` read exactly what
+# it matches with str methods (there IGNORECASE is plain ASCII case, \s what str.split splits at, \d 0-9).
+_COUNT_PAIR = r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+((?![_-])[A-Za-z_-]+)\s*"
 _NOT_PREFETCHED_HEADER = re.compile(r"^\s*#\s*Not prefetched\b", re.IGNORECASE)
 _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
 _SHELLS = frozenset({"sh", "bash", "dash"})
@@ -306,6 +306,11 @@ def _without_continuation(text: str, escape: str) -> str:
     return kept[:-1] if kept.endswith(escape) else text
 
 
+def _is_comment(line: str) -> bool:
+    """A comment line: `#` after blanks only (what `^\\s*#` matches: \\s and str.lstrip agree on blanks)."""
+    return line.lstrip().startswith("#")
+
+
 def _comment_text(line: str) -> str:
     """A comment line's text: what follows its `#` and one space after it, without trailing blanks."""
     return line.lstrip()[1:].removeprefix(" ").rstrip()
@@ -327,14 +332,14 @@ def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> l
             comment = []  # a blank line detaches the comment block from what follows
             i += 1
             continue
-        if _COMMENT_LINE.match(line):
+        if _is_comment(line):
             comment.append(_comment_text(line))
             i += 1
             continue
         pieces = [(number, line)]
         while _continues(pieces[-1][1], escape):
             i += 1
-            while i < len(lines) and (not lines[i].strip() or _COMMENT_LINE.match(lines[i])):
+            while i < len(lines) and (not lines[i].strip() or _is_comment(lines[i])):
                 i += 1  # Docker drops comment and blank lines inside a continuation run
             if i >= len(lines):
                 raise InputError(path, pieces[-1][0], f"line continuation '{escape}' at end of file")
@@ -685,7 +690,7 @@ def _join_shell(
             if (line.lstrip("\t") if heredoc[1] else line) == heredoc[0]:
                 heredoc = None
             continue
-        if not pieces and (not line.strip() or _COMMENT_LINE.match(line)):
+        if not pieces and (not line.strip() or _is_comment(line)):
             if not line.strip():
                 above = []
             elif "->" not in line or not _count_statement(line, number):  # a count claims, it gives no reason
@@ -803,7 +808,7 @@ def _shell_commands(ins: Instruction, lines: list[str], escape: str) -> list[_Sh
     numbered = [(ins.start_line, after_keyword)] + [
         (n, lines[n - 1])
         for n in range(ins.start_line + 1, ins.end_line + 1)
-        if lines[n - 1].strip() and not _COMMENT_LINE.match(lines[n - 1])  # Docker drops these
+        if lines[n - 1].strip() and not _is_comment(lines[n - 1])  # Docker drops these
     ]
     in_flags = True  # RUN flags may continue over several lines before the command starts
     stripped = []
@@ -1017,7 +1022,13 @@ def _requirement(spec: str, editable: bool, line: int) -> Requirement:
     return Requirement(spec, name, pin or None, editable, line)
 
 
-_FQN_WORD = re.compile(r"^[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w*$")  # module path, then a class name
+# module path, then a class name (a pattern string: compiled on first use, for a word that could match it)
+_FQN_WORD = r"^[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w*$"
+_FQN_START = frozenset("abcdefghijklmnopqrstuvwxyz_")
+
+
+def _is_fqn(word: str) -> bool:
+    return word[:1] in _FQN_START and "." in word and re.match(_FQN_WORD, word) is not None
 _FOR_LOOP = re.compile(r"\bfor\s+(\w+)\s+in\b")
 
 
@@ -1032,7 +1043,7 @@ def _verify(shell: list[_ShellCommand], path: str) -> tuple[VerifyList | None, t
         pattern = r"\bfor\s+" + loop.group(1) + r"\s+in\b"
         line = cmd.line_of(pattern)
         for actors in _after(cmd.tokens(path, pattern, until=r";\s*do\b"), "for", loop.group(1), "in"):
-            if actors and (loop.group(1) == "actor" or all(_FQN_WORD.match(a) for a in actors)):
+            if actors and (loop.group(1) == "actor" or all(_is_fqn(a) for a in actors)):
                 found.append(VerifyList(tuple(actors), line))
     if not found:
         return None, ()
@@ -1044,41 +1055,101 @@ def _verify(shell: list[_ShellCommand], path: str) -> tuple[VerifyList | None, t
 
 def _count_statement(line: str, number: int) -> CountStatement | None:
     """``# Eight filters -> nine venvs.`` -> ((8, 'filters'), (9, 'venvs'))."""
-    if "->" not in line or not _COMMENT_LINE.match(line):
+    if "->" not in line or not _is_comment(line):
         return None
     text = line.strip().lstrip("#").strip()
+    at_start, at_end = (_ascii_pair_at_start, _ascii_pair_at_end) if text.isascii() else (_pair_at_start, _pair_at_end)
     segments = text.split("->")
     last = len(segments) - 1
     pairs = []
     for index, segment in enumerate(segments):
         # a pair sits right before each arrow and right after it; a middle segment is exactly one pair
-        before_arrow = _pair_at_end(segment) if index < last else None
-        after_arrow = _pair_at_start(segment) if index > 0 else None
+        before_arrow = at_end(segment) if index < last else None
+        after_arrow = at_start(segment) if index > 0 else None
         if (index < last and not before_arrow) or (index > 0 and not after_arrow):
             return None
-        if before_arrow and after_arrow and before_arrow.span(1) != after_arrow.span(1):
+        if before_arrow and after_arrow and before_arrow[:2] != after_arrow[:2]:
             return None
-        pairs.append(before_arrow or after_arrow)
-    numbers = [_number(m.group(1)) for m in pairs]
+        pairs.append((segment, before_arrow or after_arrow))
+    numbers = [_number(segment[p[0]:p[1]]) for segment, p in pairs]
     if None in numbers:
         return None
-    return CountStatement(tuple((n, _plural(m.group(2))) for n, m in zip(numbers, pairs)), text, number)
+    return CountStatement(tuple((n, _plural(segment[p[2]:p[3]])) for n, (segment, p) in zip(numbers, pairs)),
+                          text, number)
 
 
-def _pair_at_start(segment: str) -> re.Match[str] | None:
+# A count pair found in a segment is read as (number start, number end, noun start, noun end, end of the
+# blanks after the noun), whichever reader found it.
+
+def _pair_of(match: re.Match[str] | None) -> tuple | None:
+    return match and (*match.span(1), *match.span(2), match.end())
+
+
+def _pair_at_start(segment: str) -> tuple | None:
     """The count the segment starts with, after blanks."""
-    return _COUNT_PAIR.match(segment, len(segment) - len(segment.lstrip()))
+    pattern = re.compile(_COUNT_PAIR, re.IGNORECASE)
+    return _pair_of(pattern.match(segment, len(segment) - len(segment.lstrip())))
 
 
-def _pair_at_end(segment: str) -> re.Match[str] | None:
+def _pair_at_end(segment: str) -> tuple | None:
     """The count the segment ends with, before blanks: its noun is the last word, its number the end of
     the word before (`x-one filters`), so the leftmost count that starts in that word, if it reaches the end."""
     words = segment.rsplit(None, 2)
     if len(words) < 2:
         return None
     noun_start = len(segment.rstrip()) - len(words[-1])
-    match = _COUNT_PAIR.search(segment, len(segment[:noun_start].rstrip()) - len(words[-2]))
-    return match if match and match.end() == len(segment) else None
+    match = re.compile(_COUNT_PAIR, re.IGNORECASE).search(segment, len(segment[:noun_start].rstrip()) - len(words[-2]))
+    return _pair_of(match) if match and match.end() == len(segment) else None
+
+
+# What `_COUNT_PAIR` reads on ASCII text, with str methods (tests/unit/test_dockerfile_reader.py compares the
+# two on generated text). There a number is a whole run of blank-free text: it must be followed by a blank.
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_ASCII_DIGITS = "0123456789"
+_NOUN_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
+
+
+def _ascii_noun(segment: str, at: int) -> tuple[int, int, int] | None:
+    """After a number ending at `at`: blanks (at least one), the noun, the blanks after it:
+    (noun start, noun end, end), or None."""
+    rest = segment[at:]
+    noun = rest.lstrip()
+    start = len(segment) - len(noun)
+    if start == at or not noun[:1].isalpha():   # ASCII text: a letter A-Z or a-z
+        return None
+    after = noun.lstrip(_NOUN_CHARS)
+    end = len(segment) - len(after)
+    return start, end, len(segment) - len(after.lstrip())
+
+
+def _ascii_pair_at_start(segment: str) -> tuple | None:
+    """`_pair_at_start` on ASCII text: the first word is the number, whole (a blank must follow it)."""
+    start = len(segment) - len(segment.lstrip())
+    first = segment[start:].split(None, 1)[0] if start < len(segment) else ""
+    if not (first.isdigit() or first.lower() in _NUMBER_WORDS):   # ASCII: isdigit is 0-9
+        return None
+    noun = _ascii_noun(segment, start + len(first))
+    return noun and (start, start + len(first), *noun)
+
+
+def _ascii_pair_at_end(segment: str) -> tuple | None:
+    """`_pair_at_end` on ASCII text: the number is the end of the second-last word (the leftmost one that
+    starts a word there: a digit run, or a number word, after no word character), the noun the last word."""
+    words = segment.rsplit(None, 2)
+    if len(words) < 2:
+        return None
+    word = words[-2]
+    noun_start = len(segment.rstrip()) - len(words[-1])
+    at = len(segment[:noun_start].rstrip())   # where the second-last word ends
+    begin = at - len(word)
+    starts = [begin + len(word.rstrip(_ASCII_DIGITS))] if word[-1] in _ASCII_DIGITS else []
+    low = word.lower()
+    starts += [at - len(n) for n in _NUMBER_WORDS if low.endswith(n)]
+    starts = [s for s in starts if s == begin or segment[s - 1] not in _ASCII_WORD]
+    if not starts:
+        return None
+    noun = _ascii_noun(segment, at)
+    return noun and noun[2] == len(segment) and (min(starts), at, *noun) or None
 
 
 def _number(word: str) -> int | None:
@@ -1119,7 +1190,7 @@ def _not_prefetched(lines: list[str]) -> tuple[NotPrefetchedList | None, tuple[N
         text = tail.strip().lstrip(":").strip()
         block_entries = 0
         i += 1
-        while text and i < len(lines) and _COMMENT_LINE.match(lines[i]) and not _NOT_PREFETCHED_ENTRY.match(lines[i]):
+        while text and i < len(lines) and _is_comment(lines[i]) and not _NOT_PREFETCHED_ENTRY.match(lines[i]):
             more = lines[i].lstrip()[1:].strip()  # a comment line: the text after its `#`
             if not more:
                 break
@@ -1155,13 +1226,17 @@ def _entry_reason(rest: str) -> str | None:
 
 
 # `#   <filter>   -> <extra>   (why)`: one row of a comment table mapping prefetch filters to extras.
-_MAPPING_ROW = re.compile(r"^\s*#\s*(\S+)\s+->\s+([^\s(]+)\s*(?:\((.*)\))?\s*$")
+# (A pattern string: compiled on first use, for a comment line whose first word is a filter.)
+_MAPPING_ROW = r"^\s*#\s*(\S+)\s+->\s+([^\s(]+)\s*(?:\((.*)\))?\s*$"
 
 
 def _mapping_rows(lines: list[str], filters: set[str]) -> tuple[MappingRow, ...]:
     """Rows whose left side is one of the prefetch filters (a header row or prose arrow is not one)."""
     rows = []
     for number, line in enumerate(lines, 1):
-        if "->" in line and (match := _MAPPING_ROW.match(line)) and match.group(1) in filters:
+        # the row's filter is the first word after the `#` (a blank must follow it)
+        if "->" not in line or not (words := line.lstrip()[1:].split(None, 1)) or words[0] not in filters:
+            continue
+        if _is_comment(line) and (match := re.match(_MAPPING_ROW, line)) and match.group(1) in filters:
             rows.append(MappingRow(match.group(1), match.group(2), (match.group(3) or "").strip(), number))
     return tuple(rows)

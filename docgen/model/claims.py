@@ -51,13 +51,28 @@ NEMO_RL_KNOBS = ("NEMO_RL_PY_EXECUTABLES_SYSTEM", "PY_EXECUTABLES", "ACTOR_ENVIR
 DOCKERFILE_KEYWORDS = ("FROM", "RUN", "COPY", "ADD", "ARG", "ENV", "USER", "WORKDIR", "SHELL", "CMD",
                        "ENTRYPOINT", "LABEL", "EXPOSE", "VOLUME")
 
-_WORD = re.compile(r"[A-Za-z][\w.+-]*[\w]|[A-Za-z]")
+# A word as package_mentions reads it: an ASCII letter, then word characters, `.`, `+` or `-`, ending in a word
+# character. Compiled only for text that is not ASCII (`_ascii_words` reads the same on ASCII text).
+_WORD = r"[A-Za-z][\w.+-]*[\w]|[A-Za-z]"
+# ASCII text with every character a word cannot hold turned into a blank.
+_NOT_IN_WORD = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) in "_.+-")}
+
+
+def _ascii_words(text: str) -> list[str]:
+    """`_WORD`'s matches in ASCII text: in each run of word characters, `.`, `+` and `-`, from its first letter
+    to its last word character (the pattern skips what comes before the letter and backs off the rest)."""
+    words = []
+    for run in text.translate(_NOT_IN_WORD).split():
+        word = run.lstrip("0123456789_.+-").rstrip(".+-")
+        if word:
+            words.append(word)
+    return words
 
 
 def package_mentions(text: str, candidates: set[str]) -> set[str]:
     """Packages (normalised names) a comment or sentence names, directly or through an alias."""
     found = set()
-    for word in _WORD.findall(text):
+    for word in _ascii_words(text) if text.isascii() else re.findall(_WORD, text):
         low = word.lower().rstrip(".")
         for w in (low, low.split("'")[0]):
             if w in ALIASES and ALIASES[w] in candidates:
@@ -148,11 +163,12 @@ def checkout_dir(model: "ImageModel") -> str:
 
 NOT_WARMED, VALUE, ASYNC, QUANT, NOT_SELECTED = "not-warmed", "value", "async", "quantization", "not-selected"
 # What a comment must say to agree with each derived reason (and must not say for another).
+# Each as a case-insensitive pattern and as its alternatives for `_says` (whether each must end a word).
 _REASON_WORDS = {
-    NOT_WARMED: re.compile(r"\bnot (?:built|warmed)\b", re.I),
-    VALUE: re.compile(r"\bvalue\b|\bcritic\b", re.I),
-    ASYNC: re.compile(r"\basync\b|\bbookkeeping\b", re.I),
-    QUANT: re.compile(r"\bquantiz", re.I),
+    NOT_WARMED: (r"\bnot (?:built|warmed)\b", ("not built", "not warmed"), True),
+    VALUE: (r"\bvalue\b|\bcritic\b", ("value", "critic"), True),
+    ASYNC: (r"\basync\b|\bbookkeeping\b", ("async", "bookkeeping"), True),
+    QUANT: (r"\bquantiz", ("quantiz",), False),
 }
 REASON_TEXT = {
     VALUE: "value worker (PPO's critic); the image's jobs are critic-free",
@@ -181,7 +197,7 @@ def comment_agrees(kind: str, comment: str) -> bool:
     """A comment adds colour only: it must name the derived reason's kind and no other."""
     if not comment:
         return True
-    says = {k for k, rx in _REASON_WORDS.items() if rx.search(comment)}
+    says = {k for k, (pattern, words, whole) in _REASON_WORDS.items() if _says(comment, pattern, words, whole)}
     if kind == NOT_SELECTED:
         return not says
     return says == {kind}
@@ -202,8 +218,25 @@ def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) 
 
 # ---------------------------------------------------------------------------------- build / reuse claims
 
-_REUSE = re.compile(r"\breus(?:e|es|ed|ing)\b", re.I)
-_BUILD = re.compile(r"\bbuild(?:s|ing)?\b|\bcompiles?\b", re.I)
+def _says(text: str, pattern: str, words: tuple[str, ...], whole: bool = True) -> bool:
+    """Whether the case-insensitive `pattern` finds a match in `text`. On ASCII text, that is one of `words`
+    (the pattern's alternatives, in lower case) starting a word and, when `whole`, ending one: a str scan
+    where the patterns cost a compile each. Other text goes to the pattern (under IGNORECASE the long s, the
+    Kelvin sign and the dotted and dotless i match ASCII letters)."""
+    if not text.isascii():
+        return re.search(pattern, text, re.IGNORECASE) is not None
+    low = text.lower()
+    for word in words:
+        at = low.find(word)
+        while at >= 0:
+            if _boundary(low, at) and (not whole or _boundary(low, at + len(word))):
+                return True
+            at = low.find(word, at + 1)
+    return False
+
+
+_REUSE = (r"\breus(?:e|es|ed|ing)\b", ("reuse", "reuses", "reused", "reusing"))
+_BUILD = (r"\bbuild(?:s|ing)?\b|\bcompiles?\b", ("build", "builds", "building", "compile", "compiles"))
 
 
 class BuildClaim(Record):
@@ -221,10 +254,10 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
     out = []
     for step in model.warm_steps:
         comment = step.comment
-        if not comment or not (_REUSE.search(comment) or _BUILD.search(comment)):
+        if not comment or not (_says(comment, *_REUSE) or _says(comment, *_BUILD)):
             continue
         for package in sorted(package_mentions(comment, source_built)):
-            claim = "reuses" if _REUSE.search(comment) else "builds"
+            claim = "reuses" if _says(comment, *_REUSE) else "builds"
             reaching = [s for s in model.warm_steps if _reaches(model, s, package)]
             problem = None
             if step not in reaching:

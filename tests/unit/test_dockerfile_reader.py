@@ -1168,3 +1168,132 @@ def test_continuation(text, continues, without):
     assert _continues(text, "\\") is continues
     assert _without_continuation(text, "\\") == without
     assert _continues(text.replace("\\", "`"), "`") is continues
+
+
+# ---- count pairs: the ASCII str readers against the pattern they stand in for ---------------------------
+
+def _count_pair_reference():
+    """The count pattern and the two ways the reader applies it, as they were before the str readers."""
+    import re
+
+    from docgen.names import NUMBER_WORDS
+
+    pattern = re.compile(r"\b(\d+|" + "|".join(NUMBER_WORDS) + r")\s+((?![_-])[A-Za-z_-]+)\s*", re.IGNORECASE)
+
+    def spans(match):
+        return match and (*match.span(1), *match.span(2), match.end())
+
+    def at_start(segment):
+        return spans(pattern.match(segment, len(segment) - len(segment.lstrip())))
+
+    def at_end(segment):
+        words = segment.rsplit(None, 2)
+        if len(words) < 2:
+            return None
+        noun_start = len(segment.rstrip()) - len(words[-1])
+        match = pattern.search(segment, len(segment[:noun_start].rstrip()) - len(words[-2]))
+        return spans(match) if match and match.end() == len(segment) else None
+
+    return at_start, at_end
+
+
+_COUNT_TOKENS = ("zero one seven seventeen Eight NINE sEvEn twenty twentyone 10one 3 42 0 007 x filters venvs a_b "
+                 "x-one fil_ters-x _a -a a.b b2 - _ . , -> > # ( ) venvs. Kelvin").split()
+_COUNT_BLANKS = (" ", " ", " ", "  ", "\t", "", "", "\x0b", "\x1c", "\x1f")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ascii_count_pairs_read_what_the_pattern_matches(seed):
+    import random
+
+    from docgen.inputs.dockerfile import _ascii_pair_at_end, _ascii_pair_at_start, _pair_at_end, _pair_at_start
+
+    at_start, at_end = _count_pair_reference()
+    rng = random.Random(seed)
+    found = 0
+    for _ in range(5000):
+        parts = [rng.choice(_COUNT_BLANKS)]
+        for _ in range(rng.randint(1, 8)):
+            parts += [rng.choice(_COUNT_TOKENS), rng.choice(_COUNT_BLANKS)]
+        text = "".join(parts)
+        for segment in [text, *text.split("->")]:
+            expected = at_start(segment), at_end(segment)
+            assert (_ascii_pair_at_start(segment), _ascii_pair_at_end(segment)) == expected, segment
+            assert (_pair_at_start(segment), _pair_at_end(segment)) == expected, segment
+            found += expected != (None, None)
+    assert found > 2000   # the generated text is count-like often enough to mean something
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_count_statements_agree_with_the_pattern_on_generated_comments(seed):
+    """Whole comments, ASCII or not (case folding: the long s, the Kelvin sign and the dotted and dotless
+    i match ASCII letters under IGNORECASE; Unicode digits and blanks): the same statements as a reader
+    that applies the pattern everywhere."""
+    import random
+
+    from docgen.inputs.dockerfile import _count_statement, _number, _plural
+    from docgen.names import NUMBER_WORDS
+
+    at_start, at_end = _count_pair_reference()
+
+    def reference(line):
+        if "->" not in line:
+            return None
+        text = line.strip().lstrip("#").strip()
+        segments = text.split("->")
+        pairs = []
+        for index, segment in enumerate(segments):
+            before = at_end(segment) if index < len(segments) - 1 else None
+            after = at_start(segment) if index > 0 else None
+            if (index < len(segments) - 1 and not before) or (index > 0 and not after):
+                return None
+            if before and after and before[:2] != after[:2]:
+                return None
+            pairs.append((segment, before or after))
+        numbers = [_number(segment[p[0]:p[1]]) for segment, p in pairs]
+        if None in numbers:
+            return None
+        return tuple((n, _plural(segment[p[2]:p[3]])) for n, (segment, p) in zip(numbers, pairs))
+
+    numbers = [*NUMBER_WORDS, "3", "12", "Eight", "NINE", "x-one", "a.two", "_3", "10one", "\u017feven", "e\u0131ght",
+               "\u0663", "\u00b2", "twentyone", "seven-", "3x", "\u212a"]
+    nouns = ["filters", "venvs"] * 6 + ["x", "_a", "-a", "a-b_c", "\u212aelvin", "\u017fets", "\u0130t", "\u00e9", "a.b", "b2",
+             "venvs)", "venvs."]
+    blanks = [*_COUNT_BLANKS, "\u00a0", "\u2003", "\u3000"]
+    rng = random.Random(seed)
+    found = 0
+    for _ in range(6000):
+        segments = [rng.choice(blanks) + rng.choice(numbers) + rng.choice(blanks + [" "] * 4) + rng.choice(nouns)
+                    + rng.choice(blanks) for _ in range(rng.randint(1, 4))]
+        line = "#" + rng.choice(blanks) + "->".join(segments)
+        if rng.random() < 0.5:
+            line = line.encode("ascii", "ignore").decode()
+        expected = reference(line)
+        got = _count_statement(line, 7)
+        assert (got and got.counts) == expected, line
+        found += expected is not None
+    assert found > 400   # about one in twelve lines is a count statement
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["#", "# x", "  #x", "\t# x", "\u00a0\u3000# x", "\x1c#", "x #", "", "   ", "\u200b# x", "\\#", " \n#"],
+)
+def test_is_comment_reads_what_the_comment_pattern_matched(line):
+    import re
+
+    from docgen.inputs.dockerfile import _is_comment
+
+    assert _is_comment(line) is (re.match(r"^\s*#", line) is not None)
+
+
+def test_mapping_rows_and_loop_words_need_their_pattern_only_where_it_can_match():
+    facts = parse("""\
+        FROM debian
+        # a.B -> vllm (why)
+        #x.Y   ->  fsdp
+        # a.B-> mcore
+        RUN prefetch_venvs.py a.B x.Y && for m in nemo_rl.x.Y ./a.B; do echo $m; done
+        """, tail=False)
+    assert [(r.filter, r.extra, r.why, r.line) for r in facts.mapping] == [("a.B", "vllm", "why", 2), ("x.Y", "fsdp", "", 3)]
+    assert facts.verify is None   # `./a.B` is no FQN
