@@ -1154,9 +1154,10 @@ def _ascii_pair_at_end(segment: str) -> tuple | None:
 
 def _number(word: str) -> int | None:
     """The count a matched number spells; None for a word the case-insensitive pattern let through that
-    is no number word (`ſeven`: the long s folds to s)."""
+    is no number word (`ſeven`: the long s folds to s), or for digits no count could have (int() refuses
+    to convert more than a few thousand)."""
     if word.isdigit():   # \d matched: decimal digits, which int() reads in any script
-        return int(word)
+        return int(word) if len(word) <= 18 else None
     word = word.lower()
     return _NUMBER_WORDS.index(word) if word in _NUMBER_WORDS else None
 

@@ -485,6 +485,7 @@ def test_count_statements(comment, counts):
         "# a 8 filters -> 9 venvs -> 2",  # the last arrow has no pair after it
         "# \u017feven filters -> 2 venvs",  # long s: case-insensitive matching folds it to "seven"
         "# e\u0131ght filters -> 2 venvs",  # dotless i, folded the same way
+        "# " + "9" * 5000 + " filters -> 2 venvs",  # past the digits int() converts
     ],
 )
 def test_comments_that_are_not_count_statements(comment):
