@@ -291,3 +291,14 @@ def test_code_spans_are_linear_on_thousands_of_unmatched_runs():
     line = " ".join("`" * i for i in range(1, 2000))    # 2 MB: every run is unmatched
     assert _code_spans(line) == []
     assert _code_spans("`a` " + line) == [(0, 3)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["docgen:", "docgen", "```", "``", "~~~", "~~", "~", "`", "\n", "\r\n", "\r", "x",
+                                 "\u00e9", "\u2028", "\x1c"]), max_size=16).map("".join))
+def test_the_lines_parse_reads_are_those_with_a_marker_or_a_fence_run(text):
+    from docgen.blocks import _marker_or_fence_lines, _split_lines
+
+    expected = [i for i, line in enumerate(_split_lines(text))
+                if "docgen:" in line or "```" in line or "~~~" in line]
+    assert _marker_or_fence_lines(text) == expected
