@@ -387,11 +387,15 @@ def _current_body(doc: Document, block: Block) -> str:
 def _block_region(block: Block, body: str, inputs: Mapping[str, str], nl: str, last_nl: str,
                   version: int | None = STAMP_VERSION) -> str:
     ind = block.indent
-    content = [ind + ln if ln else "" for ln in body.strip("\n").split("\n")]
+    body = body.strip("\n")
+    if ind:
+        content = nl.join([ind + ln if ln else "" for ln in body.split("\n")])
+    else:   # most blocks: the body as it is, without a step per line
+        content = body if nl == "\n" else body.replace("\n", nl)
     prefix = f"v{version}:" if version and version > 1 else ""
     record = prefix + ",".join(f"{k}:{v}" for k, v in inputs.items())
-    end = f"{ind}<!-- docgen:end {block.generator} inputs={record} body={digest(body.strip(chr(10)))} -->"
-    return nl.join(["", *content, ""]) + nl + end + last_nl
+    end = f"{ind}<!-- docgen:end {block.generator} inputs={record} body={digest(body)} -->"
+    return nl + content + nl + nl + end + last_nl
 
 
 def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[str, str]]],
