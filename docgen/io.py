@@ -24,29 +24,50 @@ MAX_INPUT_BYTES = 16 * 2**20   # pages, Dockerfiles, snapshots, records: far abo
 MAX_LOCK_BYTES = 64 * 2**20    # uv.lock of a large workspace (NeMo-RL's is under 1 MiB)
 
 
-def _check_regular(path: str | Path, label: str, limit: int) -> None:
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise InputError(path, None, f"{label}: {exc.strerror or exc}") from None
+def _check_regular(path: str | Path, label: str, limit: int, st: os.stat_result | None = None) -> os.stat_result:
+    if st is None:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise InputError(path, None, f"{label}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise InputError(path, None, f"{label}: {kind}")
     if st.st_size > limit:
         raise InputError(path, None, f"{label}: {st.st_size} bytes, over docgen's cap of {limit} bytes")
+    return st
 
 
-def read_bytes(path: str | Path, what: str = "", *, limit: int = MAX_INPUT_BYTES) -> bytes:
+def read_bytes(path: str | Path, what: str = "", *, limit: int = MAX_INPUT_BYTES,
+               lstat: os.stat_result | None = None) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, checked before it is opened (a FIFO would hang).
+    `lstat` is the caller's os.lstat of a path it found not to be a symlink: it stands in for the check's
+    stat, and the file is opened without following a symlink put there since."""
     label = f"cannot read{' ' + what if what else ''}"
-    _check_regular(path, label, limit)
+    st = _check_regular(path, label, limit, lstat)
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | (getattr(os, "O_NOFOLLOW", 0) if lstat is not None else 0)
+    chunks = []
+    size = 0
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+        # os.open and os.read, not open(): no buffered file object, and no buffer of the cap's size to
+        # allocate for each file (read(limit + 1) sized its buffer by the cap, not by the file)
+        fd = os.open(path, flags)
+        try:
+            want = min(st.st_size + 1, limit + 1)   # the size stat saw, and one byte to see the end
+            while size <= limit:
+                chunk = os.read(fd, min(want, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+                want = max(want, 1 << 16)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise InputError(path, None, f"{label}: {exc.strerror or exc}") from None
-    if len(data) > limit:  # grew between stat and read
+    if size > limit:  # grew between stat and read
         raise InputError(path, None, f"{label}: over docgen's cap of {limit} bytes")
-    return data
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def decode(path: str | Path, data: bytes, what: str = "", *, newline: str | None = None) -> str:

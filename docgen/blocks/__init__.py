@@ -192,6 +192,40 @@ def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
     return found
 
 
+def _marker_or_fence_lines(text: str) -> list[int]:
+    """The indexes of the lines that hold `docgen:`, three backticks or three tildes, in order: the only lines
+    that can change anything. Found with str.find over the whole text, so the other lines (most of a page)
+    cost nothing; none of the three contains a line break, so each occurrence lies within one line."""
+    found = []
+    for token in ("docgen:", "```"):
+        at = text.find(token)
+        while at != -1:
+            found.append(at)
+            end = text.find("\n", at)
+            if end == -1:
+                break
+            at = text.find(token, end + 1)   # the rest of this line adds nothing
+    at = text.find("~")   # one character is found much faster than three, and most pages have no tilde at all
+    while at != -1:
+        if text.startswith("~~~", at):
+            found.append(at)
+            end = text.find("\n", at)
+            if end == -1:
+                break
+            at = text.find("~", end + 1)
+        else:
+            at = text.find("~", at + 1)
+    found.sort()
+    indexes: list[int] = []
+    line, counted = 0, 0
+    for at in found:
+        line += text.count("\n", counted, at)
+        counted = at
+        if not indexes or indexes[-1] != line:
+            indexes.append(line)
+    return indexes
+
+
 def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, tuple[str, ...] | None]],
                    value_keys: set[str] | frozenset[str]) -> Document:
     """Find blocks and values; any malformed marker raises InputError(path, line). `generators` maps each
@@ -206,12 +240,8 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     def fail(index: int, message: str) -> InputError:
         return InputError(path, index + 1, message)
 
-    for index, raw in enumerate(lines):
-        # Only a marker or a fence run (three backticks or tildes at least) changes anything, and most lines
-        # have neither: skip them before any other work.
-        if "docgen:" not in raw and "```" not in raw and "~~~" not in raw:
-            continue
-        line = raw.rstrip("\r\n")
+    for index in _marker_or_fence_lines(text):
+        line = lines[index].rstrip("\r\n")
         if fence is not None:
             m = _FENCE.match(line) if fence[0] in line else None
             if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
@@ -357,11 +387,15 @@ def _current_body(doc: Document, block: Block) -> str:
 def _block_region(block: Block, body: str, inputs: Mapping[str, str], nl: str, last_nl: str,
                   version: int | None = STAMP_VERSION) -> str:
     ind = block.indent
-    content = [ind + ln if ln else "" for ln in body.strip("\n").split("\n")]
+    body = body.strip("\n")
+    if ind:
+        content = nl.join([ind + ln if ln else "" for ln in body.split("\n")])
+    else:   # most blocks: the body as it is, without a step per line
+        content = body if nl == "\n" else body.replace("\n", nl)
     prefix = f"v{version}:" if version and version > 1 else ""
     record = prefix + ",".join(f"{k}:{v}" for k, v in inputs.items())
-    end = f"{ind}<!-- docgen:end {block.generator} inputs={record} body={digest(body.strip(chr(10)))} -->"
-    return nl.join(["", *content, ""]) + nl + end + last_nl
+    end = f"{ind}<!-- docgen:end {block.generator} inputs={record} body={digest(body)} -->"
+    return nl + content + nl + nl + end + last_nl
 
 
 def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[str, str]]],

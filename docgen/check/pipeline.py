@@ -34,16 +34,27 @@ class Run(Record):
     recorded_facts_text: str | None
 
 
-def _read_owned(path: Path, project: Project, what: str) -> tuple[bytes, str]:
-    """A file docgen may rewrite (a page, the facts record): never through a symlink, whatever it points at."""
+def _read_owned(path: Path, project: Project, what: str, shown: str | None = None) -> tuple[bytes, str]:
+    """A file docgen may rewrite (a page, the facts record): never through a symlink, whatever it points at.
+    `shown` is the path as reports show it (project.display), when the caller has it already."""
+    import os
+    from stat import S_ISLNK
+
     from docgen.io import decode, read_bytes
 
-    if path.is_symlink():
+    try:
+        st = os.lstat(path)   # one call says symlink or not, and stands in for the reader's own stat
+    except OSError:
+        st = None             # as before: Path.is_symlink decides (or raises) and the reader reports it
+    if st is None and path.is_symlink() or st is not None and S_ISLNK(st.st_mode):
         from docgen.errors import InputError
-        raise InputError(project.display(path), None, f"{what} docgen owns is a symlink; docgen reads and writes "
-                                                      "only regular files inside the root")
-    raw = read_bytes(path, what)
-    return raw, decode(project.display(path), raw, what, newline="")  # newline="": keep CRLF
+        raise InputError(shown or project.display(path), None, f"{what} docgen owns is a symlink; docgen reads "
+                                                                 "and writes only regular files inside the root")
+    raw = read_bytes(path, what, lstat=st)
+    try:
+        return raw, raw.decode("utf-8")   # newline="": keep CRLF
+    except UnicodeDecodeError:
+        return raw, decode(shown or project.display(path), raw, what, newline="")   # the error, with its line
 
 
 def prepare(project: Project, paths: list[Path] | None = None, *, render: bool = True) -> Run:
@@ -70,9 +81,11 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     page_paths = [Path.cwd() / p for p in paths] if explicit else project.page_paths()
     params = {name: g.params for name, g in GENERATORS.items()}
     docs = []
+    value_keys = frozenset(VALUES)
     for p in page_paths:
-        raw, text = _read_owned(p, project, "a page")
-        docs.append((p, raw, parse_document(text, project.display(p), params, frozenset(VALUES))))
+        shown = project.display(p)
+        raw, text = _read_owned(p, project, "a page", shown)
+        docs.append((p, raw, parse_document(text, shown, params, value_keys)))
 
     image_size = None
     if render and any(b.generator == "image-size" for _, _, doc in docs for b in doc.blocks):

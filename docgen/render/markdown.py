@@ -17,14 +17,19 @@ def _cells(values: Iterable[object]) -> str:
 def code(value: object) -> str:
     """A code span that survives backticks inside the value."""
     text = str(value)
-    fence = "``" if "`" in text else "`"
-    pad = " " if "`" in text else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    if "`" not in text:
+        return f"`{text}`"
+    return f"`` {text} ``"
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    lines = ["| " + _cells(headers) + " |", "|" + "|".join(["---"] * len(headers)) + "|"]
-    lines += ["| " + _cells(row) + " |" for row in rows]
+    cells = [["" if v is None else str(v) for v in row] for row in rows]
+    every = "".join(["".join(row) for row in cells])
+    if "|" in every or "\r" in every or "\n" in every:
+        body = ["| " + _cells(row) + " |" for row in cells]
+    else:   # nothing to escape or flatten in any cell (most tables): only the strip _cells would do
+        body = ["| " + " | ".join([c.strip() for c in row]) + " |" for row in cells]
+    lines = ["| " + _cells(headers) + " |", "|" + "|".join(["---"] * len(headers)) + "|", *body]
     return "\n".join(lines) + "\n"
 
 

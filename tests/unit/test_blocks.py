@@ -291,3 +291,29 @@ def test_code_spans_are_linear_on_thousands_of_unmatched_runs():
     line = " ".join("`" * i for i in range(1, 2000))    # 2 MB: every run is unmatched
     assert _code_spans(line) == []
     assert _code_spans("`a` " + line) == [(0, 3)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["docgen:", "docgen", "```", "``", "~~~", "~~", "~", "`", "\n", "\r\n", "\r", "x",
+                                 "\u00e9", "\u2028", "\x1c"]), max_size=16).map("".join))
+def test_the_lines_parse_reads_are_those_with_a_marker_or_a_fence_run(text):
+    from docgen.blocks import _marker_or_fence_lines, _split_lines
+
+    expected = [i for i, line in enumerate(_split_lines(text))
+                if "docgen:" in line or "```" in line or "~~~" in line]
+    assert _marker_or_fence_lines(text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "| x |", "", "\n", " ", "\r"]), max_size=8).map("".join),
+       st.sampled_from(["", "  ", "    ", "> "]), st.sampled_from(["\n", "\r\n"]), st.sampled_from(["\n", "\r\n", ""]),
+       st.sampled_from([None, 1, 2]))
+def test_a_block_region_is_its_indented_lines_and_end_marker(body, indent, nl, last_nl, version):
+    from docgen.blocks import Block, _block_region
+
+    block = Block("table", (), 0, 2, indent, None, None)
+    inputs = {"dockerfile": "aaaa1111", "lock": "bbbb2222"}
+    content = [indent + ln if ln else "" for ln in body.strip("\n").split("\n")]   # the definition
+    record = (f"v{version}:" if version and version > 1 else "") + "dockerfile:aaaa1111,lock:bbbb2222"
+    end = f"{indent}<!-- docgen:end table inputs={record} body={digest(body.strip(chr(10)))} -->"
+    assert _block_region(block, body, inputs, nl, last_nl, version) == nl.join(["", *content, ""]) + nl + end + last_nl

@@ -273,3 +273,32 @@ def test_a_repeated_value_is_rendered_once_per_model(model, monkeypatch):
     other = model._replace(venvs=model.venvs[:1])
     assert render_value("venvs.count", other) == "1"
     assert len(calls) == 2
+
+
+def _table_as_defined(headers, rows) -> str:
+    """A pipe table as docgen defines it: every cell's pipes escaped, its line breaks flattened, then stripped."""
+    def cells(values):
+        return " | ".join("" if v is None else str(v).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+                          for v in values)
+    return "\n".join(["| " + cells(headers) + " |", "|" + "|".join(["---"] * len(headers)) + "|"]
+                     + ["| " + cells(row) + " |" for row in rows]) + "\n"
+
+
+@pytest.mark.parametrize("rows", [
+    [], [()], [("a", 1, None)], [(" padded ", "\tx\u00a0", "")], [("a|b", "c")], [("line\nbreak", "x")],
+    [("cr\r", "x"), ("plain", "y")], [("`a|b`", None), (" ", 2.5)], [("\u2028", "x\x0c")],
+    [("ok", "fine"), ("last row | pipes", "\r\n")]])
+def test_tables_agree_with_their_definition(rows):
+    from docgen.render.markdown import table
+
+    headers = ("One", "Two | three") if rows and len(rows[0]) == 2 else ("H",) * (len(rows[0]) if rows else 1)
+    assert table(headers, rows) == _table_as_defined(headers, rows)
+    assert table(headers, iter(rows)) == _table_as_defined(headers, rows)
+
+
+@pytest.mark.parametrize("value", ["x", "", "a`b", "``", 3, None, "` `"])
+def test_code_spans_survive_backticks(value):
+    from docgen.render.markdown import code
+
+    text = str(value)
+    assert code(value) == (f"`` {text} ``" if "`" in text else f"`{text}`")

@@ -67,3 +67,17 @@ def test_malformed_chart_fields_are_bad_input(bad, tmp_path):
     with pytest.raises(InputError) as err:
         load_image_size(path, "docs/data/image-size.json")
     assert err.value.line and err.value.line > 1
+
+
+@pytest.mark.parametrize("text", ["", " ", "plain", "  a  b  ", 'RUN echo "a, b" [x]', "tab\tand\nnewline\r\x0b\x0c",
+                                  "caf\u00e9 \u00e9t\u00e9", "\u00a0nbsp\u2028line\u3000", "a" * 40, "x,y;z|w" * 5,
+                                  "/opt/ray_venvs/pkg.mod.WorkerA", "+-:./_", "\U0001f600 emoji", "A-Za-z0-9",
+                                  "".join(map(chr, range(0, 300)))])
+def test_labels_agree_with_the_pattern_they_replaced(text):
+    import re
+
+    from docgen.render.size_chart import MAX_LABEL, _label
+
+    expected = re.sub(r"\s+", " ", re.sub(r"[^A-Za-z0-9 _./:+-]", " ", text).strip())
+    expected = expected if len(expected) <= MAX_LABEL else expected[: MAX_LABEL - 3].rstrip() + "..."
+    assert _label(text) == expected

@@ -1,0 +1,103 @@
+"""The one reader on small files: exact bytes, the size cap (also for a file that grows after its stat),
+regular files only, and the page reader's refusal of symlinks (also one put in place after its lstat)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from docgen.errors import InputError
+from docgen.io import read_bytes
+
+
+@pytest.mark.parametrize("data", [b"", b"a", b"line\r\nother\rlast", bytes(range(256)) * 600])  # the last: chunks
+def test_read_bytes_returns_the_file_as_it_is(tmp_path, data):
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    assert read_bytes(path) == data
+    assert read_bytes(path, lstat=os.lstat(path)) == data
+
+
+def test_the_cap_counts_every_byte(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 10)
+    assert read_bytes(path, limit=10) == b"x" * 10
+    with pytest.raises(InputError, match="cannot read the page: 10 bytes, over docgen's cap of 9 bytes"):
+        read_bytes(path, "the page", limit=9)
+
+
+def test_a_file_that_grows_after_its_stat_is_over_the_cap(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 10)
+    before = os.lstat(path)
+    path.write_bytes(b"x" * 100_000)   # larger than one read of the size the stat saw, and than the cap
+    with pytest.raises(InputError, match="over docgen's cap of 50000 bytes"):
+        read_bytes(path, limit=50_000, lstat=before)
+    assert read_bytes(path, limit=100_000, lstat=before) == b"x" * 100_000
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "missing"])
+def test_only_regular_files_are_read(tmp_path, kind):
+    path = tmp_path / "odd"
+    if kind == "fifo":
+        os.mkfifo(path)   # opening it would wait for a writer
+    elif kind == "directory":
+        path.mkdir()
+    message = {"fifo": "not a regular file", "directory": "a directory", "missing": "No such file"}[kind]
+    with pytest.raises(InputError, match=f"cannot read the page: {message}"):
+        read_bytes(path, "the page")
+    if kind != "missing":
+        with pytest.raises(InputError, match=f"cannot read the page: {message}"):
+            read_bytes(path, "the page", lstat=os.lstat(path))
+
+
+def test_a_symlink_put_in_place_after_the_lstat_is_not_followed(tmp_path):
+    path, target = tmp_path / "page.md", tmp_path / "elsewhere.md"
+    path.write_text("mine\n")
+    target.write_text("not mine\n")
+    before = os.lstat(path)
+    path.unlink()
+    path.symlink_to(target)
+    with pytest.raises(InputError, match="cannot read"):
+        read_bytes(path, lstat=before)
+    assert read_bytes(path) == b"not mine\n"   # without an lstat, the reader follows links as before
+
+
+class _Project:
+    root = Path("/")
+
+    def display(self, path):
+        return f"shown:{Path(path).name}"
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_the_page_reader_refuses_symlinks(tmp_path, dangling):
+    from docgen.check.pipeline import _read_owned
+
+    target = tmp_path / "target.md"
+    if not dangling:
+        target.write_text("text\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(target)
+    for shown in (None, "given.md"):
+        with pytest.raises(InputError) as err:
+            _read_owned(link, _Project(), "a page", shown)
+        assert err.value.path == (shown or "shown:link.md")
+        assert "a page docgen owns is a symlink" in err.value.message
+
+
+def test_the_page_reader_keeps_line_endings_and_names_a_bad_byte_s_line(tmp_path):
+    from docgen.check.pipeline import _read_owned
+
+    page = tmp_path / "page.md"
+    page.write_bytes(b"one\r\ntwo\n")
+    assert _read_owned(page, _Project(), "a page") == (b"one\r\ntwo\n", "one\r\ntwo\n")
+    page.write_bytes(b"one\r\ntwo \xff\n")
+    with pytest.raises(InputError) as err:
+        _read_owned(page, _Project(), "a page", "docs/page.md")
+    assert (err.value.path, err.value.line) == ("docs/page.md", 2)
+    assert "not UTF-8 (byte 0xff)" in err.value.message
+    with pytest.raises(InputError, match="No such file"):
+        _read_owned(tmp_path / "gone.md", _Project(), "a page")
