@@ -24,39 +24,9 @@ if TYPE_CHECKING:
 FACTS_FORMAT = 1
 
 
-def _json(value: object) -> str:
-    return json.dumps(value, sort_keys=True, default=list, ensure_ascii=False)
-
-
 def _short_hash(value: object) -> str:
-    return digest(_json(value))
-
-
-def _plain(text: str) -> bool:
-    """Whether JSON writes `text` as it is between two quotes: with ensure_ascii=False it escapes only the
-    quote, the backslash and the control characters, and a printable string has no control character."""
-    return text.isprintable() and '"' not in text and "\\" not in text
-
-
-def _install_sets_json(sets: object) -> str:
-    """_json(sets) for the lock's install sets (a dict of tuples of package keys, most of the lock digest's
-    text): one join per set instead of a string encoded at a time, when every key is plain; any other
-    shape or string goes to json.dumps. tests/unit/test_stamps.py compares the two."""
-    if type(sets) is not dict or not all(type(k) is str for k in sets):
-        return _json(sets)
-    parts = []
-    for key in sorted(sets):   # sort_keys sorts the items, and the keys of a dict are unique
-        names = sets[key]
-        if type(names) is not tuple and type(names) is not list:
-            return _json(sets)
-        try:
-            joined = "".join(names)
-        except TypeError:   # a name that is not a string
-            return _json(sets)
-        if not _plain(key + joined):
-            return _json(sets)
-        parts.append(f'"{key}": ["' + '", "'.join(names) + '"]' if names else f'"{key}": []')
-    return "{" + ", ".join(parts) + "}"
+    text = json.dumps(value, sort_keys=True, default=list, ensure_ascii=False)
+    return digest(text)
 
 
 def _dockerfile(src: "RenderInputs") -> object:
@@ -75,12 +45,6 @@ def _lock(src: "RenderInputs") -> object:
     return [[(k, p.name, p.version, p.source_kind, p.source, p.source_built, p.editable)
              for k, p in snap.packages.items()], snap.install_sets,
             [(s.key, s.extras) for s in snap.shared_builds]]
-
-
-def _lock_json(src: "RenderInputs") -> str:
-    """_json(_lock(src)), its install sets written by _install_sets_json (a list's items are independent)."""
-    packages, install_sets, shared = _lock(src)
-    return "[" + _json(packages) + ", " + _install_sets_json(install_sets) + ", " + _json(shared) + "]"
 
 
 def _pyproject(src: "RenderInputs") -> object:
@@ -112,8 +76,7 @@ class InputDigests:
             if self._measurement is None:
                 self._measurement = _short_hash(_PROJECTIONS[name](self._src))
             return self._measurement
-        return _MODEL_DIGESTS.answer(self._src.model, name, lambda: digest(_lock_json(self._src)) if name == "lock"
-                                     else _short_hash(_PROJECTIONS[name](self._src)))
+        return _MODEL_DIGESTS.answer(self._src.model, name, lambda: _short_hash(_PROJECTIONS[name](self._src)))
 
     def of(self, names) -> dict[str, str]:
         return {n: self[n] for n in names}
