@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from itertools import takewhile
+from operator import attrgetter   # loaded already: collections imports it
 
 from docgen.check.lint import Finding
 from docgen.errors import InputError
@@ -135,7 +136,7 @@ class _Facts:
         aliases the docs use for them, and the tools whose version is a build argument."""
         if self._packages is None:
             from docgen.model.claims import ALIASES, ARG_ALIASES
-            names = {p.name for p in self.model.snapshot.packages.values()} | set(ALIASES) | set(ARG_ALIASES)
+            names = set(map(attrgetter("name"), self.model.snapshot.packages.values())) | set(ALIASES) | set(ARG_ALIASES)
             self._packages = frozenset(names | {"cuda", "python"})
         return self._packages
 
@@ -310,8 +311,10 @@ def _counts(path: str, prose: str, prose_lines: list[str], facts: _Facts) -> lis
 # The count view of an ASCII prose: lower case, every digit a "0", and every other character that is not a
 # letter or "_" a space. One character for one, so an offset in the view is the same offset in the prose. A
 # number the count pattern begins with stands alone in it: \\b before it, white space after it.
-_COUNT_VIEW = str.maketrans({**{c: c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}, **{d: "0" for d in "123456789"},
-                             **{chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}})
+# the ASCII characters that are not \\w: all but 0-9 (48-57), A-Z (65-90), "_" (95) and a-z (97-122)
+_NOT_WORD = "".join(map(chr, (*range(48), *range(58, 65), *range(91, 95), 96, *range(123, 128))))
+_COUNT_VIEW = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ123456789" + _NOT_WORD,
+                            "abcdefghijklmnopqrstuvwxyz000000000" + " " * len(_NOT_WORD))
 
 
 def _count_lines(prose: str, prose_lines: list[str]) -> list[int]:
@@ -712,7 +715,7 @@ def _extra_list(text: str) -> bool:
 
 
 # the ASCII characters that are neither \w nor "-" (they end a run of _WORDS' characters)
-_WORD_RUNS = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) in "_-")})
+_WORD_RUNS = str.maketrans(_NOT_WORD.replace("-", ""), " " * (len(_NOT_WORD) - 1))
 
 
 def _words(text: str) -> list[str]:
