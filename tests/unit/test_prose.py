@@ -201,3 +201,72 @@ def test_generated_regions_and_console_transcripts_are_not_read(model):
     text = ("<!-- docgen:begin venv-inventory -->\nnine venvs\n<!-- docgen:end venv-inventory -->\n"
             "nine venvs\n```console\n$ echo nine venvs\n```\nvLLM 0.25.1\n")
     assert [f.split(":")[0] for f in lint(text, model)] == ["4", "8"]
+
+
+# ------------------------------------------------------------------- patterns the lint reads with str methods
+# Each str reader must do exactly what the pattern it replaces does: edge cases, then generated strings.
+
+from docgen.check import prose  # noqa: E402
+
+_ODD = ["\n", "\r", "\t", " ", "\x0b", "\x1c", "\x85", "\xa0", "\u2028", "é", "ß", "İ", "K", "ſ", "٣", "²", "½", "Ⅻ",
+        "_", "-", ".", ",", "(", ")", "`", "$", "{", "}", "=", "/", ":", "<", ">", "!", "\x00"]
+
+
+def _generated(seed: int, tokens: list[str], count: int = 3000, length: int = 10) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    return ["".join(rng.choice(tokens) for _ in range(rng.randrange(length))) for _ in range(count)]
+
+
+def test_span_kind_reads_spans_as_the_pattern_does():
+    edge = ["", "X", "XWorker", "Worker", "Env", "XEnv", "FooWorkerV2", "FooWorkerV٣", "FooWorkerV²", "FooWorkerV",
+            "Fo_oWorker", "FooBarActor ", "nemo_rl", "nemo_rl.", "nemo_rl.a", "nemo_rl.a..b", "nemo_rl.é_1", "nemo_rlx.a",
+            "a.B", "a.Bc", "_x.Yz", "a..Bc", "A.Bc", "a.b.Cd", "a.bc", "NEMO_RL_X", "$NEMO_RL_X", "${NEMO_RL_X}",
+            "${NEMO_RL_X", "NEMO_RL_X}", "AB_C=1 2", "AB_C/x", "AB_C:", "AB_C}=", "AB_C}}", "AB__C", "AB_", "_AB",
+            "ABCD", "ABC", "AB1D", "$$AB_C", "{AB_C}", "{$AB_C}", "a-b_c9", "a-b.c", "9a", "é", "a\nb", "AB_C\n"]
+    tokens = ["a", "Z", "9", "Foo", "nemo_rl", "Worker", "WorkerV", "Actor", "Env", "Environment", "Collector",
+              "Buffer", "NEMO", "_X", "AB_C", "ABCD", "a_b", "a-b", "x.y", ".Z", ".Zz", ".."] * 2 + _ODD
+    for span in edge + _generated(1, tokens, length=7):
+        m = prose._SPAN_KIND.match(span)
+        assert prose._span_kind(span) == ((m.lastgroup, m.group("variable")) if m else (None, None)), span
+
+
+def test_extra_readers_read_as_their_patterns_do():
+    edge = ["--extra x", "--extra=x-y_z", "--extra", "--extra ", "--extra --extra x", "---extra a", "--extra\tx",
+            "--extra é٣", "extra", "extras", "EXTRAS", "Extra_", "xextra", "extra(", "extras (`", "extra.(",
+            "extra\n(", "extra (\n", "(`a`, `b`", "--extra,", "-- extra", "ſ extraſ", "the extraſ"]
+    tokens = ["--extra", "--extra ", "--extra=", "extra", "extras", "EXTRA", "x", "vllm", "a-b", "s", " ", "="] * 2 + _ODD
+    for text in edge + _generated(2, tokens):
+        assert list(prose._extra_flags(text)) == [(m.start(), m.group(1)) for m in prose._EXTRA_FLAG.finditer(text)], text
+        assert prose._has_extra_word(text) == bool(prose._EXTRA_WORD.search(text)), text
+        assert prose._extra_before(text) == bool(prose._EXTRA_BEFORE.search(text)), text
+        assert prose._extra_after(text) == bool(prose._EXTRA_AFTER.match(text)), text
+        assert prose._extra_list(text) == bool(prose._EXTRA_LIST.search(text)), text
+
+
+def test_words_digits_and_dotted_lines_read_as_their_patterns_do():
+    tokens = ["a", "Z", "9", "_", "-", "ab", "a1", "1a", "vLLM", "x-y", "1.2", "2.", ".3", "..", "v1.2", "\n\n"] + _ODD
+    for text in _generated(3, tokens, length=14):
+        assert prose._words(text) == prose._WORDS.findall(text), text
+        assert prose._has_digit(text) == bool(prose._DIGIT.search(text)), text
+        assert list(prose._dotted_lines(text)) == list(prose._lines_with(prose._DOTTED_DIGITS, text)), text
+
+
+def test_comment_readers_read_as_their_patterns_do():
+    edge = ["<!-- docgen:allow why -->", "<!-- docgen:allow -->", "<!-- docgen:allow --->", "<!--docgen:allow x-->",
+            "<!-- docgen:allow x\n-->", "<!-- docgen:allow\nx -->", "<!-->", "<!-- a --> b <!-- c",
+            "a <!-- docgen:value k -->nine<!-- docgen:end-value --> b <!-- docgen:value k2 -->9<!-- docgen:end-value -->",
+            "<!-- docgen:value x--><!--docgen:end-value-->", "<!-- docgen:value x-->y-->z<!-- docgen:end-value -->",
+            "<!-- docgen:value k -->a\nb<!-- docgen:end-value -->", "<!-- docgen:value k -->"]
+    tokens = ["<!--", "-->", "<!-- ", " -->", "docgen:allow", "docgen:value", "docgen:end-value", " ", "\n", "\xa0",
+              "x", "key", "-", "->", ">", "a b"]
+    for text in edge + _generated(4, tokens, count=6000, length=14):
+        assert prose._allowed(text) == bool(prose._ALLOW.search(text)), text
+        assert prose._strip_comments(text) == prose._COMMENT.sub(" ", text), text
+        assert prose._strip_values(text) == prose._VALUE.sub("\x00", text), text
+
+
+def test_counts_behind_backticks_hyphens_and_capitals_are_found(model):
+    found = lint("Nine `a b c` venvs; x-two big new\nworkers; `x`three actors, (4 builds and 5,stages.\n", model)
+    assert [f.split("'")[1] for f in found] == ["Nine venvs", "two big new workers", "three actors", "4 builds"]
