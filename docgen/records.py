@@ -7,9 +7,10 @@
 
 makes exactly what `typing.NamedTuple` makes (a `collections.namedtuple` class with the body's methods and
 annotations on it: tuples, `_replace`, unpacking, equality), but without type-checking each annotation as
-the class is created. `docgen check` creates some sixty record classes on every run; `typing.NamedTuple`
-spent about 100 us on each, half of it in that check (measured in bench/core_speed.py's start-up figures).
-Annotations are kept as the module wrote them (strings under `from __future__ import annotations`).
+the class is created, and without importing `typing`. `docgen check` creates some sixty record classes on
+every run; `typing.NamedTuple` spent about 100 us on each, `collections.namedtuple` about 45 us (a class of
+six fields, the mean of 200). Annotations stay as the module wrote them: strings, as every docgen module
+has `from __future__ import annotations`.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ Every scan is linear in the input (regex chunks, never per-character string buil
 value or a 2 MB line of backticks reads in well under a second.
 """
 
+from __future__ import annotations
 
 import re
 from bisect import bisect_right

@@ -6,6 +6,7 @@ Two inputs give the same `Registry`:
   read here by `read_registry_json`.
 """
 
+from __future__ import annotations
 
 import json
 import re

@@ -7,6 +7,8 @@ code (its modules have import-time side effects and need GPU packages). Kept apa
 writing the modules back for the stand-in, is `docgen.standin.registry_py`.
 """
 
+from __future__ import annotations
+
 import ast
 import re
 from pathlib import Path
