@@ -255,8 +255,8 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         syntax_directive=syntax_line,
         instructions=instructions,
         stages=stages,
-        args=tuple(a for ins in instructions if ins.keyword == "ARG" for a in _args(ins, path)),
-        envs=tuple(e for ins in instructions if ins.keyword == "ENV" for e in _envs(ins, path)),
+        args=tuple(a for ins in instructions if ins.keyword == "ARG" for a in _args(ins, path, escape)),
+        envs=tuple(e for ins in instructions if ins.keyword == "ENV" for e in _envs(ins, path, escape)),
         warm_syncs=tuple(w for syncs, _ in warm for w in syncs),
         prefetch=calls[0] if calls else None,
         verify=verify,
@@ -375,54 +375,59 @@ def _instructions(lines: list[str], path: str, skip: set[int], escape: str) -> l
     return found
 
 
-# Shell text in chunks, as a POSIX shell quotes it: one regex step per run of ordinary characters or per
-# quoted string, so a megabyte-long word costs one match (the reader never builds strings char by char).
-_CHUNK = re.compile(
-    r"""
+# Text in chunks, as a POSIX shell quotes it: one regex step per run of ordinary characters or per quoted
+# string, so a megabyte-long word costs one match (the reader never builds strings char by char). E stands
+# for the escape character: the shell's backslash, or in an instruction's words the Dockerfile's (`# escape=`).
+_CHUNK_TEMPLATE = r"""
       (?P<space>\s+)
-    | (?P<plain>[^\s'"\\\#();<>|&]+)
+    | (?P<plain>[^\s'"E\#();<>|&]+)
     | (?P<sq>'[^']*')
-    | (?P<dq>"[^"\\]*(?:\\.[^"\\]*)*")
-    | (?P<esc>\\.)
+    | (?P<dq>"[^"E]*(?:E.[^"E]*)*")
+    | (?P<esc>E.)
     | (?P<hash>\#)
     | (?P<op>[();<>|&]+)
-    | (?P<open>['"\\])
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-_DQ_ESCAPE = r'\\([\\"$`])'
+    | (?P<open>['"E])
+    """
+_CHUNK = re.compile(_CHUNK_TEMPLATE.replace("E", r"\\"), re.VERBOSE | re.DOTALL)
+_BACKTICK_CHUNK = _CHUNK_TEMPLATE.replace("E", "`")   # under escape=` only (a pattern string, see above)
+# What the escape character escapes inside double quotes: in the shell \ " $ and `; in an instruction's
+# words (BuildKit's lexer) only " $ and the escape character itself, the rest keeps it.
+_DQ_ESCAPE = {None: r'\\([\\"$`])', "\\": r'\\([\\"$])', "`": r'`([`"$])'}
 
 
-def _chunks(text: str, pos: int = 0):
-    """(kind, start, end) of each chunk; kind "open" is a quote never closed or a lone final backslash."""
+def _chunks(text: str, pos: int = 0, escape: str | None = None):
+    """(kind, start, end) of each chunk; kind "open" is a quote never closed or a lone final escape
+    character. `escape`: None for shell text, else the Dockerfile's escape character."""
+    pattern = re.compile(_BACKTICK_CHUNK, re.VERBOSE | re.DOTALL) if escape == "`" else _CHUNK
     end = len(text)
     while pos < end:
-        match = _CHUNK.match(text, pos)
+        match = pattern.match(text, pos)
         assert match is not None  # every character starts some alternative
         yield match.lastgroup, pos, match.end()
         pos = match.end()
 
 
-def _unquote(kind: str, chunk: str) -> str:
+def _unquote(kind: str, chunk: str, escape: str | None = None) -> str:
     if kind == "sq":
         return chunk[1:-1]
     if kind == "dq":
         inner = chunk[1:-1]
-        # split keeps the escaped character (the group) and drops its backslash; sub with a template is
+        # split keeps the escaped character (the group) and drops its escape; sub with a template is
         # ten times slower on a value full of escapes
-        return "".join(re.split(_DQ_ESCAPE, inner)) if "\\" in inner else inner
+        return "".join(re.split(_DQ_ESCAPE[escape], inner)) if (escape or "\\") in inner else inner
     if kind == "esc":
         return chunk[1:]
     return chunk
 
 
-def _split_posix(text: str, *, operators: bool) -> list[tuple[str, int]]:
+def _split_posix(text: str, *, operators: bool, escape: str | None = None) -> list[tuple[str, int]]:
     """Words of `text` with quotes removed, each with its start offset. With `operators`, runs of
-    ``();<>|&`` are tokens of their own (as shlex's punctuation_chars). Raises ValueError for an open quote."""
+    ``();<>|&`` are tokens of their own (as shlex's punctuation_chars). `escape`: None for shell text, the
+    Dockerfile's escape character for an instruction's words. Raises ValueError for an open quote."""
     words: list[tuple[str, int]] = []
     parts: list[str] = []
     start = 0
-    for kind, begin, end in _chunks(text):
+    for kind, begin, end in _chunks(text, 0, escape):
         if kind == "space" or (operators and kind == "op"):
             if parts:
                 words.append(("".join(parts), start))
@@ -431,12 +436,12 @@ def _split_posix(text: str, *, operators: bool) -> list[tuple[str, int]]:
                 words.append((text[begin:end], begin))
             continue
         if kind == "open":
-            if text[begin] == "\\":
+            if text[begin] == (escape or "\\"):
                 continue  # a lone escape at the very end, dropped
             raise ValueError("No closing quotation")
         if not parts:
             start = begin
-        parts.append(_unquote(kind, text[begin:end]))
+        parts.append(_unquote(kind, text[begin:end], escape))
     if parts:
         words.append(("".join(parts), start))
     return words
@@ -553,15 +558,16 @@ def _from(ins: Instruction, path: str) -> tuple[str | None, str]:
     return None, words[0]
 
 
-def _words(ins: Instruction, path: str) -> list[str]:
+def _words(ins: Instruction, path: str, escape: str) -> list[str]:
+    """The instruction's words as BuildKit's lexer reads them, with the Dockerfile's escape character."""
     try:
-        return [word for word, _ in _split_posix(ins.args, operators=False)]
+        return [word for word, _ in _split_posix(ins.args, operators=False, escape=escape)]
     except ValueError as exc:
         raise InputError(path, ins.start_line, f"{ins.keyword}: cannot split {ins.args!r}: {exc}") from None
 
 
-def _args(ins: Instruction, path: str) -> list[Arg]:
-    words = _words(ins, path)
+def _args(ins: Instruction, path: str, escape: str) -> list[Arg]:
+    words = _words(ins, path, escape)
     if not words:
         raise InputError(path, ins.start_line, "ARG without a name")
     found = []
@@ -573,8 +579,8 @@ def _args(ins: Instruction, path: str) -> list[Arg]:
     return found
 
 
-def _envs(ins: Instruction, path: str) -> list[EnvVar]:
-    words = _words(ins, path)
+def _envs(ins: Instruction, path: str, escape: str) -> list[EnvVar]:
+    words = _words(ins, path, escape)
     if not words:
         raise InputError(path, ins.start_line, "ENV with no value")
     if "=" not in words[0]:  # legacy form: ENV KEY value with spaces

@@ -869,6 +869,37 @@ def test_args_agree_with_buildkit_outline(base_image_stand_in, dockerfile):
     assert reported == expected
 
 
+# ARG values as BuildKit reads them: the escape directive's character escapes in instruction words (a
+# backslash is then an ordinary character), and in double quotes it escapes only `"`, `$` and itself.
+ARG_VALUES = [
+    ("", "ARG V=C:\\tools\\uv", "C:toolsuv"),
+    ("", 'ARG V="a\\`b"', "a\\`b"),
+    ("", 'ARG V="c\\$d\\\\e\\"f\\g"', 'c$d\\e"f\\g'),
+    ("# escape=`\n", "ARG V=C:\\tools\\uv", "C:\\tools\\uv"),
+    ("# escape=`\n", 'ARG V="a`"b\\c"', 'a"b\\c'),
+    ("# escape=`\n", "ARG V=x`y", "xy"),
+    ("# escape=`\n", 'ARG V="p`$q``r`s"', "p$q`r`s"),
+    ("# escape=`\n", "ARG V='s`q'", "s`q"),
+]
+_ARG_IDS = ["unquoted-backslashes", "dq-backslash-backtick", "dq-backslash-escapes", "backtick-windows-path",
+            "backtick-dq-quote", "backtick-unquoted", "backtick-dq-escapes", "backtick-single-quotes"]
+
+
+@pytest.mark.parametrize(("directive", "line", "value"), ARG_VALUES, ids=_ARG_IDS)
+def test_arg_values_are_unescaped_with_the_dockerfiles_escape_character(directive, line, value):
+    facts = parse_dockerfile(directive + "FROM scratch\n" + line + "\n" + PREFETCH_TAIL, "t.Dockerfile")
+    assert [(a.name, a.default) for a in facts.args] == [("V", value)]
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize(("directive", "line", "value"), ARG_VALUES, ids=_ARG_IDS)
+def test_arg_values_agree_with_buildkit_outline(docker_buildx, tmp_path, directive, line, value):
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text(directive + "FROM scratch\n" + line + "\n")
+    args = _field(_buildx_call("outline", dockerfile=dockerfile), "args") or []
+    assert [(_field(a, "name"), _field(a, "value")) for a in args] == [("V", value)]
+
+
 def test_backtick_fixture_facts():
     facts = read_dockerfile(BACKTICK_ESCAPE)
     assert [(a.name, a.default, a.stage, a.line) for a in facts.args] == [
