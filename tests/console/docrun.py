@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +50,12 @@ def prepare(workdir: Path, page: str, extra_pages: dict[str, str] | None = None)
 
 def child_command(workdir: Path) -> list[str]:
     return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir", str(workdir), str(workdir)]
+
+
+def session_env(runner_image: str, **extra: str) -> tuple[str, dict[str, str]]:
+    """A fresh session id, and the environment that runs a page's console blocks in `runner_image` under it."""
+    session_id = f"docgen-test-{uuid.uuid4().hex}"
+    return session_id, {"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id, **extra}
 
 
 def child_env(env: dict[str, str] | None = None) -> dict[str, str]:

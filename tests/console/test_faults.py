@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import textwrap
-import uuid
 
 import pytest
 
 from docgen.console.shell import SESSION_LABEL
-from tests.console.docrun import run_page
-
-
-def _env(runner_image: str, **extra: str) -> tuple[str, dict[str, str]]:
-    session_id = f"issue-12-{uuid.uuid4().hex}"
-    return session_id, {"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id, **extra}
+from tests.console.docrun import run_page, session_env
 
 
 def _outcomes(outcomes):
@@ -49,7 +43,7 @@ KILL_INIT_PAGE = textwrap.dedent(
 
 @pytest.mark.docker
 def test_killing_pid_1_fails_that_block_and_a_fresh_container_runs_the_rest(tmp_path, runner_image, docker_client):
-    session_id, env = _env(runner_image)
+    session_id, env = session_env(runner_image)
     outcomes, proc = run_page(tmp_path, KILL_INIT_PAGE, env=env)
     assert _outcomes(outcomes) == {"page.md::before::1": "passed", "page.md::kill-init::1": "failed",
                                    "page.md::after::1": "passed"}, proc.stdout
@@ -80,7 +74,7 @@ FORK_BOMB_PAGE = textwrap.dedent(
 
 @pytest.mark.docker
 def test_exhausting_pids_fails_that_block_only(tmp_path, runner_image, docker_client):
-    session_id, env = _env(runner_image)
+    session_id, env = session_env(runner_image)
     outcomes, proc = run_page(tmp_path, FORK_BOMB_PAGE, env=env)
     assert _outcomes(outcomes) == {"page.md::bomb::1": "failed", "page.md::after::1": "passed"}, proc.stdout
     message = outcomes["page.md::bomb::1"].message
@@ -113,7 +107,7 @@ MEMORY_PAGE = textwrap.dedent(
 @pytest.mark.docker
 def test_exhausting_memory_fails_that_block_and_says_why(tmp_path, runner_image):
     # a small limit keeps the probe light on a shared machine; the mechanism is the same at the default 2g
-    _, env = _env(runner_image, DOCGEN_CONSOLE_MEMORY="192m")
+    _, env = session_env(runner_image, DOCGEN_CONSOLE_MEMORY="192m")
     outcomes, proc = run_page(tmp_path, MEMORY_PAGE, env=env)
     assert _outcomes(outcomes) == {"page.md::memory::1": "failed", "page.md::after::1": "passed"}, proc.stdout
     message = outcomes["page.md::memory::1"].message
@@ -154,7 +148,7 @@ def test_closing_stdout_on_the_host_fails_that_block_only(tmp_path):
 
 @pytest.mark.docker
 def test_closing_stdout_in_the_container_fails_that_block_only(tmp_path, runner_image):
-    _, env = _env(runner_image)
+    _, env = session_env(runner_image)
     outcomes, proc = run_page(tmp_path, CLOSE_STDOUT_PAGE.format(opts="<!-- console: timeout=20 -->"), env=env)
     _check_closed_stdout(outcomes, proc)
 
@@ -190,7 +184,7 @@ FINDS_NOTHING = textwrap.dedent(
 
 @pytest.mark.docker
 def test_each_page_gets_a_clean_tmp_and_no_processes_of_earlier_pages(tmp_path, runner_image):
-    _, env = _env(runner_image)
+    _, env = session_env(runner_image)
     # pages run in name order: page.md, then z-page.md in the same session container
     outcomes, proc = run_page(tmp_path, LEAVES_THINGS, env=env, extra_pages={"z-page.md": FINDS_NOTHING})
     assert _outcomes(outcomes) == {"page.md::leaves-things::1": "passed", "z-page.md::finds-nothing::1": "passed"}, \

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from tests.console.docrun import run_page
+from tests.console.docrun import run_page, session_env
 
 # One wrong expected line, one hang past its timeout, one unexpected non-zero exit, with passing
 # blocks around them that prove the page's shell state survives (or is knowingly reset).
@@ -177,11 +177,8 @@ def test_missing_image_skips_with_build_hint_or_fails_when_required(tmp_path):
 
 @pytest.mark.docker
 def test_image_blocks_fail_only_themselves_and_leave_no_container(tmp_path, runner_image, docker_client):
-    session_id = f"test-{uuid.uuid4().hex}"
-    outcomes, proc = run_page(
-        tmp_path, mixed_page("image"),
-        env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id},
-    )
+    session_id, env = session_env(runner_image)
+    outcomes, proc = run_page(tmp_path, mixed_page("image"), env=env)
     check_mixed(outcomes)
     left = docker_client.containers.list(all=True, filters={"label": f"org.nmp-rl-base.docs-session={session_id}"})
     assert left == []
@@ -216,10 +213,8 @@ HARDENING_PAGE = textwrap.dedent(
 
 @pytest.mark.docker
 def test_container_is_hardened(tmp_path, runner_image, docker_client):
-    session_id = f"test-{uuid.uuid4().hex}"
-    outcomes, proc = run_page(
-        tmp_path, HARDENING_PAGE, env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id}
-    )
+    _, env = session_env(runner_image)
+    outcomes, proc = run_page(tmp_path, HARDENING_PAGE, env=env)
     assert outcomes["page.md::hardening::1"].outcome == "passed", outcomes["page.md::hardening::1"].message + proc.stdout
 
 

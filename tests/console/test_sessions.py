@@ -17,7 +17,7 @@ from docgen.console.shell import (
     KEEPALIVE, OWNER_BOOT_LABEL, OWNER_HOST_LABEL, OWNER_PID_LABEL, OWNER_START_LABEL, SESSION_LABEL,
     owner_is_gone, owner_labels, process_start, reap_orphans,
 )
-from tests.console.docrun import read_outcomes, run_page, start_page
+from tests.console.docrun import read_outcomes, run_page, session_env, start_page
 
 OWNER = {"owner": "issue-12"}     # every container these tests create carries it, for a manual clean-up
 
@@ -139,9 +139,8 @@ def _gone(docker_client, session_id: str, seconds: float) -> bool:
 
 @pytest.mark.docker
 def test_a_sigkilled_session_has_its_container_removed_by_its_watchdog(tmp_path, docker_client, runner_image):
-    session_id = f"issue-12-{uuid.uuid4().hex}"
-    child = start_page(tmp_path / "killed", SLOW_PAGE.format(seconds=300),
-                       env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id})
+    session_id, env = session_env(runner_image)
+    child = start_page(tmp_path / "killed", SLOW_PAGE.format(seconds=300), env=env)
     try:
         _wait_for_container(docker_client, session_id, child)
         time.sleep(1)
@@ -156,9 +155,8 @@ def test_a_sigkilled_session_has_its_container_removed_by_its_watchdog(tmp_path,
 
 @pytest.mark.docker
 def test_a_session_killed_with_its_watchdog_leaves_a_container_the_next_session_removes(tmp_path, docker_client, runner_image):
-    killed_id, next_id = f"issue-12-{uuid.uuid4().hex}", f"issue-12-{uuid.uuid4().hex}"
-    child = start_page(tmp_path / "killed", SLOW_PAGE.format(seconds=300),
-                       env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": killed_id})
+    (killed_id, killed_env), (next_id, next_env) = session_env(runner_image), session_env(runner_image)
+    child = start_page(tmp_path / "killed", SLOW_PAGE.format(seconds=300), env=killed_env)
     try:
         container = _wait_for_container(docker_client, killed_id, child)
         time.sleep(1)                   # let the block's shell start in it
@@ -168,8 +166,7 @@ def test_a_session_killed_with_its_watchdog_leaves_a_container_the_next_session_
         time.sleep(2)
         container.reload()
         assert container.status == "running"          # no clean-up ran: the container is left over
-        outcomes, proc = run_page(tmp_path / "next", QUICK_PAGE,
-                                  env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": next_id})
+        outcomes, proc = run_page(tmp_path / "next", QUICK_PAGE, env=next_env)
         assert outcomes["page.md::quick::1"].outcome == "passed", proc.stdout
         assert _containers(docker_client, killed_id) == []
         assert _containers(docker_client, next_id) == []
@@ -181,14 +178,12 @@ def test_a_session_killed_with_its_watchdog_leaves_a_container_the_next_session_
 
 @pytest.mark.docker
 def test_two_sessions_on_one_engine_both_pass(tmp_path, docker_client, runner_image):
-    first_id, second_id = f"issue-12-{uuid.uuid4().hex}", f"issue-12-{uuid.uuid4().hex}"
-    first = start_page(tmp_path / "first", SLOW_PAGE.format(seconds=8),
-                       env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": first_id})
+    (first_id, first_env), (second_id, second_env) = session_env(runner_image), session_env(runner_image)
+    first = start_page(tmp_path / "first", SLOW_PAGE.format(seconds=8), env=first_env)
     try:
         first_container = _wait_for_container(docker_client, first_id, first)
         # the second session starts (and runs its reaper) while the first one's block is still running
-        outcomes, proc = run_page(tmp_path / "second", QUICK_PAGE,
-                                  env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": second_id})
+        outcomes, proc = run_page(tmp_path / "second", QUICK_PAGE, env=second_env)
         assert outcomes["page.md::quick::1"].outcome == "passed", proc.stdout
         assert first.poll() is None, "the first session should still be running"
         first_container.reload()
@@ -211,10 +206,9 @@ def test_sigint_at_any_moment_of_start_up_leaves_nothing_after_the_next_session(
     sessions = []
     try:
         for n, delay in enumerate(delays):
-            session_id = f"issue-12-{uuid.uuid4().hex}"
+            session_id, env = session_env(runner_image)
             sessions.append(session_id)
-            child = start_page(tmp_path / f"run{n}", SLOW_PAGE.format(seconds=30),
-                               env={"NMP_IMAGE": runner_image, "DOCGEN_CONSOLE_SESSION_ID": session_id})
+            child = start_page(tmp_path / f"run{n}", SLOW_PAGE.format(seconds=30), env=env)
             try:
                 time.sleep(delay)
                 child.send_signal(signal.SIGINT)
