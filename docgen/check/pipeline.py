@@ -45,16 +45,13 @@ def _read_owned(path: Path, project: Project, what: str, shown: str | None = Non
     try:
         st = os.lstat(path)   # one call says symlink or not, and stands in for the reader's own stat
     except OSError:
-        st = None             # as before: Path.is_symlink decides (or raises) and the reader reports it
-    if st is None and path.is_symlink() or st is not None and S_ISLNK(st.st_mode):
+        st = None             # missing or unreadable: the reader's own stat reports it
+    if st is not None and S_ISLNK(st.st_mode):
         from docgen.errors import InputError
         raise InputError(shown or project.display(path), None, f"{what} docgen owns is a symlink; docgen reads "
                                                                  "and writes only regular files inside the root")
     raw = read_bytes(path, what, lstat=st)
-    try:
-        return raw, raw.decode("utf-8")   # newline="": keep CRLF
-    except UnicodeDecodeError:
-        return raw, decode(shown or project.display(path), raw, what, newline="")   # the error, with its line
+    return raw, decode(shown or project.display(path), raw, what, newline="")  # newline="": keep CRLF
 
 
 def prepare(project: Project, paths: list[Path] | None = None, *, render: bool = True) -> Run:

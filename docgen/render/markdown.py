@@ -23,13 +23,8 @@ def code(value: object) -> str:
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    cells = [["" if v is None else str(v) for v in row] for row in rows]
-    every = "".join(["".join(row) for row in cells])
-    if "|" in every or "\r" in every or "\n" in every:
-        body = ["| " + _cells(row) + " |" for row in cells]
-    else:   # nothing to escape or flatten in any cell (most tables): only the strip _cells would do
-        body = ["| " + " | ".join([c.strip() for c in row]) + " |" for row in cells]
-    lines = ["| " + _cells(headers) + " |", "|" + "|".join(["---"] * len(headers)) + "|", *body]
+    lines = ["| " + _cells(headers) + " |", "|" + "|".join(["---"] * len(headers)) + "|"]
+    lines += ["| " + _cells(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 
