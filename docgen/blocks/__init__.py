@@ -197,7 +197,7 @@ def _marker_or_fence_lines(text: str) -> list[int]:
     that can change anything. Found with str.find over the whole text, so the other lines (most of a page)
     cost nothing; none of the three contains a line break, so each occurrence lies within one line."""
     found = []
-    for token in ("docgen:", "```"):
+    for token in ("docgen:", "```", "~~~"):
         at = text.find(token)
         while at != -1:
             found.append(at)
@@ -205,16 +205,6 @@ def _marker_or_fence_lines(text: str) -> list[int]:
             if end == -1:
                 break
             at = text.find(token, end + 1)   # the rest of this line adds nothing
-    at = text.find("~")   # one character is found much faster than three, and most pages have no tilde at all
-    while at != -1:
-        if text.startswith("~~~", at):
-            found.append(at)
-            end = text.find("\n", at)
-            if end == -1:
-                break
-            at = text.find("~", end + 1)
-        else:
-            at = text.find("~", at + 1)
     found.sort()
     indexes: list[int] = []
     line, counted = 0, 0
