@@ -78,8 +78,9 @@ _SPAN_KIND = _Pattern(
     r"|\$?\{?(?P<variable>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})\}?(?:[=/:].*)?$"
     r"|(?P<lower>[a-z][a-z0-9_-]*)$")
 _EXTRA_FLAG = _Pattern(r"--extra[ =]([\w-]+)")   # read by _extra_flags
-# These two are compiled only for text that is not ASCII: _has_extra_word and _words read ASCII text.
-_EXTRA_WORD = _Pattern(r"\bextras?\b", re.I)
+# The word "extra", as claims.says reads it (a str scan on ASCII text; compiled only for other text).
+_EXTRA_WORD = r"\bextras?\b"
+# Compiled only for text that is not ASCII: _words reads ASCII text.
 _WORDS = _Pattern(r"[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z]")
 # What _looks_like_extra_context reads with str methods: the word "extra" right before a span (and its
 # list), right after it, or before the parenthesis that opens the span's list.
@@ -664,22 +665,9 @@ def _extra_flags(text: str):
 
 
 def _has_extra_word(text: str) -> bool:
-    """Whether _EXTRA_WORD (case-insensitive) matches in `text`: read here when it is ASCII, where ignoring
-    case is lower-casing."""
-    if not text.isascii():
-        return _EXTRA_WORD.search(text) is not None
-    low = text.lower()
-    at = low.find("extra")
-    while at >= 0:
-        end = at + 5
-        if not at or not _word_char(low[at - 1]):
-            if low[end: end + 1] == "s":
-                if end + 1 == len(low) or not _word_char(low[end + 1]):
-                    return True
-            elif end == len(low) or not _word_char(low[end]):
-                return True
-        at = low.find("extra", at + 1)
-    return False
+    """Whether _EXTRA_WORD (case-insensitive) matches in `text`."""
+    from docgen.model.claims import says
+    return says(text, _EXTRA_WORD, ("extra", "extras"))
 
 
 def _extra_before(text: str) -> bool:

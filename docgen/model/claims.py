@@ -163,7 +163,7 @@ def checkout_dir(model: "ImageModel") -> str:
 
 NOT_WARMED, VALUE, ASYNC, QUANT, NOT_SELECTED = "not-warmed", "value", "async", "quantization", "not-selected"
 # What a comment must say to agree with each derived reason (and must not say for another).
-# Each as a case-insensitive pattern and as its alternatives for `_says` (whether each must end a word).
+# Each as a case-insensitive pattern and as its alternatives for `says` (whether each must end a word).
 _REASON_WORDS = {
     NOT_WARMED: (r"\bnot (?:built|warmed)\b", ("not built", "not warmed"), True),
     VALUE: (r"\bvalue\b|\bcritic\b", ("value", "critic"), True),
@@ -197,10 +197,10 @@ def comment_agrees(kind: str, comment: str) -> bool:
     """A comment adds colour only: it must name the derived reason's kind and no other."""
     if not comment:
         return True
-    says = {k for k, (pattern, words, whole) in _REASON_WORDS.items() if _says(comment, pattern, words, whole)}
+    named = {k for k, (pattern, words, whole) in _REASON_WORDS.items() if says(comment, pattern, words, whole)}
     if kind == NOT_SELECTED:
-        return not says
-    return says == {kind}
+        return not named
+    return named == {kind}
 
 
 def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) -> str:
@@ -218,21 +218,15 @@ def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) 
 
 # ---------------------------------------------------------------------------------- build / reuse claims
 
-def _says(text: str, pattern: str, words: tuple[str, ...], whole: bool = True) -> bool:
+def says(text: str, pattern: str, words: tuple[str, ...], whole: bool = True) -> bool:
     """Whether the case-insensitive `pattern` finds a match in `text`. On ASCII text, that is one of `words`
     (the pattern's alternatives, in lower case) starting a word and, when `whole`, ending one: a str scan
     where the patterns cost a compile each. Other text goes to the pattern (under IGNORECASE the long s, the
-    Kelvin sign and the dotted and dotless i match ASCII letters)."""
+    Kelvin sign and the dotted and dotless i match ASCII letters). The prose lint asks it too."""
     if not text.isascii():
         return re.search(pattern, text, re.IGNORECASE) is not None
     low = text.lower()
-    for word in words:
-        at = low.find(word)
-        while at >= 0:
-            if _boundary(low, at) and (not whole or _boundary(low, at + len(word))):
-                return True
-            at = low.find(word, at + 1)
-    return False
+    return any(_mentions(low, word, whole=whole) for word in words)
 
 
 _REUSE = (r"\breus(?:e|es|ed|ing)\b", ("reuse", "reuses", "reused", "reusing"))
@@ -254,10 +248,10 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
     out = []
     for step in model.warm_steps:
         comment = step.comment
-        if not comment or not (_says(comment, *_REUSE) or _says(comment, *_BUILD)):
+        if not comment or not (says(comment, *_REUSE) or says(comment, *_BUILD)):
             continue
         for package in sorted(package_mentions(comment, source_built)):
-            claim = "reuses" if _says(comment, *_REUSE) else "builds"
+            claim = "reuses" if says(comment, *_REUSE) else "builds"
             reaching = [s for s in model.warm_steps if _reaches(model, s, package)]
             problem = None
             if step not in reaching:
@@ -280,14 +274,15 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
     return out
 
 
-def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",)) -> bool:
-    """Whether `text` names `label` as a word: a word boundary (as regex `\\b`) before it and, after it and
-    one of `suffixes` (the possessive forms "vllm's", "vllm'"), another. A str scan, not a regex per label:
-    each one compiled cost more than the search."""
+def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",), *, whole: bool = True) -> bool:
+    """Whether `text` names `label` as a word: a word boundary (as regex `\\b`) before it and, when `whole`,
+    another after it and one of `suffixes` (the possessive forms "vllm's", "vllm'"). A str scan, not a
+    regex per label: each one compiled cost more than the search."""
     at = text.find(label)
     while at >= 0:
         end = at + len(label)
-        if _boundary(text, at) and any(text.startswith(s, end) and _boundary(text, end + len(s)) for s in suffixes):
+        if _boundary(text, at) and (not whole or any(text.startswith(s, end) and _boundary(text, end + len(s))
+                                                     for s in suffixes)):
             return True
         at = text.find(label, at + 1)
     return False

@@ -293,14 +293,14 @@ def _claim_comments(seed: int, count: int):
 def test_claim_word_tests_agree_with_their_patterns(seed):
     import re
 
-    from docgen.model.claims import _BUILD, _REASON_WORDS, _REUSE, _says
+    from docgen.model.claims import _BUILD, _REASON_WORDS, _REUSE, says
 
     tests = [*( (p, w, whole) for p, w, whole in _REASON_WORDS.values()), (*_REUSE, True), (*_BUILD, True)]
     said = 0
     for text in _claim_comments(seed, 4000):
         for pattern, words, whole in tests:
             expected = re.search(pattern, text, re.IGNORECASE) is not None
-            assert _says(text, pattern, words, whole) is expected, (pattern, text)
+            assert says(text, pattern, words, whole) is expected, (pattern, text)
             said += expected
     assert said > 3000
 
