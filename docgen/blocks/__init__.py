@@ -19,10 +19,11 @@ nothing about the model: the caller passes the generator table and a render call
 
 from __future__ import annotations
 
-import zlib
+import difflib
 import re
 
 from docgen.errors import InputError
+from docgen.model.digests import digest
 from docgen.records import Record
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
@@ -39,8 +40,7 @@ _CODE_SPAN = r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)"
 _BACKTICKS = re.compile(r"`+")
 _HUNK = r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@"   # compiled on first use: only block_diff reads it
 _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
-DIGEST_CHARS = 8
-# What an input digest means. Bump it whenever digest() or the projections in docgen/blocks/facts.py (what
+# What an input digest means. Bump it whenever digest() or the projections in docgen/model/digests.py (what
 # each input contributes) change, so old stamps read as "written by an older digest", not as changed inputs.
 # Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture
 # to catch a silent change.
@@ -59,12 +59,6 @@ def _split_lines(text: str) -> list[str]:
     if last:
         lines.append(last)
     return lines
-
-
-def digest(text: str) -> str:
-    """A short checksum for a stamp: it only has to notice a change (a hand edit, new facts), and CRC-32
-    does so without loading OpenSSL, which alone cost about a tenth of a `docgen check`."""
-    return f"{zlib.crc32(text.encode('utf-8')):0{DIGEST_CHARS}x}"
 
 
 class Block(Record):
@@ -439,8 +433,6 @@ def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[st
 
 def block_diff(change: BlockChange) -> str:
     """A unified diff of one stale block, numbered as in its file."""
-    import difflib
-
     old = _split_lines(change.old)   # lines end at "\n" only, as the block's own line numbers do
     new = _split_lines(change.new)
     lines = list(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}", n=2))

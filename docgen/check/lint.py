@@ -9,7 +9,11 @@ from __future__ import annotations
 import re
 
 from docgen.model import class_name_of
+from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
+from docgen.model.digests import input_digest
+from docgen.names import normalize
 from docgen.records import Record
+from docgen.render.values import number_word
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
@@ -31,7 +35,6 @@ class Finding(Record):
 
 
 def _norm(text: str) -> str:
-    from docgen.names import normalize
     return normalize(text)
 
 
@@ -143,8 +146,6 @@ def counted(model: "ImageModel") -> dict[str, int]:
 
 def check_count_statements(model: "ImageModel") -> list[Finding]:
     """`# Eight filters -> nine venvs.` is a claim; it must stay true when the filters change."""
-    from docgen.render.values import number_word
-
     truth = counted(model)
     found = []
     for statement in model.dockerfile.counts:
@@ -248,7 +249,6 @@ def check_warm_order(model: "ImageModel") -> list[Finding]:
                 found.append(Finding(path, prefetch_at, "warm-order",
                                      f"{class_name_of(venv.actor)} runs with extra {extra!r}, which no `uv sync --extra` "
                                      f"warms before the prefetch{when}"))
-    from docgen.model.claims import build_claims
     found += [Finding(path, c.line, "warm-order", c.problem) for c in build_claims(model) if c.problem]
     return found
 
@@ -256,8 +256,6 @@ def check_warm_order(model: "ImageModel") -> list[Finding]:
 def check_not_prefetched_reasons(model: "ImageModel") -> list[Finding]:
     """A `# Not prefetched` comment only adds colour: it must agree with the reason the model derives
     (an extra not warmed, a value worker, async bookkeeping, quantization, or simply not selected)."""
-    from docgen.model.claims import REASON_TEXT, comment_agrees, reason_kind
-
     listed = model.dockerfile.not_prefetched
     if listed is None:
         return []
@@ -280,8 +278,6 @@ def check_not_prefetched_reasons(model: "ImageModel") -> list[Finding]:
 
 def check_image_size_record(model: "ImageModel", record: dict | None, where: str) -> list[Finding]:
     """The size record must come from the Dockerfile and snapshot the docs describe now."""
-    from docgen.model.claims import input_digest
-
     if not record:
         return []
     measured = record.get("inputs")

@@ -199,7 +199,7 @@ class DockerfileFacts(Record):
         if isinstance(name, Stage):
             return name
         for stage in self.stages:
-            if _stage_label(stage).lower() == name.lower():
+            if stage_label(stage).lower() == name.lower():
                 return stage
         raise KeyError(f"no stage {name!r} in {self.path}")
 
@@ -214,7 +214,7 @@ class DockerfileFacts(Record):
         effective: dict[str, EnvVar] = {}
         for link in reversed(chain):
             for env in self.envs:
-                if env.stage == _stage_label(link):
+                if env.stage == stage_label(link):
                     effective[env.key] = env
         return tuple(effective.values())
 
@@ -513,7 +513,8 @@ def _without_flags(args: str) -> str:
     return args[pos:]
 
 
-def _stage_label(stage: Stage) -> str:
+def stage_label(stage: Stage) -> str:
+    """A stage's name, or its index for an unnamed stage (as `COPY --from` and `FROM` refer to it)."""
     return stage.name if stage.name is not None else str(stage.index)
 
 

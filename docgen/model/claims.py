@@ -14,10 +14,16 @@ fields so the core model stays small: each is a pure function of the model.
 from __future__ import annotations
 
 import re
+import stat
+from fnmatch import fnmatch
 
-from docgen.model import REASON_NOT_SELECTED, class_name_of
+from docgen.errors import InputError
+from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
+from docgen.model.stages import published_stage, role_of, stage_chain
 from docgen.names import normalize
 from docgen.records import Record
+from docgen.snapshot.load import combo_key
+from docgen.snapshot.registry import extras_of
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
@@ -100,10 +106,6 @@ _VLLM_GLOB = re.compile(r"(/\S+?)/lib/python3\*/site-packages/vllm\b")
 def vllm_copies(model: "ImageModel") -> VllmCopies | None:
     """The published stage's step that replaces each venv's symlinked `vllm/` with a real copy
     (`cp --dereference` over `.../site-packages/vllm` globs), or None when the stage has none."""
-    from fnmatch import fnmatch
-
-    from docgen.model.stages import published_stage
-
     by_stage = {s.name: s for s in model.dockerfile.stages}
     stage = by_stage.get(published_stage(model))
     if stage is None:
@@ -138,20 +140,13 @@ def py_executables(model: "ImageModel") -> tuple[Executable, ...]:
     for member, command in sorted(model.snapshot.registry.executables.items()):
         users = tuple(a.fqn for a in model.actors if a.member == member)
         out.append(Executable(member, command.replace("{git_root}", checkout),
-                              _extras_of(command), users))
+                              extras_of(command), users))
     return tuple(out)
-
-
-def _extras_of(command: str) -> tuple[str, ...]:
-    from docgen.snapshot.registry import extras_of
-    return extras_of(command)
 
 
 def checkout_dir(model: "ImageModel") -> str:
     """Where the image keeps NeMo-RL: the published stage's WORKDIR (the driver venv's parent by default)."""
-    from docgen.model.stages import _chain, published_stage
-
-    chain = _chain(model, published_stage(model))
+    chain = stage_chain(model, published_stage(model))
     workdir = None
     for ins in model.dockerfile.instructions:
         if ins.keyword == "WORKDIR" and ins.stage in chain:
@@ -179,8 +174,6 @@ REASON_TEXT = {
 
 
 def reason_kind(fqn: str, missing_extras: tuple[str, ...]) -> str:
-    from docgen.model.stages import role_of
-
     if missing_extras:
         return NOT_WARMED
     module = fqn.rsplit(".", 1)[0]
@@ -206,8 +199,6 @@ def comment_agrees(kind: str, comment: str) -> bool:
 def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) -> str:
     """The reason the docs give: derived from the model; the Dockerfile's comment is shown instead of the
     stock wording only when it agrees with the derived kind (it adds colour, never the fact)."""
-    from docgen.model import reason_backend_not_built
-
     kind = reason_kind(fqn, missing_extras)
     if kind == NOT_WARMED:
         return reason_backend_not_built(missing_extras)
@@ -297,7 +288,6 @@ def _boundary(text: str, at: int) -> bool:
 def _reaches(model: "ImageModel", step, package: str) -> bool:
     """Whether the step's install set has the package (the base set for the base and all-groups syncs,
     as the warm-steps table counts them)."""
-    from docgen.errors import InputError
     try:
         return package_in(model, package, step.extras) is not None
     except InputError:  # an extra combination the snapshot lacks: reported where the model needs it
@@ -333,29 +323,6 @@ def known_names(model: "ImageModel") -> KnownNames:
                       frozenset(model.extras_defined), frozenset(variables))
 
 
-# ------------------------------------------------------------------------------------- image-size record
-
-def input_digest(model: "ImageModel") -> dict[str, str]:
-    """Short digests of what a measured image was built from: the Dockerfile's instructions (comments
-    left out: they build nothing) and the snapshot (registry, lock, pyproject). `bench/image_size.py
-    --record` stores them beside the figures; `check` reports the record as stale when they move."""
-    from docgen.blocks.facts import InputDigests, _short_hash
-    from docgen.render.generators import RenderInputs
-
-    if _DIGEST.get("model") is model:  # the image-size block and its check ask for the same model's
-        return _DIGEST["digest"]
-    instructions = [(i.keyword, i.args, i.stage, [h.body for h in i.heredocs]) for i in model.dockerfile.instructions]
-    d = InputDigests(RenderInputs(model))
-    digest = {"dockerfile": _short_hash(instructions),
-              "snapshot": "-".join(d[k] for k in ("registry", "lock", "pyproject"))}
-    _DIGEST.clear()
-    _DIGEST.update(model=model, digest=digest)
-    return digest
-
-
-_DIGEST: dict = {}
-
-
 # ---------------------------------------------------------------------------------------- runtime identity
 
 _REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
@@ -364,9 +331,7 @@ _REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 def runtime_user(model: "ImageModel") -> tuple[str, str]:
     """(uid, gid) the published image runs as: its last USER, with ARG defaults expanded as Docker does
     (root, "0", when there is no USER; the group defaults to the uid's own number)."""
-    from docgen.model.stages import _chain, published_stage
-
-    return _user_in(model, _chain(model, published_stage(model)))
+    return _user_in(model, stage_chain(model, published_stage(model)))
 
 
 def _user_in(model: "ImageModel", chain: set[str], before: int | None = None) -> tuple[str, str]:
@@ -386,8 +351,6 @@ _INDEX: dict = {}
 
 def installed(model: "ImageModel", extras) -> dict:
     """The install set of `extras` by package name, built once per model and set of extras."""
-    from docgen.snapshot.load import combo_key
-
     snap = model.snapshot
     if _INDEX.get("snapshot") is not snap:
         _INDEX.clear()
@@ -423,14 +386,12 @@ def _expand(model: "ImageModel", text: str, chain: set[str] | None = None) -> st
 def build_user(model: "ImageModel") -> tuple[str, str]:
     """(uid, gid) that creates the heavy artifacts: the USER in force where the actor prefetch runs
     ("0", "0": root, when the Dockerfile switches to no other user before it)."""
-    from docgen.model.stages import _chain
-
     calls = model.dockerfile.prefetch_calls
     if not calls:
         return "0", "0"
     line = calls[0].line
     stage = next((i.stage for i in model.dockerfile.instructions if i.start_line <= line <= i.end_line), None)
-    return _user_in(model, _chain(model, stage) if stage else set(), before=line)
+    return _user_in(model, stage_chain(model, stage) if stage else set(), before=line)
 
 
 def _numeric(user: str) -> tuple[str, str]:
@@ -443,8 +404,6 @@ def _numeric(user: str) -> tuple[str, str]:
 def venv_dir_access(model: "ImageModel") -> tuple[str, str, str]:
     """(owner, group, mode string) of the venv directory as the build leaves it: the last `install -d`,
     plain `chmod NNNN` or `chgrp G` in any RUN naming it (root's and 0755 when none does)."""
-    import stat
-
     owner, group, mode = "0", "0", 0o755
     for ins in model.dockerfile.instructions:
         if ins.keyword != "RUN":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from docgen.inputs.dockerfile import stage_label
 from docgen.records import Record
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
@@ -23,10 +24,6 @@ class CopyEdge(Record):
     target: str       # stage label
     paths: tuple[str, ...]
     line: int
-
-
-def stage_label(stage: "Stage") -> str:
-    return stage.name if stage.name is not None else str(stage.index)
 
 
 def expand_global_args(model: "ImageModel", text: str) -> str:
@@ -86,12 +83,12 @@ def base_venv(model: "ImageModel") -> str:
         return envs["UV_PROJECT_ENVIRONMENT"]
     workdir = None
     for ins in model.dockerfile.instructions:
-        if ins.keyword == "WORKDIR" and ins.stage in _chain(model, published_stage(model)):
+        if ins.keyword == "WORKDIR" and ins.stage in stage_chain(model, published_stage(model)):
             workdir = ins.args.strip()
     return f"{(workdir or '/opt/nemo-rl').rstrip('/')}/.venv"
 
 
-def _chain(model: "ImageModel", label: str) -> set[str]:
+def stage_chain(model: "ImageModel", label: str) -> set[str]:
     """The stage and the stages it builds FROM, transitively."""
     by_label = {stage_label(s): s for s in model.dockerfile.stages}
     out: set[str] = set()

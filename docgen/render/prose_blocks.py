@@ -4,7 +4,8 @@ Each renders a sentence or a table from the model, so a changed input changes th
 
 from __future__ import annotations
 
-
+from docgen.model.claims import py_executables as executables, vllm_copies as copies_of
+from docgen.names import normalize
 from docgen.render.markdown import code, table
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
@@ -13,8 +14,6 @@ if TYPE_CHECKING:
 
 
 def py_executables(model: "ImageModel") -> str:
-    from docgen.model.claims import py_executables as executables
-
     rows = []
     for ex in executables(model):
         users = ", ".join(code(a.rsplit(".", 1)[-1]) for a in ex.actors) or "(none by default)"
@@ -23,8 +22,6 @@ def py_executables(model: "ImageModel") -> str:
 
 
 def vllm_copies(model: "ImageModel") -> str:
-    from docgen.model.claims import vllm_copies as copies_of
-
     copies = copies_of(model)
     if copies is None or not copies.venvs:
         return ("The published stage makes no private vLLM copies: every venv that holds vLLM links it from the "
@@ -61,8 +58,6 @@ def extra_actors(model: "ImageModel", extra: str = "mcore") -> str:
 
 def uv_override(model: "ImageModel", package: str = "transformer-engine") -> str:
     """The `[tool.uv] override-dependencies` entry NeMo-RL pins `package` with, as its pyproject.toml says."""
-    from docgen.names import normalize
-
     entries = [o for o in model.snapshot.overrides if normalize(o.split("@")[0].split("[")[0].split(";")[0]
                                                                  .split("=")[0].split("<")[0].split(">")[0].strip())
                == normalize(package)]

@@ -5,8 +5,9 @@ Each value is one fact of the model as a short string; the table `VALUES` is the
 
 from __future__ import annotations
 
-
 from docgen.errors import ArgError
+from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
+from docgen.model.stages import base_venv
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 
@@ -90,8 +91,6 @@ def _extra_counts(model: "ImageModel") -> dict[str, int]:
 
 
 def _compute_extra_counts(model: "ImageModel") -> dict[str, int]:
-    from docgen.model.claims import package_in, py_executables, vllm_copies
-
     copies = vllm_copies(model)
     return {
         "uv_actors": sum(1 for a in model.actors if not a.is_system),
@@ -123,12 +122,10 @@ def _env(name: str, default: str | None = None) -> Callable[["ImageModel"], str]
 
 
 def _base_venv(model: "ImageModel") -> str:
-    from docgen.model.stages import base_venv
     return base_venv(model)
 
 
 def _checkout(model: "ImageModel") -> str:
-    from docgen.model.claims import checkout_dir
     return checkout_dir(model)
 
 
@@ -152,12 +149,10 @@ def _arch_floor_name(model: "ImageModel") -> str:
 
 
 def _runtime_user(model: "ImageModel") -> tuple[str, str]:
-    from docgen.model.claims import runtime_user
     return runtime_user(model)
 
 
 def _build_user(model: "ImageModel") -> tuple[str, str]:
-    from docgen.model.claims import build_user
     return build_user(model)
 
 

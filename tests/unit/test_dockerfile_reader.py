@@ -1016,9 +1016,9 @@ def real_snapshot():
 @given(st.lists(st.sampled_from(_PIECES), max_size=25))
 def test_any_mix_reads_or_is_bad_input_never_a_traceback(real_snapshot, pieces):
     from docgen.check.lint import lint
-    from docgen.model import build_model
+    from docgen.model.build import build_model
     from docgen.render.generators import GENERATORS, RenderInputs, render_block
-    from docgen.render.tables import ArgError
+    from docgen.errors import ArgError
     from docgen.render.text import inventory_text
 
     try:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from docgen.errors import InputError
-from docgen.model import (
-    REASON_NOT_SELECTED, Actor, build_model, reason_backend_not_built, run_prefetch,
-)
+from docgen.model import REASON_NOT_SELECTED, Actor, reason_backend_not_built
+from docgen.model.build import build_model, run_prefetch
 from tests.unit.blocks_fixtures import pkg, snapshot_data
 from tests.unit.blocks_fixtures import write_snapshot as shared_write_snapshot
 from docgen.inputs.dockerfile import parse_dockerfile

@@ -11,10 +11,9 @@ from docgen.blocks import parse_document
 from docgen.check.prose import lint_document
 from docgen.errors import InputError
 from docgen.inputs.dockerfile import parse_dockerfile
-from docgen.model import build_model
-from docgen.model.claims import (
-    ALIASES, build_claims, input_digest, py_executables, runtime_user, skip_reason, vllm_copies,
-)
+from docgen.model.build import build_model
+from docgen.model.claims import ALIASES, build_claims, py_executables, runtime_user, skip_reason, vllm_copies
+from docgen.model.digests import input_digest
 from docgen.render.generators import GENERATORS
 from docgen.render.values import VALUES
 from docgen.snapshot.load import load_snapshot

@@ -6,7 +6,7 @@ import pytest
 
 from tests.unit.blocks_fixtures import DOCKERFILE, small_model, snapshot_data
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
-from docgen.render.tables import ArgError
+from docgen.errors import ArgError
 from docgen.render.text import inventory_text
 from docgen.render.values import VALUES, number_word, render_value
 

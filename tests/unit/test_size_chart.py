@@ -9,7 +9,7 @@ import pytest
 from docgen.errors import InputError
 from docgen.inputs.image_size import load_image_size
 from docgen.render.generators import RenderInputs, render_block
-from docgen.model.claims import input_digest
+from docgen.model.digests import input_digest
 from tests.unit.blocks_fixtures import small_model
 
 
