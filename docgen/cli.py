@@ -148,11 +148,13 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     if args.dockerfile is not None:   # an explicit Dockerfile needs no project around it
-        dockerfile, display = Path(args.dockerfile).absolute(), str(args.dockerfile)
+        dockerfile, display = Path(args.dockerfile).absolute(), args.dockerfile   # shown as typed
     else:
         project = _project(args)
         _say_project(args, project)
-        dockerfile, display = project.dockerfile, project.display(project.dockerfile)
+        # as the configuration spells it, relative to the root (`../images/Dockerfile` too), never made absolute
+        dockerfile, inside = project.dockerfile, str(project.dockerfile).removeprefix(f"{project.root}{os.sep}")
+        display = inside if inside != str(project.dockerfile) else project.display(project.dockerfile)
     old, new = load_sides(args.old, args.new, args.registry_facts, args.old_registry_facts, args.new_registry_facts)
     result = compare(old, new, read_dockerfile(dockerfile), display)
     if args.summary:
@@ -245,9 +247,10 @@ def _add_diff(sub) -> None:
                                    "shared source builds, key versions. Exit 0 with the report, even when it is "
                                    "not empty; 2 on bad input.")
     _common(p, inputs=False)
-    p.add_argument("old", type=Path, metavar="OLD", help="a snapshot JSON file or an RL checkout folder")
-    p.add_argument("new", type=Path, metavar="NEW", help="a snapshot JSON file or an RL checkout folder")
-    p.add_argument("--dockerfile", type=Path, default=None, help="override the configured Dockerfile")
+    # strings, not Paths: the report names each path as the user typed it (`./old.json`, `../RL/`)
+    p.add_argument("old", metavar="OLD", help="a snapshot JSON file or an RL checkout folder")
+    p.add_argument("new", metavar="NEW", help="a snapshot JSON file or an RL checkout folder")
+    p.add_argument("--dockerfile", default=None, help="override the configured Dockerfile")
     p.add_argument("--registry-facts", type=Path, default=None, metavar="FILE",
                    help="read the actor registry of the checkout(s) among OLD and NEW from this JSON facts file")
     p.add_argument("--old-registry-facts", type=Path, default=None, metavar="FILE", help="the same, for OLD only")

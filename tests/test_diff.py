@@ -366,7 +366,9 @@ def test_markdown_and_the_job_summary(base: Path, tmp_path: Path) -> None:
     assert summary.read_text() == "## earlier step\n" + md   # appended, not replaced
     assert md.startswith("### NeMo-RL bump") and "| **ray** | 2.56.1 | 2.57.0 |" in md
     assert "| torch | 2.11.0+cu130 | 2.11.0+cu130 |" in md
-    assert "<details><summary><code>vllm</code> package changes</summary>" in md and "! ray 2.56.1 -> 2.57.0" in md
+    # ray moves in every venv: one line for all of them, not one per install set
+    assert "<details><summary>1 package change(s), each once with the venvs it reaches</summary>" in md
+    assert md.count("! ray 2.56.1 -> 2.57.0") == 1 and "! ray 2.56.1 -> 2.57.0  in every venv (9)" in md
 
 
 @pytest.mark.parametrize(("args", "env", "message"), [
