@@ -152,9 +152,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     else:
         project = _project(args)
         _say_project(args, project)
-        # as the configuration spells it, relative to the root (`../images/Dockerfile` too), never made absolute
-        dockerfile, inside = project.dockerfile, str(project.dockerfile).removeprefix(f"{project.root}{os.sep}")
-        display = inside if inside != str(project.dockerfile) else project.display(project.dockerfile)
+        dockerfile, display = project.dockerfile, project.display(project.dockerfile)   # inside the root
     old, new = load_sides(args.old, args.new, args.registry_facts, args.old_registry_facts, args.new_registry_facts)
     result = compare(old, new, read_dockerfile(dockerfile), display)
     if args.summary:
