@@ -425,7 +425,24 @@ BUMPS = {
     "version-bump": ('fsdp = ["packaging==24.0"]', 'fsdp = ["packaging==24.1"]'),
     "python-bump": ('requires-python = ">=3.11"', None),
     "mcore-drops-te-lib": ('mcore = ["pluggy==1.4.0", "te-lib"]', 'mcore = ["pluggy==1.4.0"]'),
+    # a package built from a path source joins mcore (the test writes libs/opt-lib and its uv source)
+    "mcore-gains-a-path-build": ('mcore = ["pluggy==1.4.0", "te-lib"]', 'mcore = ["pluggy==1.4.0", "te-lib", "opt-lib"]'),
 }
+
+
+def _add_path_package(ws: Path, name: str, version: str) -> None:
+    lib = ws / "libs" / name
+    (lib / "src" / name.replace("-", "_")).mkdir(parents=True)
+    (lib / "src" / name.replace("-", "_") / "__init__.py").write_text("")
+    (lib / "pyproject.toml").write_text(
+        f'[project]\nname = "{name}"\nversion = "{version}"\nrequires-python = ">=3.11"\n\n'
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        f'[tool.hatch.build.targets.wheel]\npackages = ["src/{name.replace("-", "_")}"]\n')
+    pyproject = ws / "pyproject.toml"
+    text = pyproject.read_text()
+    anchor = 'te-lib = { path = "libs/te-lib" }\n'
+    assert anchor in text
+    pyproject.write_text(text.replace(anchor, f'{anchor}{name} = {{ path = "libs/{name}" }}\n'))
 
 
 @pytest.mark.slow
@@ -439,6 +456,8 @@ def test_workspace_relocked_by_uv(locked_before: Path, tmp_path: Path, bump: str
     text = pyproject.read_text()
     assert old_line in text
     pyproject.write_text(text.replace(old_line, new_line))
+    if bump == "mcore-gains-a-path-build":
+        _add_path_package(after, "opt-lib", "0.4.0")
     _uv_lock(after)
 
     facts = str(WORKSPACE / "registry.json")
@@ -457,12 +476,24 @@ def test_workspace_relocked_by_uv(locked_before: Path, tmp_path: Path, bump: str
         assert changed == {}
         py = next(k for k in report["key_versions"] if k["name"] == "python")
         assert py["changed"] and (py["old"]["requires_python"], py["new"]["requires_python"]) == (">=3.11", _py_now())
+    elif bump == "mcore-gains-a-path-build":
+        assert changed == {"mcore": ([{"name": "opt-lib", "version": "0.4.0"}], [], [])}
+        assert report["source_builds"] == [{"change": "gained", "name": "opt-lib", "version": "0.4.0",
+                                            "source": "directory opt-lib", "extras": ["mcore"],
+                                            "venvs": rows["mcore"]["new_venvs"], "every_venv": False}]
+        text = docgen("diff", str(locked_before), str(after), "--registry-facts", facts,
+                      "--dockerfile", str(WORKSPACE / "Dockerfile")).stdout
+        assert "source builds +1 -0 ~0" in text.splitlines()[3]
     else:
         assert changed == {"mcore": ([], [{"name": "te-lib", "version": "2.15.0"}], [])}
         assert shared["lost"] == [{"package": "te-lib", "old": [{"version": "2.15.0", "source": "directory te-lib",
                                                          "extras": ["automodel", "mcore"]}]}]
+        assert [(b["change"], b["name"], b["extras"]) for b in report["source_builds"]] == [
+            ("lost", "te-lib", ["mcore"])]
     if bump != "mcore-drops-te-lib":
         assert shared == {"gained": [], "lost": [], "changed": []}
+    if bump not in ("mcore-drops-te-lib", "mcore-gains-a-path-build"):
+        assert report["source_builds"] == []
 
 
 # ------------------------------------------------- the committed snapshot and changed copies (no reference)
