@@ -238,11 +238,12 @@ def _add_standin(sub) -> None:
 
 
 def _add_diff(sub) -> None:
-    p = sub.add_parser("diff", help="review a NeMo-RL bump: actors, filters, venvs, packages, shared builds",
+    p = sub.add_parser("diff", help="review a NeMo-RL bump: actors, filters, venvs, source builds, packages",
                        description="Compare two NeMo-RL states (snapshot files or RL checkouts, read in memory) "
                                    "against the current Dockerfile: actors added, removed or renamed and whether "
-                                   "the prefetch filters still match them, venvs, packages per prefetched venv, "
-                                   "shared source builds, key versions. Exit 0 with the report, even when it is "
+                                   "the prefetch filters still match them, venvs, source builds and packages per "
+                                   "prefetched venv, shared source builds, conflict groups, key versions. Exit 0 "
+                                   "with the report, even when it is "
                                    "not empty; 2 on bad input.")
     _common(p, inputs=False)
     # strings, not Paths: the report names each path as the user typed it (`./old.json`, `../RL/`)
