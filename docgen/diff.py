@@ -22,7 +22,7 @@ from docgen.errors import InputError
 from docgen.io import read_json_object
 from docgen.model import class_name_of, venv_path
 from docgen.model.build import actors_from_registry, build_model, filter_lines, prefetch_all, venv_dir_of
-from docgen.records import Record
+from docgen.records import Memo, Record
 from docgen.snapshot.build import build_snapshot, dump_snapshot
 from docgen.snapshot.load import combo_key, load_snapshot
 from docgen.snapshot.registry import SYSTEM_COMMAND
@@ -106,6 +106,7 @@ def _image(dockerfile: "DockerfileFacts", side: Side) -> _Image:
 def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_label: str | None = None) -> dict:
     """The whole report, JSON-able, lists in a stable order (registry order, then names)."""
     old_image, new_image = _image(dockerfile, old), _image(dockerfile, new)
+    moved = _moved_keys(old.snapshot, new.snapshot)
     actors = _actors(old, new, old_image, new_image)
     report = {
         "old": _describe(old),
@@ -118,8 +119,8 @@ def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_labe
         "actors": actors,
         "filters": _filters(dockerfile, old, new, old_image, new_image),
         "venvs": _venvs(old_image, new_image),
-        "source_builds": _source_builds(old, new, old_image, new_image),
-        "packages": _packages(old, new, old_image, new_image),
+        "source_builds": _source_builds(old, new, old_image, new_image, moved),
+        "packages": _packages(old, new, old_image, new_image, moved),
         "shared_builds": _shared(old_image, new_image),
         "conflicts": _conflicts(old, new),
         "key_versions": _key_versions(old, new),
@@ -239,13 +240,43 @@ def _venv_sets(old_image: _Image, new_image: _Image) -> dict[str, dict[str, list
     return dict(sorted(groups.items()))
 
 
-def _ids(snapshot: "Snapshot", key: str) -> dict[tuple, "SnapshotPackage"] | None:
-    """The install set's packages by package_id (None when the snapshot has no such set)."""
-    members = snapshot.install_sets.get(key)
-    if members is None:
-        return None
-    packages = snapshot.packages
-    return {(p.name, p.version, p.source): p for p in map(packages.__getitem__, members)}
+def _members(snapshot: "Snapshot", key: str) -> frozenset[str] | None:
+    """The install set's member keys (None when the snapshot has no such set), kept once per snapshot."""
+    def compute():
+        members = snapshot.install_sets.get(key)
+        return None if members is None else frozenset(members)
+    return _MEMO.answer(snapshot, ("members", key), compute)
+
+
+def _build_keys(snapshot: "Snapshot") -> frozenset[str]:
+    """The member keys of every source build of the lock (is_source_build)."""
+    return _MEMO.answer(snapshot, "build_keys", lambda: frozenset(
+        k for k, p in snapshot.packages.items() if is_source_build(p)))
+
+
+_MEMO = Memo()   # the two snapshots of a diff
+
+
+def _moved_keys(old: "Snapshot", new: "Snapshot") -> frozenset[str]:
+    """Member keys both locks hold for packages of another source: a key is name==version, suffixed with
+    the source only when the lock holds that version twice, so a new git commit behind an unchanged
+    version keeps its key. Such a member is compared by package_id, not by key."""
+    before, after = old.packages, new.packages
+    return frozenset(k for k in before.keys() & after.keys() if before[k].source != after[k].source)
+
+
+def _set_change(old: "Snapshot", new: "Snapshot", key: str, moved: frozenset[str], only: bool = False):
+    """(OLD's set, NEW's set, package_ids gone, package_ids come) for one install set; `only`: source builds.
+    The sets are compared by key (C-speed set operations); only what differs becomes a package_id."""
+    before, after = _members(old, key), _members(new, key)
+    b, a = before or frozenset(), after or frozenset()
+    if only:
+        b, a = b & _build_keys(old), a & _build_keys(new)
+    both = b & a & moved
+    gone = [old.packages[k] for k in (b - a) | both]
+    came = [new.packages[k] for k in (a - b) | both]
+    return (before, after, [(p.name, p.version, p.source) for p in gone],
+            [(p.name, p.version, p.source) for p in came])
 
 
 def _by_name(ids) -> dict[str, list[tuple[str | None, str]]]:
@@ -282,18 +313,17 @@ def _same_but_index(gone: list[tuple[str | None, str]], came: list[tuple[str | N
             == sorted((v or "", _short_source(s)) for v, s in came))
 
 
-def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image) -> list:
+def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image, moved: frozenset[str]) -> list:
     """Per install set of a prefetched venv (venvs with the same extras share one set): the packages added,
     removed and re-versioned (a changed version, or the same version from another git commit, URL or path;
     not the same version from another index)."""
     out = []
     for key, venvs in _venv_sets(old_image, new_image).items():
-        before, after = _ids(old.snapshot, key), _ids(new.snapshot, key)
+        before, after, gone, came = _set_change(old.snapshot, new.snapshot, key, moved)
         row = {"extras": key or "(base)", "old_venvs": venvs["old"], "new_venvs": venvs["new"],
                "old_missing": before is None, "new_missing": after is None,
                "added": [], "removed": [], "changed": []}
-        before, after = before or {}, after or {}
-        was, now = _by_name(before.keys() - after.keys()), _by_name(after.keys() - before.keys())
+        was, now = _by_name(gone), _by_name(came)
         for name in sorted(set(was) | set(now)):
             gone, came = was.get(name), now.get(name)
             if gone is None:
@@ -348,7 +378,8 @@ def _package_changes(rows: list, old_image: _Image, new_image: _Image) -> list[d
     return sorted(_merged(lines, entry, venv_sets), key=lambda e: (order[e["change"]], e["name"]))
 
 
-def _source_builds(old: Side, new: Side, old_image: _Image, new_image: _Image) -> list[dict]:
+def _source_builds(old: Side, new: Side, old_image: _Image, new_image: _Image,
+                   moved: frozenset[str]) -> list[dict]:
     """Per install set of a prefetched venv, the source builds (is_source_build) gained, lost or changed,
     told apart by package_id; each change once, with the venvs it reaches. A name that loses one build and
     gains one in a set is a change (another version, commit or URL); one that gains a second version
@@ -356,9 +387,8 @@ def _source_builds(old: Side, new: Side, old_image: _Image, new_image: _Image) -
     venv_sets = _venv_sets(old_image, new_image)
     lines: dict[tuple, list[str]] = {}
     for key in venv_sets:
-        before = {i for i, p in (_ids(old.snapshot, key) or {}).items() if is_source_build(p)}
-        after = {i for i, p in (_ids(new.snapshot, key) or {}).items() if is_source_build(p)}
-        lost, gained = _by_name(before - after), _by_name(after - before)
+        _, _, gone, came = _set_change(old.snapshot, new.snapshot, key, moved, only=True)
+        lost, gained = _by_name(gone), _by_name(came)
         for name in sorted(set(lost) | set(gained)):
             was, now = sorted(lost.get(name, []), key=str), sorted(gained.get(name, []), key=str)
             if len(was) == 1 and len(now) == 1:
