@@ -275,8 +275,7 @@ def _set_change(old: "Snapshot", new: "Snapshot", key: str, moved: frozenset[str
     both = b & a & moved
     gone = [old.packages[k] for k in (b - a) | both]
     came = [new.packages[k] for k in (a - b) | both]
-    return (before, after, [(p.name, p.version, p.source) for p in gone],
-            [(p.name, p.version, p.source) for p in came])
+    return before, after, list(map(package_id, gone)), list(map(package_id, came))
 
 
 def _by_name(ids) -> dict[str, list[tuple[str | None, str]]]:
