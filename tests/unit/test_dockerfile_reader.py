@@ -374,6 +374,31 @@ def test_warm_syncs_in_heredoc_with_extras_flags_and_trailing_comments():
     )
 
 
+def test_trailing_comment_after_blanks_in_a_heredoc_script():
+    """Line 151 of the image's Dockerfile: code, a run of blanks, a comment. CPython before 3.11.5 gave a
+    possessive repeat's match back one character short, so the reader took the blank before `#` for an open
+    quote ("cannot split shell command: No closing quotation"); the reader must read it on any 3.11."""
+    facts = parse("""\
+        FROM debian
+        RUN <<"EOF" bash -exu -o pipefail
+        uv sync ${UV_SYNC_MODE} --no-install-project                    # base deps: torch, ray, ... shared by every venv
+        uv sync ${UV_SYNC_MODE} --no-install-project --extra vllm       # vllm wheel, deep_gemm/deep_ep builds
+        find /opt/uv_cache -type f -name '*.lock' -perm /go=w -exec chmod go-w {} +
+        EOF
+        """)
+    assert [(w.extras, w.comment, w.line) for w in facts.warm_syncs] == [
+        ((), "base deps: torch, ray, ... shared by every venv", 3),
+        (("vllm",), "vllm wheel, deep_gemm/deep_ep builds", 4),
+    ]
+
+
+def test_the_image_dockerfile_reads_its_warm_steps():
+    facts = read_dockerfile(REAL_DOCKERFILE)
+    assert [w.extras for w in facts.warm_syncs if w.extras] == [
+        ("vllm",), ("fsdp",), ("automodel",), ("mcore",), ("modelopt",), ("nemo_gym",)]
+    assert all(w.comment for w in facts.warm_syncs)
+
+
 def test_warm_sync_in_plain_run_reports_the_physical_line_of_uv_sync():
     facts = parse("""\
         FROM debian
