@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docgen.errors import InputError
+from docgen.inputs.shellwords import expand
 from docgen.records import Memo, Record
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
@@ -333,13 +334,6 @@ def gym_venvs_of(dockerfile: "DockerfileFacts") -> tuple[GymVenvs, ...]:
                             guard=call.guards[-1] if call.guards else None, line=call.line, comment=call.comment,
                             stage=call.stage, arg_in_scope=in_scope))
     return tuple(out)
-
-
-def expand(text: str, values: dict[str, str]) -> str:
-    """`${UV_PROJECT_ENVIRONMENT}/bin/python` -> `/opt/nemo_rl_venv/bin/python`; unknown names stay."""
-    import re
-
-    return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
 
 
 def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, snapshot: "Snapshot") -> tuple[DriverInstall, ...]:

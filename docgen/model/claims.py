@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from docgen.inputs.shellwords import expand
 from docgen.model import REASON_NOT_SELECTED, class_name_of
 from docgen.names import normalize
 from docgen.records import Record
@@ -358,7 +359,6 @@ _DIGEST: dict = {}
 
 # ---------------------------------------------------------------------------------------- runtime identity
 
-_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 def runtime_user(model: "ImageModel") -> tuple[str, str]:
@@ -417,7 +417,7 @@ def _expand(model: "ImageModel", text: str, chain: set[str] | None = None) -> st
     of those stages and the global scope), quotes dropped."""
     defaults = {a.name: a.default for a in model.dockerfile.args
                 if a.default is not None and (chain is None or a.stage in chain or a.stage is None)}
-    return _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), text).replace('"', "")
+    return expand(text, defaults).replace('"', "")
 
 
 def build_user(model: "ImageModel") -> tuple[str, str]:

@@ -27,6 +27,7 @@ from docgen.inputs.dockerfile import (
     parse_dockerfile,
     read_dockerfile,
 )
+from docgen.inputs.shellwords import expand, variables
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dockerfiles"
 EIGHT_FILTERS = FIXTURES / "eight-filters.Dockerfile"
@@ -1273,3 +1274,13 @@ def test_mapping_rows_and_loop_words_need_their_pattern_only_where_it_can_match(
         """, tail=False)
     assert [(r.filter, r.extra, r.why, r.line) for r in facts.mapping] == [("a.B", "vllm", "why", 2), ("x.Y", "fsdp", "", 3)]
     assert facts.verify is None   # `./a.B` is no FQN
+
+
+# ---- the one variable pattern ------------------------------------------------------------------
+
+
+def test_variables_and_their_expansion():
+    text = 'run ${A}/x $B "${C:-d}" ${A} ${d#/p} $'
+    assert variables(text) == ("A", "B", "C")
+    assert expand(text, {"A": "1", "B": "", "C": "3"}) == 'run 1/x  "${C:-d}" 1 ${d#/p} $'
+    assert expand("$UNKNOWN ${X}y", {"X": "v"}) == "$UNKNOWN vy"
