@@ -12,7 +12,9 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from docgen.check.lint import lint
 from docgen.errors import InputError
 from tests.expected import PREFETCHED
 from docgen.inputs.dockerfile import (
@@ -28,6 +30,11 @@ from docgen.inputs.dockerfile import (
     read_dockerfile,
 )
 from docgen.inputs.shellwords import expand, variables
+from docgen.model import build_model
+from docgen.render.generators import GENERATORS, RenderInputs, render_block
+from docgen.render.tables import ArgError
+from docgen.render.text import inventory_text
+from docgen.snapshot.load import load_snapshot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dockerfiles"
 EIGHT_FILTERS = FIXTURES / "eight-filters.Dockerfile"
@@ -1017,7 +1024,6 @@ def test_comment_lines_above_a_script_command_are_its_reason():
 
 # ---- any mix of the constructs: facts or InputError, never a traceback, through model, lint and renderers ----
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 _PIECES = [
     "FROM d AS b\n", "FROM b\n", "ARG A=1\n", "ARG B\n", "ENV X=1\n", "RUN <<EOF\n", "RUN <<-EOF bash\n", "EOF\n",
@@ -1034,19 +1040,12 @@ _PIECES = [
 
 @pytest.fixture(scope="module")
 def real_snapshot():
-    from docgen.snapshot.load import load_snapshot
     return load_snapshot(Path(__file__).resolve().parents[2] / "snapshot" / "nemo-rl.json")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(_PIECES), max_size=25))
 def test_any_mix_reads_or_is_bad_input_never_a_traceback(real_snapshot, pieces):
-    from docgen.check.lint import lint
-    from docgen.model import build_model
-    from docgen.render.generators import GENERATORS, RenderInputs, render_block
-    from docgen.render.tables import ArgError
-    from docgen.render.text import inventory_text
-
     try:
         model = build_model(parse_dockerfile("".join(pieces), "mix.Dockerfile"), real_snapshot)
     except InputError as exc:
