@@ -178,7 +178,7 @@ def _warm_syncs(cmd: ShellCommand, path: str) -> tuple[list[WarmSync], list[Note
     """`uv sync` commands with their extras. An extra written as a loop variable (`for e in vllm fsdp; do
     uv sync --extra "$e"`) is one sync per loop word; one docgen cannot resolve is left out, with a note."""
     pattern = r"\buv\s+sync\b"
-    if not re.search(pattern, cmd.code):
+    if "sync" not in cmd.code or not re.search(pattern, cmd.code):  # the word first: see _FOR_LOOP
         return [], []
     found, notes = [], []
     runs = after(cmd.tokens(path, pattern), "uv", "sync")
@@ -285,7 +285,7 @@ def _pip_installs(cmd: ShellCommand, path: str, run_comment: str = "") -> list[P
     """`uv pip install` commands; the reason is the command's trailing comment, else the comment lines
     directly above it in the script, else the Dockerfile comment above its RUN."""
     pattern = r"\buv\s+pip\s+install\b"
-    if not re.search(pattern, cmd.code):
+    if "pip" not in cmd.code or not re.search(pattern, cmd.code):  # the word first: see _FOR_LOOP
         return []
     found = []
     reason = cmd.comment or cmd.above or run_comment
@@ -333,6 +333,8 @@ def _requirement(spec: str, editable: bool, line: int) -> Requirement:
 _FQN_WORD = re.compile(r"[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w*")
 
 
+# A search that starts with \b tries every position of the text; `in` finds the word itself at C speed, so each
+# search of a command's code looks for its word first (a 2 MB command line: 0.6 s without, 0.07 s with).
 _FOR_LOOP = re.compile(r"\bfor\s+(\w+)\s+in\b")
 
 
@@ -342,7 +344,7 @@ def _verify(shell: list[ShellCommand], path: str) -> tuple[VerifyList | None, tu
     More than one such loop: their lists are joined and a note says so."""
     found: list[VerifyList] = []
     for cmd in shell:
-        if not (loop := _FOR_LOOP.search(cmd.code)):
+        if "for" not in cmd.code or not (loop := _FOR_LOOP.search(cmd.code)):
             continue
         pattern = r"\bfor\s+" + loop.group(1) + r"\s+in\b"
         line = cmd.line_of(pattern)
