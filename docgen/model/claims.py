@@ -18,6 +18,7 @@ import stat
 from fnmatch import fnmatch
 
 from docgen.errors import InputError
+from docgen.inputs.shellwords import expand
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
 from docgen.model.stages import published_stage, role_of, stage_chain
 from docgen.names import normalize
@@ -325,7 +326,6 @@ def known_names(model: "ImageModel") -> KnownNames:
 
 # ---------------------------------------------------------------------------------------- runtime identity
 
-_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 def runtime_user(model: "ImageModel") -> tuple[str, str]:
@@ -380,7 +380,7 @@ def _expand(model: "ImageModel", text: str, chain: set[str] | None = None) -> st
     of those stages and the global scope), quotes dropped."""
     defaults = {a.name: a.default for a in model.dockerfile.args
                 if a.default is not None and (chain is None or a.stage in chain or a.stage is None)}
-    return _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), text).replace('"', "")
+    return expand(text, defaults).replace('"', "")
 
 
 def build_user(model: "ImageModel") -> tuple[str, str]:
