@@ -278,7 +278,7 @@ def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
             continue
         line = _mask_spans(line)
         low = line.lower()
-        if _NUMBER_SET.isdisjoint(low.replace(",", " ").replace("(", " ").split()) and not _DIGIT.search(low):
+        if not _DIGIT.search(low) and _NUMBER_SET.isdisjoint(low.replace(",", " ").replace("(", " ").split()):
             continue
         following = _mask_spans(prose_lines[i + 1]) if i + 1 < len(prose_lines) else None
         window = low + ("\n" + following.lower() if following is not None else "")
