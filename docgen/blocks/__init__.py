@@ -30,13 +30,17 @@ TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/co
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-# A marker: the definition _find_markers implements with str.find (a regex search cost more than the rest of
-# parsing put together); never compiled here, tests/unit/test_blocks.py compares the two.
-_MARKER = r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)"
-# Any indentation and block-quote prefix: fences sit in list items, admonitions and quotes (superfences).
-_FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
-# The definition _code_spans implements, as a pattern the tests compare it with (never compiled here).
-_CODE_SPAN = r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)"
+# A marker: `docgen:`, the longest run of word characters and hyphens (the kind; `docgen:end-value-->` is an
+# unclosed `end-value--`), then the rest up to the first `-->` or, unclosed, the end of the line.
+_MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
+# The one fence rule (docs/contributing.md): the block engine, the prose lint and the console parser all read
+# fences through `opening_fence` and `Fence.closed_by`. CommonMark's fences: a run of three or more backticks
+# or tildes, then the info string; a backtick fence's info string holds no backtick; a fence is closed by a
+# run of the same character at least as long with nothing but blanks after it. The prefix before the run is
+# any indentation and block-quote markers: superfences nests fences in admonitions, list items and quotes,
+# which a reader of single lines cannot tell from indentation (CommonMark's 0-3 spaces are the top level);
+# a closing fence is indented at most 3 more than its opening one.
+FENCE = re.compile(r"(?P<prefix>[ \t]*(?:>[ \t]*)*)(?P<run>`{3,}|~{3,})(?P<info>.*)")
 _BACKTICKS = re.compile(r"`+")
 _HUNK = r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@"   # compiled on first use: only block_diff reads it
 _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -148,42 +152,47 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _find_markers(line: str) -> list[tuple[int, int, str, str, bool]]:
-    """The markers of a line without its line ending, left to right: (start, end, kind, rest, closed), as
-    _MARKER.finditer would find them. The kind is the longest run of word characters and hyphens after
-    `docgen:` (so `docgen:end-value-->` is an unclosed `end-value--`), the rest runs to the first `-->` after
-    it or, unclosed, to the end of the line."""
-    found = []
-    n = len(line)
-    at = line.find("<!--")
-    while at != -1:
-        i = at + 4
-        while i < n and line[i].isspace():
-            i += 1
-        if not line.startswith("docgen:", i):
-            at = line.find("<!--", at + 1)
-            continue
-        i += 7
-        k = i
-        while k < n and (line[k].isalnum() or line[k] in "_-"):
-            k += 1
-        close = line.find("-->", k)
-        stop = n if close == -1 else close
-        end = n if close == -1 else close + 3
-        found.append((at, end, line[i:k], line[k:stop], close != -1))
-        at = line.find("<!--", end)
-    return found
-
-
 def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
-    """The markers of a line that are not inside an inline code span."""
+    """The markers of a line (without its line ending) that are not inside an inline code span, left to
+    right: (start, end, kind, rest, closed)."""
     if "docgen:" not in line:   # most lines: skip the scan and the code-span scan
         return []
-    found = _find_markers(line)
+    found = [(m.start(), m.end(), m["kind"], m["rest"], bool(m["close"])) for m in _MARKER.finditer(line)]
     if found and "`" in line:
         spans = _code_spans(line)
         found = [m for m in found if not any(a <= m[0] < b for a, b in spans)]
     return found
+
+
+class Fence(Record):
+    """An opening code fence (FENCE): what stands before its run (indentation, block-quote markers), the run
+    of backticks or tildes, and the info string after it."""
+    prefix: str
+    run: str
+    info: str
+
+    @property
+    def language(self) -> str:
+        """The first word of the info string (`console` for a console transcript), "" when there is none."""
+        words = self.info.split(None, 1)
+        return words[0] if words else ""
+
+    def closed_by(self, line: str) -> bool:
+        """Whether `line` (without its line ending) closes this fence: a run of the same character at least
+        as long, with nothing but blanks after it, indented at most 3 more than the opening fence (more is
+        the block's content, as in CommonMark)."""
+        m = FENCE.match(line) if self.run[0] in line else None
+        return (m is not None and m["run"][0] == self.run[0] and len(m["run"]) >= len(self.run)
+                and not m["info"].strip() and len(m["prefix"]) <= len(self.prefix) + 3)
+
+
+def opening_fence(line: str) -> Fence | None:
+    """The fence `line` (without its line ending) opens, or None when it opens none: the one fence rule of
+    the block engine, the prose lint and the console parser (FENCE)."""
+    m = FENCE.match(line) if ("```" in line or "~~~" in line) else None
+    if m is None or (m["run"][0] == "`" and "`" in m["info"]):
+        return None
+    return Fence(m["prefix"], m["run"], m["info"])
 
 
 def _marker_or_fence_lines(text: str) -> list[int]:
@@ -217,7 +226,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     lines = tuple(_split_lines(text))
     blocks: list[Block] = []
     values: list[InlineValue] = []
-    fence: str | None = None
+    fence: Fence | None = None
     fence_index = 0
     open_block: tuple[int, str, tuple, str] | None = None  # (index, generator, args, indent)
 
@@ -227,13 +236,12 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     for index in _marker_or_fence_lines(text):
         line = lines[index].rstrip("\r\n")
         if fence is not None:
-            m = _FENCE.match(line) if fence[0] in line else None
-            if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
+            if fence.closed_by(line):
                 fence = None
             continue
-        m = _FENCE.match(line) if ("`" in line or "~" in line) else None
-        if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
-            fence, fence_index = m.group("run"), index
+        fence = opening_fence(line)
+        if fence is not None:
+            fence_index = index
             continue
         value_open: tuple[str, int] | None = None
         for start, end, kind, rest, closed in _markers(line):
@@ -294,9 +302,9 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
         # An unclosed fence runs to the end of the page, so every marker after it would silently become
         # code and its block would never be checked again.
         hidden = next((i for i in range(fence_index + 1, len(lines))
-                       if "docgen:" in lines[i] and _find_markers(lines[i].rstrip("\r\n"))), None)
+                       if "docgen:" in lines[i] and _MARKER.search(lines[i].rstrip("\r\n"))), None)
         if hidden is not None:
-            raise fail(fence_index, f"code fence {fence} is never closed, so the docgen marker at line {hidden + 1} "
+            raise fail(fence_index, f"code fence {fence.run} is never closed, so the docgen marker at line {hidden + 1} "
                                     "would be read as code; close the fence")
     return Document(path, lines, tuple(blocks), tuple(values))
 
