@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from operator import attrgetter   # loaded already: collections imports it
 
-from docgen.blocks import opening_fence
+from docgen.fences import opening_fence
 from docgen.check.lint import Finding
 from docgen.errors import InputError
 from docgen.names import NUMBER_WORDS

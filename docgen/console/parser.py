@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator
 
-from docgen.blocks import opening_fence
+from docgen.fences import opening_fence
 from docgen.errors import InputError
 
 DEFAULT_TIMEOUT = 30.0

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from docgen.blocks import block_diff, digest, opening_fence, parse_document, refresh
+from docgen.blocks import block_diff, digest, parse_document, refresh
+from docgen.fences import opening_fence
 from docgen.errors import InputError
 
 GENERATORS = {"greeting": {"who": ("world", "moon")}, "table": {}}
