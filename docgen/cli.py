@@ -63,6 +63,12 @@ def cmd_inventory(args: argparse.Namespace) -> int:
 def cmd_snapshot(args: argparse.Namespace) -> int:
     data = build_snapshot(args.from_dir, registry_facts=args.registry_facts, repo=args.repo, ref=args.ref)
     text = dump_snapshot(data)
+    prov = data["provenance"]
+    missing = [what for what, present in (("repository (--repo OWNER/NAME)", prov["repo"]),
+                                          ("ref (--ref REF)", prov["ref"] or prov["commit"])) if not present]
+    if missing:   # written anyway (the lock may be all one needs now); `docgen check` reports it until fixed
+        print(f"docgen: warning: {args.from_dir} is not a git checkout with a remote and a commit, so the snapshot "
+              f"records no {' and no '.join(missing)}; `docgen check` reports it", file=sys.stderr)
     if str(args.output) == "-":
         sys.stdout.write(text)
         return EXIT_OK
@@ -210,8 +216,12 @@ def _add_snapshot(sub) -> None:
                    help="an RL checkout (pyproject.toml, uv.lock, nemo_rl/ registry modules)")
     p.add_argument("--registry-facts", type=Path, default=None, metavar="FILE",
                    help="read the actor registry from a JSON facts file instead of DIR's Python sources")
-    p.add_argument("--repo", default=None, help="provenance: the RL repository (default: from the facts file)")
-    p.add_argument("--ref", default=None, help="provenance: the RL ref (default: from the facts file)")
+    p.add_argument("--repo", default=None,
+                   help="provenance: the RL repository as OWNER/NAME (default: from the facts file, else the "
+                        "checkout's remote: the one its branch tracks, else origin)")
+    p.add_argument("--ref", default=None,
+                   help="provenance: the RL ref (default: from the facts file, else the checkout's tag at HEAD, "
+                        "else its branch); the commit is the facts file's, else HEAD's")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="where to write ('-' = stdout; default: the configured snapshot)")
     p.set_defaults(func=cmd_snapshot)
@@ -328,7 +338,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="docgen",
         description="Documentation that cannot drift for the nmp-rl-base image: read the Dockerfile and the "
                     "NeMo-RL snapshot, render generated blocks, check them and the inputs' agreement.",
-        epilog="Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
+        epilog="--root, --config and --verbose go before or after COMMAND. "
+               "Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
     parser.add_argument("--version", action="version", version=f"docgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin, "diff": _add_diff}
@@ -338,8 +349,35 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# Options every subcommand takes, so they may also come before it (`docgen --verbose check`): the value-taking
+# ones with the number of values they take.
+_GLOBAL_OPTIONS = {"--root": 1, "--config": 1, "--verbose": 0, "-v": 0}
+
+
+def _globals_after_command(argv: list[str]) -> list[str]:
+    """`docgen --root DIR -v check X` -> `docgen check --root DIR -v X`: the global options given before the
+    command move to just after it, where its parser reads them. Anything else before the command (--help,
+    --version, an unknown option) stays put for the top-level parser to handle or refuse."""
+    before: list[str] = []
+    moved: list[str] = []
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        name = argv[i].split("=", 1)[0]
+        takes = _GLOBAL_OPTIONS.get(name)
+        if takes is None:
+            before.append(argv[i])
+            i += 1
+            continue
+        end = i + 1 + (takes if "=" not in argv[i] else 0)
+        moved.extend(argv[i:end])
+        i = end
+    if not moved or i >= len(argv) or argv[i] not in COMMANDS:
+        return argv   # nothing to move, or no command after them: let argparse say what is wrong
+    return before + [argv[i]] + moved + argv[i + 1:]
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _globals_after_command(sys.argv[1:] if argv is None else list(argv))
     first = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(first if first in COMMANDS else None).parse_args(argv)
     try:

@@ -359,3 +359,37 @@ def test_an_escaping_exception_still_unwinds_with_a_traceback():
                       "docgen.cli.run()\n")
     assert crash.returncode == 1
     assert "Traceback" in crash.stderr and "RuntimeError: boom" in crash.stderr
+
+
+# ------------------------------------------------------------------------------ global options, either side
+
+@pytest.mark.parametrize("argv", [
+    ["--verbose", "lint"], ["-v", "lint"], ["lint", "--verbose"], ["--root", str(ROOT), "-v", "lint"],
+    [f"--root={ROOT}", "lint", "-v"], ["--config", str(ROOT / "pyproject.toml"), "--verbose", "lint"]])
+def test_global_options_are_accepted_before_and_after_the_command(argv, tmp_path):
+    explicit = any(a.startswith(("--root", "--config")) for a in argv)
+    run = docgen(*argv, cwd=tmp_path if explicit else ROOT)   # outside the repository only they can find it
+    assert run.returncode == 0, run.stderr
+    assert f"root {ROOT}" in run.stderr
+
+
+def test_an_unknown_option_before_the_command_is_still_refused():
+    run = docgen("--bogus", "lint")
+    assert run.returncode == 2 and "unrecognized arguments: --bogus" in run.stderr
+
+
+def test_build_docs_says_what_it_needs_before_doing_anything(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    import shutil
+    shutil.copy2(ROOT / "scripts/build-docs", tmp_path / "scripts/build-docs")
+    shutil.copy2(ROOT / "package.json", tmp_path / "package.json")
+    bin_dir = tmp_path / "bin"   # npm that would leave a trace if it were reached
+    bin_dir.mkdir()
+    (bin_dir / "npm").write_text(f"#!/bin/sh\ntouch {tmp_path}/npm-ran\n")
+    (bin_dir / "npm").chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = subprocess.run([str(tmp_path / "scripts/build-docs")], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert run.returncode == 2
+    assert "mkdocs is not installed" in run.stderr and '.venv/bin/pip install ".[site]"' in run.stderr
+    assert not (tmp_path / "npm-ran").exists() and not (tmp_path / "site").exists()

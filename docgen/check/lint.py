@@ -217,9 +217,16 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
     """NEMO_RL_REPO / NEMO_RL_REF defaults are what a build checks out; the snapshot records what the docs
     were generated from. When they differ, every rendered fact may describe another NeMo-RL."""
     provenance = model.snapshot.provenance or {}
+    # a snapshot that does not say where it came from is a finding too: the pages would name no NeMo-RL
+    missing = [what for what, present in (("repository", provenance.get("repo")),
+                                          ("ref or commit", provenance.get("ref") or provenance.get("commit")))
+               if not present]
+    found = [Finding(model.snapshot.path, None, "provenance",
+                     f"the snapshot records no {' and no '.join(missing)}, so the pages cannot say which NeMo-RL "
+                     "they describe; run `docgen snapshot --from CHECKOUT` on a git checkout with a remote, or "
+                     "pass --repo OWNER/NAME and --ref REF")] if missing else []
     args = {a.name: a for a in model.dockerfile.args if a.default is not None and a.stage is None}
     args.update({a.name: a for a in model.dockerfile.args if a.default is not None and a.name not in args})
-    found = []
     for name, key, same in (("NEMO_RL_REPO", "repo", lambda a, b: _repo_id(a) == _repo_id(b)),
                             ("NEMO_RL_REF", "ref", lambda a, b: a.strip() == b.strip())):
         arg, recorded = args.get(name), provenance.get(key)

@@ -165,6 +165,14 @@ _PATHS: dict[str, Callable[["ImageModel"], str]] = {
     "paths.python_install": _env("UV_PYTHON_INSTALL_DIR"),
 }
 
+
+def _recorded(model: "ImageModel", key: str) -> str:
+    """A provenance field as text, "" when the snapshot lacks it (never "None"; `docgen check` reports the
+    missing provenance as a finding)."""
+    value = (model.snapshot.provenance or {}).get(key)
+    return str(value).strip() if value else ""
+
+
 for _key in ("stages", "extras", "shared_builds", "uv_actors", "extras_not_warmed", "warm_steps", "vllm_copies",
              "py_executables", "te_consumers", "actors", "system_actors", "not_prefetched"):
     VALUES.setdefault(f"{_key}.count", _any_count(_key, False))
@@ -179,8 +187,8 @@ VALUES.update({
     "cuda_arch.floor": _arch_floor,
     "cuda_arch.floor.name": _arch_floor_name,
     "cmake.version": lambda m: arg_default(m, "CMAKE_VERSION"),
-    "nemo_rl.repo": lambda m: str(m.snapshot.provenance.get("repo", "")),
-    "nemo_rl.ref": lambda m: str(m.snapshot.provenance.get("ref", "")),
+    "nemo_rl.repo": lambda m: _recorded(m, "repo") or "an unrecorded repository",
+    "nemo_rl.ref": lambda m: _recorded(m, "ref") or _recorded(m, "commit")[:12] or "an unrecorded ref",
 })
 
 
