@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from docgen.check.lint import lint
 from docgen.errors import InputError
-from tests.expected import PREFETCHED
+from tests.expected import Truth
 from docgen.inputs.dockerfile import (
     Arg,
     CountStatement,
@@ -690,7 +690,9 @@ EIGHT_FILTER_NAMES = (
     "nemo_gym_actor.SandboxedGymActor",
     "broker_actor.SandboxEpisodeBrokerActor",
 )
-NINE_VERIFIED = PREFETCHED
+# The fixture's verification loop, read as plain words (the names between `for actor in` and `; do`), and the
+# venvs its filters give by the stand-in's rules: the reader must return the first, which must be the second.
+NINE_VERIFIED = tuple(EIGHT_FILTERS.read_text().split("for actor in", 1)[1].split("; do", 1)[0].replace("\\", " ").split())
 QUANT = "quantization worker, builds on first use"
 NOT_PREFETCHED = (
     ("nemo_rl.models.generation.sglang.sglang_worker.SGLangGenerationWorker", "sglang backend not built"),
@@ -769,6 +771,7 @@ def test_fixture_shell_facts():
     assert [w.line for w in facts.warm_syncs] == list(range(facts.warm_syncs[0].line, facts.warm_syncs[0].line + 8))
     assert facts.prefetch.filters == EIGHT_FILTER_NAMES and facts.prefetch.negative_filters == ()
     assert facts.verify is not None and facts.verify.actors == NINE_VERIFIED
+    assert set(NINE_VERIFIED) == set(Truth(EIGHT_FILTERS).prefetched_venvs), "the fixture verifies other venvs"
     assert [c.counts for c in facts.counts] == [((8, "filters"), (9, "venvs"))]
     assert facts.not_prefetched is not None and facts.not_prefetched.actors == NOT_PREFETCHED
 
