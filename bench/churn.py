@@ -5,9 +5,10 @@
 For each change it copies the tree's committed files into a temporary directory, makes the change there
 (no Docker involved), runs `docgen write` and then `docgen check` with the copied tree's own docgen, and
 compares every file (the pages, README.md and docs/**/*.md, and the facts record) before and after
-`write`. A changed line is one the
-write added (the lines it replaced are not counted again); a changed line is "stamp only" when it is a
-block's end marker: a marker holds no text a reader sees, so such a line changed only for a stamp.
+`write`. A changed line is one the write added (the lines it replaced are not counted again). Each is
+content, the end marker of a block whose text changed as well, or the end marker of a block whose text
+did not change: a line changed only for a stamp, which a reader never sees. Blocks are found with this
+checkout's parser; the copy's own docgen does the writing.
 
 `--tree` measures another checkout, e.g. the previous commit for a before/after figure:
 
@@ -112,22 +113,43 @@ def files(root: Path) -> dict[str, str]:
     return out
 
 
-def changed_lines(before: dict[str, str], after: dict[str, str]) -> dict[str, list[str]]:
-    """Per page, the lines `write` put in place of others or added."""
+def _blocks(text: str, path: str) -> dict[int, tuple[int, str]]:
+    """Each block's end-marker line index -> (its position among the page's blocks, the text between its
+    markers), read with docgen's own parser (markers shown inside code are text)."""
+    sys.path.insert(0, str(REPO))
+    from docgen.blocks import parse_document
+    from docgen.render.generators import GENERATORS
+    from docgen.render.values import VALUES
+
+    doc = parse_document(text, path, {n: g.params for n, g in GENERATORS.items()}, frozenset(VALUES))
+    return {b.end: (i, "".join(doc.lines[b.begin + 1: b.end])) for i, b in enumerate(doc.blocks)}
+
+
+def changed_lines(before: dict[str, str], after: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """Per file, the lines `write` put in place of others or added, each as (kind, line): "content", "marker"
+    (the end marker of a block whose text changed too) or "stamp" (the end marker of a block whose text
+    did not change: a line changed only for a stamp)."""
     out = {}
     for path, new in after.items():
         old = before.get(path, "")
         if old == new:
             continue
-        sm = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-        lines = [line for tag, _, _, j1, j2 in sm.get_opcodes() if tag != "equal"
-                 for line in new.splitlines()[j1:j2]]
+        is_page = path.endswith(".md")
+        new_blocks = _blocks(new, path) if is_page else {}
+        old_texts = [t for _, t in sorted(_blocks(old, path).values())] if is_page else []
+        new_lines = new.splitlines()
+        sm = difflib.SequenceMatcher(None, old.splitlines(), new_lines, autojunk=False)
+        lines = []
+        for tag, _, _, j1, j2 in sm.get_opcodes():
+            for j in range(j1, j2) if tag != "equal" else ():
+                if j in new_blocks:
+                    position, text = new_blocks[j]
+                    same = position < len(old_texts) and old_texts[position] == text
+                    lines.append(("stamp" if same else "marker", new_lines[j]))
+                else:
+                    lines.append(("content", new_lines[j]))
         out[path] = lines
     return out
-
-
-def is_stamp_line(line: str) -> bool:
-    return "docgen:end " in line and line.strip().startswith("<!--")
 
 
 def docgen(root: Path, tree: Path, *args: str) -> subprocess.CompletedProcess:
@@ -148,10 +170,9 @@ def measure(tree: Path, change: str) -> dict:
         after = files(root)
         check = docgen(root, tree, "check")
         lines = changed_lines(before, after)
-        total = sum(len(v) for v in lines.values())
-        stamps = sum(is_stamp_line(line) for v in lines.values() for line in v)
-        return {"change": described, "pages": len(lines), "lines": total, "stamp_only": stamps,
-                "content": total - stamps, "check_exit": check.returncode,
+        kinds = [kind for v in lines.values() for kind, _ in v]
+        return {"change": described, "pages": len(lines), "lines": len(kinds), "stamp_only": kinds.count("stamp"),
+                "markers": kinds.count("marker"), "content": kinds.count("content"), "check_exit": check.returncode,
                 "check_tail": (check.stderr.strip().splitlines() or [""])[-1]}
 
 
@@ -163,8 +184,9 @@ def main() -> None:
     tree = args.tree.resolve()
     for change in CHANGES if args.change == "all" else [args.change]:
         r = measure(tree, change)
-        print(f"{r['change']}: {r['lines']} lines changed in {r['pages']} files, {r['content']} content, "
-              f"{r['stamp_only']} stamp only; `docgen check` after `write` exits {r['check_exit']}"
+        print(f"{r['change']}: {r['lines']} lines changed in {r['pages']} files: {r['content']} content, "
+              f"{r['markers']} end markers of blocks whose text changed, {r['stamp_only']} changed only for a "
+              f"stamp; `docgen check` after `write` exits {r['check_exit']}"
               + (f" ({r['check_tail']})" if r["check_exit"] else ""))
 
 

@@ -1,7 +1,8 @@
 """The facts the docs were rendered from, twice over:
 
-- `input_digests`: one short digest per input (dockerfile, registry, lock, pyproject, measurement), stamped
-  on each block's end marker so a stale block names the input that moved;
+- `InputDigests`: one short digest per input (dockerfile, registry, lock, pyproject, measurement); the
+  image-size record keeps those of the inputs its image was built from, so the size page can say when the
+  figures predate the current inputs (block end markers stamp only their own text: docgen/blocks);
 - `facts_of`: a small, sorted record written beside the docs (`docs/.docgen-facts.json`) so `check` can say
   in domain terms what changed ("filters: -x; venvs 9 -> 8; transformer-engine 2.14.1 -> 2.15.0").
 
@@ -59,8 +60,8 @@ _PROJECTIONS: dict[str, Callable[["RenderInputs"], object]] = {
 }
 
 
-# Digests of the model's inputs, kept per model: the block stamps and the image-size record's tie
-# (docgen.model.claims.input_digest) hash the same lock, and it should be hashed once per run.
+# Digests of the model's inputs, kept per model: the image-size record's tie (docgen.model.claims.input_digest)
+# asks for them from more than one place in a run, and the lock should be hashed once.
 _MODEL_DIGESTS = Memo()
 
 

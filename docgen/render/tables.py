@@ -348,14 +348,8 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     if not measurement:
         return ("> The image size has not been measured yet: `bench/image_size.py --record` writes "
                 "`docs/data/image-size.json`.\n")
-    out = ""
-    measured = measurement.get("inputs")
-    if isinstance(measured, dict):
-        from docgen.model.claims import input_digest
-        moved = [k for k, v in input_digest(model).items() if measured.get(k) != v]
-        if moved:
-            out = (f"> **Not current:** these figures were measured from an earlier {' and '.join(moved)}; the image "
-                   "these pages describe has not been measured yet (`bench/image_size.py --record`).\n\n")
+    from docgen.render.size_chart import not_current_note
+    out = not_current_note(model, measurement)
     rows = []
     for key, title in (("image", "Image"), ("platform", "Platform"), ("measured_at", "Measured")):
         if measurement.get(key):
