@@ -278,26 +278,6 @@ def check_not_prefetched_reasons(model: "ImageModel") -> list[Finding]:
     return found
 
 
-def check_image_size_record(model: "ImageModel", record: dict | None, where: str) -> list[Finding]:
-    """The size record must come from the Dockerfile and snapshot the docs describe now."""
-    from docgen.model.claims import input_digest
-
-    if not record:
-        return []
-    measured = record.get("inputs")
-    now = input_digest(model)
-    if not isinstance(measured, dict):
-        return [Finding(where, None, "image-size-record",
-                        "the image-size record names no `inputs` digests, so nothing shows it was measured from "
-                        f"this Dockerfile and snapshot (now {now['dockerfile']}, {now['snapshot']}); "
-                        "re-measure with bench/image_size.py --record")]
-    moved = [k for k in ("dockerfile", "snapshot") if measured.get(k) != now[k]]
-    return [Finding(where, None, "image-size-record",
-                    f"the image size was measured from another {' and '.join(moved)} ("
-                    + ", ".join(f"{k} {measured.get(k)} -> {now[k]}" for k in moved)
-                    + "); re-measure with bench/image_size.py --record")] if moved else []
-
-
 # --------------------------------------------------------------------------------------------- coverage
 
 def check_coverage(documents: Iterable["Document"], required: Iterable[str], where: str) -> list[Finding]:
