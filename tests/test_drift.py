@@ -120,7 +120,8 @@ def test_drift_scenario_end_to_end(tmp_path):
     assert result.returncode == 1
     assert "facts changed since the docs were written: filters: -megatron_policy_worker.MegatronPolicyWorker" in out
     assert "venvs 4 -> 3" in out
-    assert "docs/sub/all.md:" in out and "block `filter-table` is stale: dockerfile changed since it was written" in out
+    assert "docs/sub/all.md:" in out
+    assert "block `filter-table` is stale: its text differs from what the current facts render" in out
     assert "-| `megatron_policy_worker.MegatronPolicyWorker` |" in out  # the unified diff
     assert "README.md:3: value `venvs.count` is stale: '4' -> '3'" in out
     comment_line = DOCKERFILE.splitlines().index("# Three filters -> four venvs.") + 1
