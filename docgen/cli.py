@@ -264,7 +264,7 @@ _BLOCKS = {
               "Re-render every generated block and inline value in the pages docgen owns, and record the facts "
               "they were rendered from; all files or none.", cmd_write),
     "check": ("fail on stale blocks or inconsistent inputs (changes nothing)",
-              "Change nothing; exit 1 when a block, a value, an input stamp or the recorded facts are stale, or "
+              "Change nothing; exit 1 when a block, a value or the recorded facts are stale, or "
               "when a semantic check finds something. The report says what changed in the facts first, then "
               "what is wrong (on the changed files first), and ends with the command that fixes the docs.",
               cmd_check),

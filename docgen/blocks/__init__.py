@@ -2,19 +2,19 @@
 
     <!-- docgen:begin GENERATOR [key=value ...] -->
     ...generated...
-    <!-- docgen:end GENERATOR inputs=v2:dockerfile:1a2b3c4d,registry:... body=5e6f7a8b -->
+    <!-- docgen:end GENERATOR body=5e6f7a8b -->
 
 and inline: `<!-- docgen:value KEY -->nine<!-- docgen:end-value -->`.
 
 Text outside the markers is never touched, byte for byte (line endings included). Markers inside fenced
 code blocks or inline code spans are text, so pages can show the syntax. The end marker records a short
-digest of each input the block was rendered from and of its body: `check` can then say which inputs
-changed since the block was written, and notice a block edited by hand. Stamps are verified like the body:
-a block whose text is unchanged but whose inputs moved is reported as a stale stamp and `write` re-stamps it,
-so the inputs a stale block names are exactly the ones that moved since the last `write`. The `v2:` prefix
-versions what a digest means (STAMP_VERSION): after a change to a reader or to what is hashed, stamps of an
-older version are reported once as such instead of as every input having changed. This module knows
-nothing about the model: the caller passes the generator table and a render callback.
+digest of the block's own text (`body=`) and nothing else, so `check` notices a block edited by hand, and
+a change to an input that does not alter what a block renders changes no byte of its page. A stale block
+is found by rendering it again and comparing; what changed in the inputs is told by the facts record
+(docgen/check/facts.py), not by the markers. End markers written before STAMP_VERSION 3 also carry
+`inputs=[vN:]name:digest,...`: they are still read, never reported as drift on their own, and `write`
+rewrites them without it. This module knows nothing about the model: the caller passes the generator table
+and a render callback.
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ _MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|
 _BACKTICKS = re.compile(r"`+")
 _HUNK = r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@"   # compiled on first use: only block_diff reads it
 _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
-# What an input digest means. Bump it whenever digest() or the projections in docgen/model/digests.py (what
-# each input contributes) change, so old stamps read as "written by an older digest", not as changed inputs.
-# Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture
-# to catch a silent change.
-STAMP_VERSION = 2
+# What an end marker records. 1: inputs=name:digest,... and body=; 2: the same with a `v2:` prefix on the
+# inputs; 3 (now): body= alone, the digest of the block's own text. A marker with inputs= is read as the
+# version it names; one with body= alone is version 3. Bump it (and teach _parse_record the old form) only
+# when digest() or the marker's form changes: tests/unit/test_stamps.py pins the digest of a fixed text.
+STAMP_VERSION = 3
 # The records below are docgen.records.Record tuples rather than dataclasses: `docgen check` runs on every
 # commit, and a frozen dataclass costs ~0.5 ms of start-up each.
 
@@ -64,9 +64,9 @@ class Block(Record):
     begin: int                      # 0-based index of the begin marker's line
     end: int                        # 0-based index of the end marker's line
     indent: str                     # the begin marker's indentation, kept for the body (lists, admonitions)
-    recorded_inputs: tuple[tuple[str, str], ...] | None   # None: never rendered
-    recorded_body: str | None
-    stamp_version: int | None = None                     # the digest version of recorded_inputs
+    recorded_inputs: tuple[tuple[str, str], ...] | None   # input stamps of a marker older than version 3
+    recorded_body: str | None                             # None: never rendered
+    stamp_version: int | None = None                      # the marker's STAMP_VERSION; None: never rendered
 
     @property
     def line(self) -> int:
@@ -96,19 +96,19 @@ class Document(Record):
 
 
 class BlockChange(Record):
-    """A block whose text differs from what the current facts render, or (stamp_only) whose text is right
-    but whose input stamps are not those of the current inputs."""
+    """A block whose region differs from what `write` would put there. `text_changed` is False when the text
+    a reader sees is the same and only the end marker differs; `old_stamps` when that marker is merely an
+    older form (input stamps before STAMP_VERSION 3): `write` rewrites it, but it is not drift."""
     path: str
     block: Block
     old: str
     new: str
-    changed_inputs: tuple[str, ...]   # empty when the stamp version differs: digests are not comparable
     hand_edited: bool
-    stamp_only: bool = False
+    text_changed: bool = True
 
     @property
-    def version_changed(self) -> bool:
-        return self.block.recorded_inputs is not None and self.block.stamp_version != STAMP_VERSION
+    def old_stamps(self) -> bool:
+        return not self.text_changed and self.block.recorded_inputs is not None
 
 
 class ValueChange(Record):
@@ -304,7 +304,8 @@ def _stamp_version(value: str) -> tuple[int, str]:
 
 
 def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, int | None]:
-    """The digests an end marker records and their version; none yet for a block that was never rendered."""
+    """The digests an end marker records and the marker's version; none for a block never rendered. Input
+    stamps (inputs=..., versions 1 and 2) are read so that old pages parse; nothing compares them."""
     inputs, body, version = None, None, None
     for token in tokens:
         key, eq, value = token.partition("=")
@@ -317,7 +318,9 @@ def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, in
         elif key == "body" and eq and value:
             body = value
         else:
-            raise fail(f"unexpected {token!r} in docgen:end (it records inputs=... and body=...)")
+            raise fail(f"unexpected {token!r} in docgen:end (it records body=...)")
+    if version is None and body is not None:
+        version = STAMP_VERSION
     return inputs, body, version
 
 
@@ -338,21 +341,20 @@ def _current_body(doc: Document, block: Block) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def _block_region(block: Block, body: str, inputs: Mapping[str, str], nl: str, last_nl: str,
-                  version: int | None = STAMP_VERSION) -> str:
+def _block_region(block: Block, body: str, nl: str, last_nl: str) -> tuple[str, str]:
+    """The lines between the markers (the text a reader sees) and the end marker's line, as `write` puts
+    them. The marker stamps the body's own digest only, so it moves exactly when the text does."""
     ind = block.indent
     body = body.strip("\n")
     if ind:
         content = nl.join([ind + ln if ln else "" for ln in body.split("\n")])
     else:   # most blocks: the body as it is, without a step per line
         content = body if nl == "\n" else body.replace("\n", nl)
-    prefix = f"v{version}:" if version and version > 1 else ""
-    record = prefix + ",".join(f"{k}:{v}" for k, v in inputs.items())
-    end = f"{ind}<!-- docgen:end {block.generator} inputs={record} body={digest(body)} -->"
-    return nl + content + nl + nl + end + last_nl
+    end = f"{ind}<!-- docgen:end {block.generator} body={digest(body)} -->"
+    return nl + content + nl + nl, end + last_nl
 
 
-def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[str, str]]],
+def refresh(doc: Document, render_block: Callable[[Block], str],
             render_value: Callable[[InlineValue], str]) -> tuple[str, list[BlockChange], list[ValueChange]]:
     """Re-render every block and value. Returns the new text and what changed; the caller saves or reports."""
     out: list[str] = []
@@ -370,21 +372,15 @@ def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[st
         raw = doc.lines[at]
         block = blocks.get(at)
         if block is not None:
-            body, inputs = render_block(block)
+            body = render_block(block)
             nl = _newline(raw)
-            last_nl = _newline(doc.lines[block.end])
-            new = _block_region(block, body, inputs, nl, last_nl)
+            content, end = _block_region(block, body, nl, _newline(doc.lines[block.end]))
+            new = content + end
             old = _region(doc, block)
-            recorded = dict(block.recorded_inputs or ())
             if new != old:
-                same_version = block.stamp_version == STAMP_VERSION
-                changed = tuple(k for k, v in inputs.items() if recorded.get(k) != v) if same_version else ()
-                # the text as it stands with its own stamps: equal to `old` means only the stamps moved
-                stamp_only = (block.recorded_inputs is not None
-                              and _block_region(block, body, recorded, nl, last_nl, block.stamp_version) == old)
+                text_changed = content != "".join(doc.lines[block.begin + 1: block.end])
                 edited = block.recorded_body is not None and block.recorded_body != digest(_current_body(doc, block))
-                block_changes.append(BlockChange(doc.path, block, old, new, changed, edited and not stamp_only,
-                                                 stamp_only))
+                block_changes.append(BlockChange(doc.path, block, old, new, edited and text_changed, text_changed))
             out += [raw, new]
             index = block.end + 1
             continue

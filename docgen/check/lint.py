@@ -10,7 +10,6 @@ import re
 
 from docgen.model import class_name_of
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
-from docgen.model.digests import input_digest
 from docgen.names import normalize
 from docgen.records import Record
 from docgen.render.values import number_word
@@ -281,24 +280,6 @@ def check_not_prefetched_reasons(model: "ImageModel") -> list[Finding]:
                                  f"the `# Not prefetched` comment for {class_name_of(fqn)} says {comment!r}; "
                                  f"the model says: {truth}"))
     return found
-
-
-def check_image_size_record(model: "ImageModel", record: dict | None, where: str) -> list[Finding]:
-    """The size record must come from the Dockerfile and snapshot the docs describe now."""
-    if not record:
-        return []
-    measured = record.get("inputs")
-    now = input_digest(model)
-    if not isinstance(measured, dict):
-        return [Finding(where, None, "image-size-record",
-                        "the image-size record names no `inputs` digests, so nothing shows it was measured from "
-                        f"this Dockerfile and snapshot (now {now['dockerfile']}, {now['snapshot']}); "
-                        "re-measure with bench/image_size.py --record")]
-    moved = [k for k in ("dockerfile", "snapshot") if measured.get(k) != now[k]]
-    return [Finding(where, None, "image-size-record",
-                    f"the image size was measured from another {' and '.join(moved)} ("
-                    + ", ".join(f"{k} {measured.get(k)} -> {now[k]}" for k in moved)
-                    + "); re-measure with bench/image_size.py --record")] if moved else []
 
 
 # --------------------------------------------------------------------------------------------- coverage

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from docgen.blocks import block_diff, digest, parse_document, refresh
+from docgen.blocks import STAMP_VERSION, block_diff, digest, parse_document, refresh
 from docgen.fences import opening_fence
 from docgen.errors import InputError
 
@@ -13,13 +13,12 @@ GENERATORS = {"greeting": {"who": ("world", "moon")}, "table": {}}
 VALUES = frozenset({"answer", "name"})
 
 
-def render_with(bodies: dict[str, str], inputs: dict[str, str] | None = None, values: dict[str, str] | None = None):
-    inputs = inputs or {"dockerfile": "aaaa1111"}
+def render_with(bodies: dict[str, str], values: dict[str, str] | None = None):
     values = values or {"answer": "forty-two", "name": "docgen"}
 
     def block(b):
         who = dict(b.args).get("who", "")
-        return bodies[b.generator].replace("WHO", who), dict(inputs)
+        return bodies[b.generator].replace("WHO", who)
     return block, lambda v: values[v.key]
 
 
@@ -39,7 +38,7 @@ def test_block_is_filled_stamped_and_surroundings_kept():
     text = "# Title\n\n<!-- docgen:begin greeting who=moon -->\n<!-- docgen:end greeting -->\ntail\n"
     new = write(text)
     assert new == ("# Title\n\n<!-- docgen:begin greeting who=moon -->\n\nHello moon.\n\n"
-                   f"<!-- docgen:end greeting inputs=v2:dockerfile:aaaa1111 body={digest('Hello moon.')} -->\ntail\n")
+                   f"<!-- docgen:end greeting body={digest('Hello moon.')} -->\ntail\n")
     assert write(new) == new  # idempotent
 
 
@@ -96,62 +95,65 @@ def test_fence_inside_a_block_body_is_skipped_over():
     assert len(parse(new).blocks) == 1  # the end marker shown inside the fence is not the block's end
 
 
-def test_stale_block_names_changed_inputs_and_diff():
-    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n",
-                  inputs={"dockerfile": "aaaa1111", "lock": "bbbb2222"})
+def test_stale_block_is_found_by_rendering_again_with_its_diff():
+    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
     bodies = dict(BODIES, greeting="Goodbye WHO.\n")
-    _, changes, _ = refresh(parse(first), *render_with(bodies, inputs={"dockerfile": "aaaa1111", "lock": "cccc3333"}))
+    _, changes, _ = refresh(parse(first), *render_with(bodies))
     [change] = changes
-    assert change.changed_inputs == ("lock",) and not change.hand_edited
+    assert change.text_changed and not change.hand_edited and not change.old_stamps
     diff = block_diff(change)
     assert "-Hello world.\n" in diff and "+Goodbye world.\n" in diff and diff.startswith("--- a/page.md")
     assert "@@ -2," in diff  # hunks are numbered as lines of the page, not of the block
 
 
-def test_same_output_from_moved_inputs_is_a_stale_stamp_that_write_refreshes():
-    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n",
-                  inputs={"dockerfile": "aaaa1111", "lock": "bbbb2222"})
-    again, [change], _ = refresh(parse(first), *render_with(BODIES, inputs={"dockerfile": "aaaa1111",
-                                                                             "lock": "ffff0000"}))
-    assert change.stamp_only and not change.hand_edited and not change.version_changed
-    assert change.changed_inputs == ("lock",)
-    assert again == first.replace("lock:bbbb2222", "lock:ffff0000")   # text kept, stamp refreshed
-    _, changes, _ = refresh(parse(again), *render_with(BODIES, inputs={"dockerfile": "aaaa1111", "lock": "ffff0000"}))
-    assert changes == []
+def test_the_end_marker_stamps_the_block_text_alone():
+    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
+    assert first.endswith(f"<!-- docgen:end greeting body={digest('Hello world.')} -->\n")
+    assert "inputs=" not in first
+    # the same text rendered again (whatever moved in the inputs behind it) is no change at all
+    again, changes, _ = refresh(parse(first), *render_with(BODIES))
+    assert again == first and changes == []
 
 
-def test_only_the_input_that_moved_is_named():
-    # stamps are refreshed on every write, so a lock-only change names the lock alone
-    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n",
-                  inputs={"dockerfile": "aaaa1111", "lock": "bbbb2222"})
-    moved = {"dockerfile": "aaaa1111", "lock": "cccc3333"}
-    _, [change], _ = refresh(parse(first), *render_with(dict(BODIES, greeting="Bye WHO.\n"), inputs=moved))
-    assert change.changed_inputs == ("lock",) and not change.stamp_only
+OLD_MARKERS = ["inputs=v2:dockerfile:aaaa1111,lock:bbbb2222", "inputs=dockerfile:0bad0bad"]
 
 
-def test_an_older_stamp_version_is_one_clear_change_not_every_input():
+@pytest.mark.parametrize("stamps", OLD_MARKERS)
+def test_an_end_marker_with_input_stamps_is_read_and_rewritten_but_not_drift(stamps):
     current = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
-    old_style = current.replace("inputs=v2:dockerfile:aaaa1111", "inputs=dockerfile:0bad0bad")
+    old_style = current.replace(" body=", f" {stamps} body=")
     [block] = parse(old_style).blocks
-    assert block.stamp_version == 1 and block.recorded_inputs == (("dockerfile", "0bad0bad"),)
+    assert block.stamp_version == (2 if "v2:" in stamps else 1) and block.recorded_inputs
     again, [change], _ = refresh(parse(old_style), *render_with(BODIES))
-    assert change.stamp_only and change.version_changed and change.changed_inputs == ()
+    assert change.old_stamps and not change.text_changed and not change.hand_edited
     assert again == current
-    # the text changed as well: still no input is blamed, the digests are not comparable
+    # the text changed as well: a plain stale block, whatever the marker's form
     _, [change], _ = refresh(parse(old_style), *render_with(dict(BODIES, greeting="Bye WHO.\n")))
-    assert change.version_changed and not change.stamp_only and change.changed_inputs == ()
+    assert change.text_changed and not change.old_stamps and not change.hand_edited
 
 
 def test_stamp_version_is_parsed_from_the_marker():
     [block] = parse("<!-- docgen:begin table -->\n<!-- docgen:end table inputs=v7:lock:12345678 body=1 -->\n").blocks
     assert block.stamp_version == 7 and block.recorded_inputs == (("lock", "12345678"),)
+    [block] = parse("<!-- docgen:begin table -->\n<!-- docgen:end table body=12345678 -->\n").blocks
+    assert block.stamp_version == STAMP_VERSION == 3 and block.recorded_inputs is None
+    assert block.recorded_body == "12345678"
+    [block] = parse("<!-- docgen:begin table -->\n<!-- docgen:end table -->\n").blocks
+    assert block.stamp_version is None and block.recorded_body is None
+
+
+def test_a_wrong_body_digest_around_the_right_text_is_drift():
+    first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
+    tampered = first.replace(f"body={digest('Hello world.')}", "body=00000000")
+    again, [change], _ = refresh(parse(tampered), *render_with(BODIES))
+    assert not change.text_changed and not change.old_stamps and again == first
 
 
 def test_hand_edit_is_noticed():
     first = write("<!-- docgen:begin greeting who=world -->\n<!-- docgen:end greeting -->\n")
     edited = first.replace("Hello world.", "Hello, dear world.")
     _, [change], _ = refresh(parse(edited), *render_with(BODIES))
-    assert change.hand_edited and change.changed_inputs == ()
+    assert change.hand_edited and change.text_changed
 
 
 @pytest.mark.parametrize("text, line, words", [
@@ -374,5 +376,5 @@ def test_a_written_block_is_its_indented_lines_and_end_marker(body, indent, nl, 
     text = f"{indent}<!-- docgen:begin table -->{nl}{indent}<!-- docgen:end table -->{last_nl}"
     new, _, _ = refresh(parse(text), *render_with({"table": body}))
     content = [indent + ln if ln else "" for ln in body.strip("\n").split("\n")]   # the definition
-    end = (f"{indent}<!-- docgen:end table inputs=v2:dockerfile:aaaa1111 body={digest(body.strip(chr(10)))} -->")
+    end = f"{indent}<!-- docgen:end table body={digest(body.strip(chr(10)))} -->"
     assert new == f"{indent}<!-- docgen:begin table -->{nl}" + nl.join(["", *content, ""]) + nl + end + last_nl

@@ -47,8 +47,18 @@ def test_a_record_of_another_dockerfile_says_so(model):
     moved = record(model)
     moved["inputs"]["dockerfile"] = "0000dead"
     out = render_block("image-size", {}, RenderInputs(model, moved))
-    assert out.startswith("> **Not current:** these figures were measured from an earlier dockerfile")
+    now = input_digest(model)["dockerfile"]
+    assert out.startswith("> **Not current:** these figures were measured from an earlier Dockerfile "
+                          f"(digest `0000dead`); the inputs have changed since (Dockerfile now `{now}`)")
+    assert "snapshot" not in out.split("\n", 1)[0]   # the snapshot did not move
     assert "dockerfile `0000dead`" in out and "bench/image_size.py --record" in out
+
+
+def test_a_record_naming_no_inputs_says_so(model):
+    bare = record(model)
+    del bare["inputs"]
+    out = render_block("image-size", {}, RenderInputs(model, bare))
+    assert out.startswith("> **Not current:** the record names no inputs it was measured from")
 
 
 def test_a_record_without_layers_or_venvs_has_no_chart(model):
@@ -62,6 +72,8 @@ def test_a_record_without_layers_or_venvs_has_no_chart(model):
     {"layers": [{"step": "x", "bytes": -1}]},
     {"venvs": [1]},
     {"venvs": {"/opt/v": "1 MB"}},
+    {"inputs": ["ea37bb42"]},
+    {"inputs": {"dockerfile": 1}},
 ])
 def test_malformed_chart_fields_are_bad_input(bad, tmp_path):
     path = tmp_path / "image-size.json"
