@@ -14,17 +14,16 @@ edge's extras join the activated conflict set that uv's `extra == 'extra-N-pkg-x
 from __future__ import annotations
 
 import re
-import tomllib
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from docgen.errors import InputError
-from docgen.io import read_input
+from docgen.io import parse_toml, read_input
 from docgen.snapshot import markers
 from docgen.names import normalize
-from docgen.snapshot.pyproject import ConflictItem, read_root_facts, toml_error_line
+from docgen.snapshot.pyproject import ConflictItem, read_root_facts
 
 KNOWN_LOCK_VERSIONS = frozenset({1})
 SOURCE_KINDS = ("registry", "git", "url", "path", "directory", "editable", "virtual")
@@ -314,12 +313,7 @@ def read_lock(path: str | Path, root: str | None = None, default_groups: Sequenc
     pyproject.toml beside the lock unless given."""
     path = str(path)
     text = read_input(path)
-    try:
-        data = tomllib.loads(_without_artifact_urls(text))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, toml_error_line(exc), f"invalid TOML: {exc}") from None
-    except RecursionError:   # tomllib recurses once per nested array or inline table
-        raise InputError(path, 1, "invalid TOML: arrays or tables nested too deeply") from None
+    data = parse_toml(path, _without_artifact_urls(text))
 
     first_table = text.find("\n[")
     version_match = _TOP_VERSION.search(text, 0, first_table if first_table >= 0 else len(text))
