@@ -13,12 +13,12 @@ extras; and the key versions (torch, vllm, transformer-engine, ray, Python).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docgen.errors import InputError
 from docgen.model import class_name_of
 from docgen.records import Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.inputs.dockerfile import DockerfileFacts
     from docgen.snapshot.load import Snapshot

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import zlib
 import re
+from typing import TYPE_CHECKING
 
 from docgen.errors import InputError
 from docgen.records import Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 

@@ -11,11 +11,11 @@ Line numbers are left out of both: moving a Dockerfile line does not change what
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from docgen.blocks import digest
 from docgen.records import Memo
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from docgen.model import ImageModel

@@ -7,11 +7,11 @@ runs them alone; `docgen check` runs them with the drift check.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from docgen.model import class_name_of
 from docgen.records import Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.blocks import Document

@@ -7,11 +7,11 @@ except `load_model`, the one convenience that reads both inputs from their paths
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docgen.errors import InputError
 from docgen.records import Memo, Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:  # keep start-up lean: these are only needed for type names
     from collections.abc import Iterable
     from docgen.snapshot.load import Snapshot, SnapshotPackage

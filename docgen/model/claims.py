@@ -14,12 +14,12 @@ fields so the core model stays small: each is a pure function of the model.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from docgen.model import REASON_NOT_SELECTED, class_name_of
 from docgen.names import normalize
 from docgen.records import Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

@@ -6,10 +6,10 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from docgen.records import Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
     from docgen.inputs.dockerfile import Stage

@@ -3,6 +3,8 @@ only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.model import venv_path
 from docgen.records import Record
 from docgen.render.markdown import label, mermaid, node_id
@@ -11,7 +13,6 @@ from docgen.model.stages import (
 )
 from docgen.errors import ArgError
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

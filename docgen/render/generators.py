@@ -7,10 +7,11 @@ measurement (the image-size bench's output).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.records import Memo, Record
 from docgen.render import diagrams, prose_blocks, tables, transcripts
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from docgen.model import ImageModel

@@ -6,7 +6,8 @@ docgen.model.claims.input_digest); the image-size block says when those inputs h
 
 from __future__ import annotations
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 from docgen.model import venv_path
 from docgen.errors import ArgError  # noqa: F401  (re-exported for the renderers)
@@ -11,7 +12,6 @@ from docgen.model.stages import (
 )
 from docgen.render.values import TE_PACKAGE
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import Actor, ImageModel
 

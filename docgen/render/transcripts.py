@@ -4,9 +4,10 @@ transcript with `docgen write`, and the rebuilt image must then print exactly th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.model import class_name_of
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

@@ -5,12 +5,12 @@ Each value is one fact of the model as a short string; the table `VALUES` is the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 from docgen.errors import ArgError
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from docgen.model import ImageModel

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docgen import __version__
 from docgen.errors import InputError
@@ -16,7 +17,6 @@ from docgen.io import read_json_object
 from docgen.names import normalize
 from docgen.records import Memo, Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
