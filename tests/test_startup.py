@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import REPO
 
-HEAVY = ("shutil", "hashlib", "subprocess", "tempfile", "packaging",
+HEAVY = ("hashlib", "subprocess", "tempfile", "packaging",
          "dataclasses", "inspect", "ast", "ssl", "socket", "threading", "email", "importlib.metadata")
 SNAPSHOT = str(REPO / "snapshot" / "nemo-rl.json")
 
