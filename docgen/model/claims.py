@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING
 
 from docgen.model import REASON_NOT_SELECTED, class_name_of
 from docgen.names import normalize
-from docgen.records import Record
+from docgen.records import Memo, Record
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
+
+_PER_MODEL = Memo()   # answers kept per model or snapshot
 
 # Short names -> the package (normalised) they stand for. Lower-case keys; matched as whole words.
 ALIASES: dict[str, str] = {
@@ -342,18 +344,15 @@ def input_digest(model: "ImageModel") -> dict[str, str]:
     from docgen.blocks.facts import InputDigests, _short_hash
     from docgen.render.generators import RenderInputs
 
-    if _DIGEST.get("model") is model:  # the image-size block and its check ask for the same model's
-        return _DIGEST["digest"]
-    instructions = [(i.keyword, i.args, i.stage, [h.body for h in i.heredocs]) for i in model.dockerfile.instructions]
-    d = InputDigests(RenderInputs(model))
-    digest = {"dockerfile": _short_hash(instructions),
-              "snapshot": "-".join(d[k] for k in ("registry", "lock", "pyproject"))}
-    _DIGEST.clear()
-    _DIGEST.update(model=model, digest=digest)
-    return digest
+    def digest() -> dict[str, str]:
+        instructions = [(i.keyword, i.args, i.stage, [h.body for h in i.heredocs])
+                        for i in model.dockerfile.instructions]
+        d = InputDigests(RenderInputs(model))
+        return {"dockerfile": _short_hash(instructions),
+                "snapshot": "-".join(d[k] for k in ("registry", "lock", "pyproject"))}
 
-
-_DIGEST: dict = {}
+    # the image-size block and its check ask for the same model's
+    return _PER_MODEL.answer(model, "input digest", digest)
 
 
 # ---------------------------------------------------------------------------------------- runtime identity
@@ -381,22 +380,13 @@ def _user_in(model: "ImageModel", chain: set[str], before: int | None = None) ->
 
 # ------------------------------------------------------------------------------------------------ lookup
 
-_INDEX: dict = {}
-
-
 def installed(model: "ImageModel", extras) -> dict:
-    """The install set of `extras` by package name, built once per model and set of extras."""
+    """The install set of `extras` by package name, built once per snapshot and set of extras."""
     from docgen.snapshot.load import combo_key
 
     snap = model.snapshot
-    if _INDEX.get("snapshot") is not snap:
-        _INDEX.clear()
-        _INDEX["snapshot"] = snap
-    key = combo_key(extras)
-    table = _INDEX.get(key)
-    if table is None:
-        table = _INDEX[key] = {p.name: p for p in snap.install_set(extras)}
-    return table
+    return _PER_MODEL.answer(snap, ("installed", combo_key(extras)),
+                             lambda: {p.name: p for p in snap.install_set(extras)})
 
 
 def package_in(model: "ImageModel", name: str, extras) -> "object | None":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from functools import lru_cache
 from pathlib import Path
 
 from docgen.errors import InputError
@@ -36,10 +35,8 @@ _JSON_SYSTEM_KEY = f"with_{SYSTEM_FLAG}=1"
 _JSON_ENTRY_KEYS = ("actor", "py_executable", "command", _JSON_SYSTEM_KEY, "source")
 
 
-@lru_cache(maxsize=None)
 def extras_of(command: str) -> tuple[str, ...]:
-    """Every `--extra X` (or `--extra=X`) of a uv command, in order (cached: a registry repeats a handful
-    of commands dozens of times, and shlex is slow)."""
+    """Every `--extra X` (or `--extra=X`) of a uv command, in order."""
     tokens = shlex.split(command)
     extras = [tokens[i + 1] for i, tok in enumerate(tokens[:-1]) if tok == "--extra"]
     extras += [tok.partition("=")[2] for tok in tokens if tok.startswith("--extra=")]
