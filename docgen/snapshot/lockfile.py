@@ -23,9 +23,11 @@ from docgen.errors import InputError
 from docgen.io import parse_toml, read_input
 from docgen.snapshot import markers
 from docgen.names import normalize
+from docgen.records import Memo
 from docgen.snapshot.pyproject import ConflictItem, read_root_facts
 
 KNOWN_LOCK_VERSIONS = frozenset({1})
+_MARKER_ANSWERS = Memo()   # per lock: markers parsed, environments prepared, results (markers.evaluate)
 SOURCE_KINDS = ("registry", "git", "url", "path", "directory", "editable", "virtual")
 
 
@@ -163,6 +165,7 @@ class Lock:
                 wanted_groups.append(norm)
 
         env = markers.env_for(platform)
+        answers = _MARKER_ANSWERS.answer(self, "markers", dict)
         activated = {markers.conflict_item("project", root_name)}
         activated.update(markers.conflict_item("extra", root_name, e) for e in wanted_extras)
         activated.update(markers.conflict_item("group", root_name, g) for g in wanted_groups)
@@ -182,7 +185,7 @@ class Lock:
                     fresh = {markers.conflict_item("extra", dep.name, x) for x in dep.extras} - activated
                 try:
                     holds = dep.marker is None or markers.evaluate(
-                        dep.marker, env, activated | fresh if fresh else activated)
+                        dep.marker, env, activated | fresh if fresh else activated, answers)
                 except markers.MarkerError as exc:
                     raise InputError(self.path, owner.line, f"{owner.id.name} -> {dep.name}: {exc}") from None
                 if not holds:
