@@ -13,11 +13,10 @@ extras; and the key versions (torch, vllm, transformer-engine, ray, Python).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
 from docgen.model import class_name_of
-from docgen.records import Record
 
 if TYPE_CHECKING:
     from docgen.inputs.dockerfile import DockerfileFacts
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 KEY_PACKAGES = ("torch", "vllm", "transformer-engine", "ray")
 
 
-class Side(Record):
+class Side(NamedTuple):
     """One end of the diff: the snapshot JSON (for what the typed view leaves out) and its typed view."""
     label: str          # how reports name it (a path)
     kind: str           # "snapshot" (a JSON file) or "checkout" (an RL folder, read in memory)
@@ -71,7 +70,7 @@ def load_sides(old: Path, new: Path, registry_facts: Path | None = None, old_fac
 
 # ------------------------------------------------------------------------------------------------ the image
 
-class _Image(Record):
+class _Image(NamedTuple):
     """What the current Dockerfile makes of one side."""
     venvs: dict[str, tuple[str, ...]]          # actor FQN -> extras, prefetch order
     filter_actors: dict[str, tuple[str, ...]]  # filter text -> actors it gives a venv

@@ -15,9 +15,9 @@ import stat
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
-from docgen.records import Record
 
 MAX_INPUT_BYTES = 16 * 2**20   # pages, Dockerfiles, snapshots, records: far above any real one
 MAX_LOCK_BYTES = 64 * 2**20    # uv.lock of a large workspace (NeMo-RL's is under 1 MiB)
@@ -129,7 +129,7 @@ def read_toml(path: str | Path, what: str = "") -> tuple[str, dict]:
 
 # ------------------------------------------------------------------------------------------------ writing
 
-class Output(Record):
+class Output(NamedTuple):
     """One file to write. `expected` is the exact bytes docgen read from it (None: it did not exist or was
     not read); the writer refuses to overwrite a file whose bytes differ from that by the time it writes."""
     path: Path

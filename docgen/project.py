@@ -23,10 +23,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import parse_toml, read_input
-from docgen.records import Record
 
 CONFIG_FILE = "docgen.toml"
 DEFAULTS = {
@@ -39,7 +39,7 @@ DEFAULTS = {
 }
 
 
-class Project(Record):
+class Project(NamedTuple):
     root: Path                     # absolute, resolved
     config_file: Path | None       # where the configuration came from (None: defaults, git top level)
     how: str                       # how the root was found, for --verbose and the JSON report
@@ -88,7 +88,7 @@ class Project(Record):
 
 # ------------------------------------------------------------------------------------------------ discovery
 
-class _Config(Record):
+class _Config(NamedTuple):
     path: Path
     text: str
     data: dict     # the whole file as TOML

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import zlib
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
-from docgen.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -45,7 +44,7 @@ DIGEST_CHARS = 8
 # Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture
 # to catch a silent change.
 STAMP_VERSION = 2
-# The records below are docgen.records.Record tuples rather than dataclasses: `docgen check` runs on every
+# The records below are named tuples (typing.NamedTuple) rather than dataclasses: `docgen check` runs on every
 # commit, and a frozen dataclass costs ~0.5 ms of start-up each.
 
 
@@ -67,7 +66,7 @@ def digest(text: str) -> str:
     return f"{zlib.crc32(text.encode('utf-8')):0{DIGEST_CHARS}x}"
 
 
-class Block(Record):
+class Block(NamedTuple):
     generator: str
     args: tuple[tuple[str, str], ...]
     begin: int                      # 0-based index of the begin marker's line
@@ -82,7 +81,7 @@ class Block(Record):
         return self.begin + 1
 
 
-class InlineValue(Record):
+class InlineValue(NamedTuple):
     key: str
     line_index: int
     start: int                      # offsets of the value text inside its line
@@ -93,7 +92,7 @@ class InlineValue(Record):
         return self.line_index + 1
 
 
-class Document(Record):
+class Document(NamedTuple):
     path: str
     lines: tuple[str, ...]          # with their line endings
     blocks: tuple[Block, ...]
@@ -104,7 +103,7 @@ class Document(Record):
         return "".join(self.lines)
 
 
-class BlockChange(Record):
+class BlockChange(NamedTuple):
     """A block whose text differs from what the current facts render, or (stamp_only) whose text is right
     but whose input stamps are not those of the current inputs."""
     path: str
@@ -120,7 +119,7 @@ class BlockChange(Record):
         return self.block.recorded_inputs is not None and self.block.stamp_version != STAMP_VERSION
 
 
-class ValueChange(Record):
+class ValueChange(NamedTuple):
     path: str
     value: InlineValue
     old: str

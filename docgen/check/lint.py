@@ -7,10 +7,9 @@ runs them alone; `docgen check` runs them with the drift check.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
-from docgen.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
 
 
 
-class Finding(Record):
+class Finding(NamedTuple):
     path: str
     line: int | None
     check: str

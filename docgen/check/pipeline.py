@@ -9,12 +9,12 @@ reads a raw input again.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.project import Project
-from docgen.records import Record
 
 
-class Page(Record):
+class Page(NamedTuple):
     path: Path
     raw: bytes                       # exactly what was read: the writer refuses to replace a changed page
     doc: object                      # blocks.Document
@@ -23,7 +23,7 @@ class Page(Record):
     value_changes: list
 
 
-class Run(Record):
+class Run(NamedTuple):
     project: Project
     model: object
     pages: list[Page]

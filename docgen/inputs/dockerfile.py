@@ -25,11 +25,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import read_input
 from docgen.names import NUMBER_WORDS
-from docgen.records import Record
 
 KEYWORDS = frozenset(
     "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN SHELL "
@@ -56,13 +56,13 @@ _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
 _SHELLS = frozenset({"sh", "bash", "dash"})
 
 
-class Heredoc(Record):
+class Heredoc(NamedTuple):
     name: str
     body: str  # body lines, each ending in "\n"; leading tabs removed for <<-
     start_line: int  # first body line
 
 
-class Instruction(Record):
+class Instruction(NamedTuple):
     keyword: str
     args: str
     flags: dict[str, tuple[str, ...]]
@@ -73,7 +73,7 @@ class Instruction(Record):
     stage: str | None
 
 
-class Stage(Record):
+class Stage(NamedTuple):
     name: str | None
     index: int
     base: str
@@ -81,7 +81,7 @@ class Stage(Record):
     instructions: tuple[Instruction, ...]
 
 
-class Arg(Record):
+class Arg(NamedTuple):
     name: str
     default: str | None
     stage: str | None
@@ -89,14 +89,14 @@ class Arg(Record):
     comment: str
 
 
-class EnvVar(Record):
+class EnvVar(NamedTuple):
     key: str
     value: str
     stage: str | None
     line: int
 
 
-class WarmSync(Record):
+class WarmSync(NamedTuple):
     extras: tuple[str, ...]
     flags: tuple[str, ...]
     comment: str
@@ -104,7 +104,7 @@ class WarmSync(Record):
     stage: str | None
 
 
-class PrefetchCall(Record):
+class PrefetchCall(NamedTuple):
     """One run of NeMo-RL's actor prefetch tool."""
     filters: tuple[str, ...]
     negative_filters: tuple[str, ...]
@@ -114,7 +114,7 @@ class PrefetchCall(Record):
     stage: str | None = None
 
 
-class GymPrefetch(Record):
+class GymPrefetch(NamedTuple):
     """One run of NeMo-Gym's prefetch tool: a venv per environment server of the configs it is given."""
     script: str
     args: tuple[str, ...]           # its words, unexpanded (`${NEMO_GYM_PREFETCH_CONFIGS}`)
@@ -125,7 +125,7 @@ class GymPrefetch(Record):
     comment: str
 
 
-class Requirement(Record):
+class Requirement(NamedTuple):
     spec: str                       # as written
     name: str                       # distribution name (a path or URL stays as written)
     pin: str | None                 # `==0.19.11`, `>=1`, a URL after `@`; None when unpinned
@@ -133,7 +133,7 @@ class Requirement(Record):
     line: int
 
 
-class PipInstall(Record):
+class PipInstall(NamedTuple):
     """A `uv pip install` command: what, into which interpreter, with or without dependencies."""
     packages: tuple[Requirement, ...]
     python: str | None              # the --python value, unexpanded
@@ -143,24 +143,24 @@ class PipInstall(Record):
     stage: str | None
 
 
-class VerifyList(Record):
+class VerifyList(NamedTuple):
     actors: tuple[str, ...]
     line: int
 
 
-class CountStatement(Record):
+class CountStatement(NamedTuple):
     counts: tuple[tuple[int, str], ...]
     text: str
     line: int
 
 
-class NotPrefetchedList(Record):
+class NotPrefetchedList(NamedTuple):
     actors: tuple[tuple[str, str], ...]   # (FQN, reason) entries, one per comment line
     line: int
     prose: str = ""                       # the same written as a sentence on the header line (and after it)
 
 
-class MappingRow(Record):
+class MappingRow(NamedTuple):
     """`#   <filter>  -> <extra>  (why)`: a comment table row saying which extra a filter's venvs get."""
     filter: str
     extra: str
@@ -168,14 +168,14 @@ class MappingRow(Record):
     line: int
 
 
-class Note(Record):
+class Note(NamedTuple):
     """A convention docgen found but could not read as written; the lint reports it (never an error)."""
     line: int
     check: str
     message: str
 
 
-class DockerfileFacts(Record):
+class DockerfileFacts(NamedTuple):
     path: str
     syntax_directive: int | None
     instructions: tuple[Instruction, ...]
@@ -601,7 +601,7 @@ def _envs(ins: Instruction, path: str, escape: str) -> list[EnvVar]:
 
 class _ShellCommand:
     """One shell command with ``\\`` continuations joined; keeps the physical lines it came from.
-    (A plain class, not a Record: it never leaves the reader, and its joined ``code``, which every
+    (A plain class, not a NamedTuple: it never leaves the reader, and its joined ``code``, which every
     convention reader looks at, is built once here.)"""
 
     __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code")

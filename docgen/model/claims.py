@@ -14,11 +14,11 @@ fields so the core model stays small: each is a pure function of the model.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import REASON_NOT_SELECTED, class_name_of
 from docgen.names import normalize
-from docgen.records import Memo, Record
+from docgen.records import Memo
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -90,7 +90,7 @@ def package_mentions(text: str, candidates: set[str]) -> set[str]:
 
 # ------------------------------------------------------------------------------------ private vLLM copies
 
-class VllmCopies(Record):
+class VllmCopies(NamedTuple):
     line: int                      # the RUN step of the published stage that makes them
     globs: tuple[str, ...]         # the venv roots it walks (`/opt/ray_venvs/*`, ...)
     venvs: tuple[str, ...]         # prefetched venv paths those globs reach that hold vLLM
@@ -127,7 +127,7 @@ def vllm_copies(model: "ImageModel") -> VllmCopies | None:
 
 # ----------------------------------------------------------------------------------------- PY_EXECUTABLES
 
-class Executable(Record):
+class Executable(NamedTuple):
     member: str
     command: str                   # with {git_root} replaced by the image's checkout
     extras: tuple[str, ...]
@@ -235,7 +235,7 @@ _REUSE = (r"\breus(?:e|es|ed|ing)\b", ("reuse", "reuses", "reused", "reusing"))
 _BUILD = (r"\bbuild(?:s|ing)?\b|\bcompiles?\b", ("build", "builds", "building", "compile", "compiles"))
 
 
-class BuildClaim(Record):
+class BuildClaim(NamedTuple):
     step_label: str
     line: int
     package: str
@@ -308,7 +308,7 @@ def _reaches(model: "ImageModel", step, package: str) -> bool:
 
 # ------------------------------------------------------------------------------------ names pages may use
 
-class KnownNames(Record):
+class KnownNames(NamedTuple):
     classes: frozenset[str]
     fqns: frozenset[str]
     modules: frozenset[str]

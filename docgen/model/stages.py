@@ -6,9 +6,8 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.records import Record
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -18,7 +17,7 @@ PUBLISHED_STAGE = "nmp-rl-base"
 _ARG_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
-class CopyEdge(Record):
+class CopyEdge(NamedTuple):
     source: str       # stage label (or an image reference for COPY --from=<image>)
     target: str       # stage label
     paths: tuple[str, ...]

@@ -3,10 +3,9 @@ only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import venv_path
-from docgen.records import Record
 from docgen.render.markdown import label, mermaid, node_id
 from docgen.model.stages import (
     base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label,
@@ -104,7 +103,7 @@ def diagram_build(model: "ImageModel") -> str:
     return mermaid(lines)
 
 
-class _Worker(Record):
+class _Worker(NamedTuple):
     fqn: str
     class_name: str
     extras: tuple[str, ...]
@@ -122,7 +121,7 @@ def _workers(model: "ImageModel", role: str, extra: str | None = None) -> list[_
             for a in model.actors if role_of(a.fqn) == role and a.extras == (extra,)]
 
 
-class _Lane(Record):
+class _Lane(NamedTuple):
     """One participant: one or more actors of the same extra drawn as a single lifeline."""
     pid: str
     workers: tuple[_Worker, ...]

@@ -7,9 +7,9 @@ measurement (the image-size bench's output).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.records import Memo, Record
+from docgen.records import Memo
 from docgen.render import diagrams, prose_blocks, tables, transcripts
 
 if TYPE_CHECKING:
@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 INPUT_NAMES = ("dockerfile", "registry", "lock", "pyproject", "measurement")
 
 
-class RenderInputs(Record):
+class RenderInputs(NamedTuple):
     """What renderers may read: the model and, for image-size only, the bench's measurement."""
     model: "ImageModel"
     image_size: dict | None = None
 
 
-class Generator(Record):
+class Generator(NamedTuple):
     name: str
     inputs: tuple[str, ...]
     render: Callable[..., str]                 # (RenderInputs, **args) -> Markdown

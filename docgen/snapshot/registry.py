@@ -12,10 +12,10 @@ import json
 import re
 import shlex
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import read_json_object
-from docgen.records import Record
 
 SYSTEM_COMMAND = "sys.executable"
 SYSTEM_FLAG = "NEMO_RL_PY_EXECUTABLES_SYSTEM"
@@ -43,7 +43,7 @@ def extras_of(command: str) -> tuple[str, ...]:
     return tuple(extras)
 
 
-class RegistryEntry(Record):
+class RegistryEntry(NamedTuple):
     actor: str
     member: str | None  # PY_EXECUTABLES member of the default variant; None for an inline command
     command: str  # NEMO_RL_PY_EXECUTABLES_SYSTEM unset
@@ -65,7 +65,7 @@ class RegistryEntry(Record):
         return self.command == SYSTEM_COMMAND
 
 
-class Registry(Record):
+class Registry(NamedTuple):
     executables: dict[str, str]  # PY_EXECUTABLES member -> command, in class-body order
     entries: tuple[RegistryEntry, ...]  # ACTOR_ENVIRONMENT_REGISTRY order after every update
 

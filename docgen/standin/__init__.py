@@ -19,9 +19,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
-from docgen.records import Record
 
 FILES = Path(__file__).resolve().parent / "files"
 BACKEND = "standin_backend"
@@ -38,7 +38,7 @@ VLLM_MODULES = ("engine/__init__.py", "engine/llm_engine.py", "model_executor/__
                 "model_executor/layers.py", "worker/__init__.py")
 
 
-class StandinPackage(Record):
+class StandinPackage(NamedTuple):
     name: str  # normalised distribution name
     version: str
     path: str  # relative to the workspace root
