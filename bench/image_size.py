@@ -47,8 +47,8 @@ def tree_inputs() -> dict:
     """Digests of the Dockerfile and snapshot in this tree, which the image was just built from (build,
     then measure): `docgen check` reports the record as stale once either moves."""
     sys.path.insert(0, str(ROOT))
-    from docgen.model import load_model
-    from docgen.model.claims import input_digest
+    from docgen.model.build import load_model
+    from docgen.model.digests import input_digest
     from docgen.project import find_project
 
     project = find_project(ROOT, None)

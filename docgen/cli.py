@@ -3,23 +3,36 @@
 Exit codes: 0 ok, 1 findings or drift, 2 bad input (a message naming file and line; nothing written).
 Every subcommand takes --root, --config and --verbose; the project (which tree, which inputs) is found
 from the working directory, never from where docgen is installed (docgen.project).
-Imports stay inside the commands so `docgen check` starts fast.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
+import json
+import os
 import sys
 from pathlib import Path
 
+from docgen import __version__
+from docgen.check.pipeline import findings_of, prepare, write
+from docgen.check.report import Options, report
+from docgen.diff import compare, load_sides
 from docgen.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, InputError
+from docgen.inputs.dockerfile import read_dockerfile
+from docgen.io import append_report, read_input, write_file
+from docgen.model.build import load_model
+from docgen.project import find_project
+from docgen.render.diff import diff_markdown, diff_text
+from docgen.render.text import inventory_text
+from docgen.snapshot.build import build_snapshot, dump_snapshot
+from docgen.snapshot.load import load_snapshot
 
 COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint", "diff")
 
 
 def _project(args: argparse.Namespace):
-    from docgen.project import find_project
-
     project = find_project(args.root, args.config)
     overrides = {}
     for key in ("dockerfile", "snapshot"):
@@ -37,26 +50,25 @@ def _say_project(args, project) -> None:
 # ---------------------------------------------------------------------------------------------- commands
 
 def cmd_inventory(args: argparse.Namespace) -> int:
-    from docgen.model import load_model
-
     project = _project(args)
     _say_project(args, project)
     model = load_model(project.dockerfile, project.snapshot)
     if args.json:
-        import json
         print(json.dumps(model.inventory(), indent=2))
         return EXIT_OK
-    from docgen.render.text import inventory_text
     print(inventory_text(model), end="")
     return EXIT_OK
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    from docgen.io import write_file
-    from docgen.snapshot.build import build_snapshot, dump_snapshot
-
     data = build_snapshot(args.from_dir, registry_facts=args.registry_facts, repo=args.repo, ref=args.ref)
     text = dump_snapshot(data)
+    prov = data["provenance"]
+    missing = [what for what, present in (("repository (--repo OWNER/NAME)", prov["repo"]),
+                                          ("ref (--ref REF)", prov["ref"] or prov["commit"])) if not present]
+    if missing:   # written anyway (the lock may be all one needs now); `docgen check` reports it until fixed
+        print(f"docgen: warning: {args.from_dir} is not a git checkout with a remote and a commit, so the snapshot "
+              f"records no {' and no '.join(missing)}; `docgen check` reports it", file=sys.stderr)
     if str(args.output) == "-":
         sys.stdout.write(text)
         return EXIT_OK
@@ -71,7 +83,9 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 
 def cmd_standin(args: argparse.Namespace) -> int:
-    from docgen.snapshot.load import load_snapshot
+    # Imported here, for this rare maintainer command only: the stand-in's subprocess, shutil and tempfile
+    # are about a quarter of docgen's own import time (python -X importtime: 8 of 31 ms), which every
+    # `docgen check` would otherwise pay.
     from docgen.standin import generate
 
     project = _project(args)
@@ -82,8 +96,6 @@ def cmd_standin(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, *, render: bool = True):
-    from docgen.check.pipeline import prepare
-
     project = _project(args)
     run = prepare(project, getattr(args, "paths", None) or None, render=render)
     if args.verbose:
@@ -92,8 +104,6 @@ def _run(args: argparse.Namespace, *, render: bool = True):
 
 
 def cmd_write(args: argparse.Namespace) -> int:
-    from docgen.check.pipeline import write
-
     for line in write(_run(args)):
         print(f"docgen: {line}", file=sys.stderr)
     return EXIT_OK
@@ -101,10 +111,6 @@ def cmd_write(args: argparse.Namespace) -> int:
 
 def _report_options(args: argparse.Namespace, run):
     """--diff/--quiet/--changed-files/--max-annotations/--summary as the reporter's options."""
-    import os
-
-    from docgen.check.report import Options
-
     diff = getattr(args, "diff", None)
     if diff is None:   # a person at a terminal wants the diff; a CI log wants the findings, not 250 lines
         diff = sys.stdout.isatty() and not os.environ.get("CI")
@@ -113,7 +119,6 @@ def _report_options(args: argparse.Namespace, run):
         if str(args.changed_files_from) == "-":
             changed += sys.stdin.read().splitlines()
         else:
-            from docgen.io import read_input
             changed += read_input(args.changed_files_from, "the list of changed files").splitlines()
     names: set[str] = set()
     for entry in (c.strip() for c in changed):
@@ -128,9 +133,6 @@ def _report_options(args: argparse.Namespace, run):
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from docgen.check.pipeline import findings_of
-    from docgen.check.report import report
-
     run = _run(args)
     findings = findings_of(run)
     drift = report(args.format, run, findings, include_drift=True, options=_report_options(args, run))
@@ -138,9 +140,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from docgen.check.pipeline import findings_of
-    from docgen.check.report import report
-
     run = _run(args, render=False)
     findings = findings_of(run)
     report(args.format, run, findings, include_drift=False, options=_report_options(args, run))
@@ -148,9 +147,6 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from docgen.diff import compare, load_sides
-    from docgen.inputs.dockerfile import read_dockerfile
-
     if args.dockerfile is not None:   # an explicit Dockerfile needs no project around it
         dockerfile, display = Path(args.dockerfile).absolute(), str(args.dockerfile)
     else:
@@ -159,11 +155,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         dockerfile, display = project.dockerfile, project.display(project.dockerfile)
     old, new = load_sides(args.old, args.new, args.registry_facts, args.old_registry_facts, args.new_registry_facts)
     result = compare(old, new, read_dockerfile(dockerfile), display)
-    from docgen.render.diff import diff_markdown, diff_text
     if args.summary:
         _append_step_summary(diff_markdown(result))
     if args.format == "json":
-        import json
         print(json.dumps(result, indent=2))
     else:
         print((diff_markdown if args.format == "markdown" else diff_text)(result), end="")
@@ -172,10 +166,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def _append_step_summary(markdown: str) -> None:
     """GitHub Actions shows the file named by $GITHUB_STEP_SUMMARY on the run's page; steps append to it."""
-    import os
-
-    from docgen.io import append_report
-
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         raise InputError("$GITHUB_STEP_SUMMARY", None, "--summary: the variable is not set (it is, in a GitHub "
@@ -226,8 +216,12 @@ def _add_snapshot(sub) -> None:
                    help="an RL checkout (pyproject.toml, uv.lock, nemo_rl/ registry modules)")
     p.add_argument("--registry-facts", type=Path, default=None, metavar="FILE",
                    help="read the actor registry from a JSON facts file instead of DIR's Python sources")
-    p.add_argument("--repo", default=None, help="provenance: the RL repository (default: from the facts file)")
-    p.add_argument("--ref", default=None, help="provenance: the RL ref (default: from the facts file)")
+    p.add_argument("--repo", default=None,
+                   help="provenance: the RL repository as OWNER/NAME (default: from the facts file, else the "
+                        "checkout's remote: the one its branch tracks, else origin)")
+    p.add_argument("--ref", default=None,
+                   help="provenance: the RL ref (default: from the facts file, else the checkout's tag at HEAD, "
+                        "else its branch); the commit is the facts file's, else HEAD's")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="where to write ('-' = stdout; default: the configured snapshot)")
     p.set_defaults(func=cmd_snapshot)
@@ -315,13 +309,12 @@ def _add_block_command(sub, name: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, every subcommand with its options."""
-    from docgen import __version__
-
     parser = argparse.ArgumentParser(
         prog="docgen",
         description="Documentation that cannot drift for the nmp-rl-base image: read the Dockerfile and the "
                     "NeMo-RL snapshot, render generated blocks, check them and the inputs' agreement.",
-        epilog="Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
+        epilog="--root, --config and --verbose go before or after COMMAND. "
+               "Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
     parser.add_argument("--version", action="version", version=f"docgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin, "diff": _add_diff}
@@ -330,8 +323,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Options every subcommand takes, so they may also come before it (`docgen --verbose check`): the value-taking
+# ones with the number of values they take.
+_GLOBAL_OPTIONS = {"--root": 1, "--config": 1, "--verbose": 0, "-v": 0}
+
+
+def _globals_after_command(argv: list[str]) -> list[str]:
+    """`docgen --root DIR -v check X` -> `docgen check --root DIR -v X`: the global options given before the
+    command move to just after it, where its parser reads them. Anything else before the command (--help,
+    --version, an unknown option) stays put for the top-level parser to handle or refuse."""
+    before: list[str] = []
+    moved: list[str] = []
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        name = argv[i].split("=", 1)[0]
+        takes = _GLOBAL_OPTIONS.get(name)
+        if takes is None:
+            before.append(argv[i])
+            i += 1
+            continue
+        end = i + 1 + (takes if "=" not in argv[i] else 0)
+        moved.extend(argv[i:end])
+        i = end
+    if not moved or i >= len(argv) or argv[i] not in COMMANDS:
+        return argv   # nothing to move, or no command after them: let argparse say what is wrong
+    return before + [argv[i]] + moved + argv[i + 1:]
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    argv = _globals_after_command(sys.argv[1:] if argv is None else list(argv))
+    args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except InputError as exc:
@@ -351,10 +372,6 @@ def run() -> None:
     The cyclic garbage collector is off for the run: a run's data holds next to no reference cycles
     (reference counting frees it), and each full collection walks every object of the parsed snapshots,
     about 2 ms of a `docgen diff` of two of them (bench/ab_speed.py)."""
-    import atexit
-    import gc
-    import os
-
     gc.disable()
     code = main()
     for stream in (sys.stdout, sys.stderr):

@@ -12,11 +12,17 @@ extras; and the key versions (torch, vllm, transformer-engine, ray, Python).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
-from docgen.model import class_name_of
+from docgen.io import read_json_object
+from docgen.model import class_name_of, venv_path
+from docgen.model.build import actors_from_registry, build_model, filter_lines, prefetch_all, venv_dir_of
+from docgen.snapshot.build import build_snapshot, dump_snapshot
+from docgen.snapshot.load import combo_key, load_snapshot
+from docgen.snapshot.registry import SYSTEM_COMMAND
 
 if TYPE_CHECKING:
     from docgen.inputs.dockerfile import DockerfileFacts
@@ -35,16 +41,9 @@ class Side(NamedTuple):
 
 def load_side(path: str | Path, label: str | None = None, *, registry_facts: str | Path | None = None) -> Side:
     """A snapshot file, or an RL checkout folder read with `build_snapshot` (in memory)."""
-    import json
-
-    from docgen.io import read_json_object
-    from docgen.snapshot.load import load_snapshot
-
     path = Path(path)
     label = label or str(path)
     if path.is_dir():
-        from docgen.snapshot.build import build_snapshot, dump_snapshot
-
         data = build_snapshot(path, registry_facts=registry_facts)
         text = dump_snapshot(data)
         # the typed view reads the same text a written snapshot would hold, so both kinds compare alike
@@ -80,8 +79,6 @@ class _Image(NamedTuple):
 
 
 def _image(dockerfile: "DockerfileFacts", side: Side) -> _Image:
-    from docgen.model import actors_from_registry, build_model, filter_lines, prefetch_all, venv_dir_of
-
     try:
         model = build_model(dockerfile, side.snapshot)
     except InputError as exc:
@@ -139,8 +136,6 @@ def _module(fqn: str) -> str:
 
 
 def _actor_facts(side: Side) -> dict[str, dict]:
-    from docgen.model import actors_from_registry
-
     return {a.fqn: {"extras": list(a.extras), "system": a.is_system, "command": a.command}
             for a in actors_from_registry(side.snapshot.registry, system_flag=False)}
 
@@ -186,10 +181,6 @@ def _actors(old: Side, new: Side, old_image: _Image, new_image: _Image) -> dict:
 def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Image, new_image: _Image) -> list:
     """Each prefetch filter against both sides. `status`: `ok` (same venvs), `changed` (still selects
     something, but not the same actors), `no-match` (selects nothing in NEW: the filter went stale)."""
-    from docgen.model import SYSTEM_COMMAND
-
-    from docgen.model import filter_lines
-
     out = []
     for text, line in filter_lines(dockerfile.prefetch_calls):
         was, now = list(old_image.filter_actors.get(text, ())), list(new_image.filter_actors.get(text, ()))
@@ -208,8 +199,6 @@ def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Im
 
 
 def _venvs(old_image: _Image, new_image: _Image) -> dict:
-    from docgen.model import venv_path
-
     def row(image: _Image, fqn: str) -> dict:
         return {"actor": fqn, "extras": list(image.venvs[fqn]), "path": venv_path(image.venv_dir, fqn)}
 
@@ -243,8 +232,6 @@ def _short_source(source: str) -> str:
 def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image) -> list:
     """Per install set of a prefetched venv (venvs with the same extras share one set): the packages added,
     removed and re-versioned (a changed version, or the same version from another source)."""
-    from docgen.snapshot.load import combo_key
-
     groups: dict[str, dict[str, list[str]]] = {}
     for image, which in ((old_image, "old"), (new_image, "new")):
         for fqn, extras in image.venvs.items():
@@ -303,8 +290,6 @@ def _shared(old_image: _Image, new_image: _Image) -> dict:
 
 def _versions_of(snapshot: "Snapshot") -> dict[str, list[dict]]:
     """Per key package, each version the base venv or a single extra installs, with where (sorted)."""
-    from docgen.snapshot.load import combo_key
-
     prefixes = tuple(f"{name}==" for name in KEY_PACKAGES)   # how members start; the name is checked below
     where: dict[str, dict[str, set[str]]] = {name: {} for name in KEY_PACKAGES}
     for key in ["", *sorted(combo_key([e]) for e in snapshot.extras)]:

@@ -18,7 +18,7 @@ import mkdocs_gen_files
 
 from docgen.cli import build_parser
 from docgen.errors import InputError
-from docgen.model import load_model
+from docgen.model.build import load_model
 from docgen.project import find_project
 from docgen.render.site import cli_page, venv_index, venv_page, venv_page_names
 

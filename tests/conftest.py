@@ -15,5 +15,5 @@ def repo_project():
 
 @pytest.fixture(scope="session")
 def repo_model(repo_project):
-    from docgen.model import load_model
+    from docgen.model.build import load_model
     return load_model(repo_project.dockerfile, repo_project.snapshot)

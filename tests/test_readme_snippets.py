@@ -5,8 +5,11 @@ and the pre-commit snippet names hooks this repository publishes. The two comman
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.test_workflow import actionlint, schema_check
@@ -54,3 +57,66 @@ def test_pre_commit_snippet_uses_published_hooks_with_a_pinned_tag():
     assert re.fullmatch(r"v\d+\.\d+\.\d+", repo["rev"])
     published = {h["id"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert {h["id"] for h in repo["hooks"]} <= published
+
+
+# ------------------------------------------------------------------------- the routine, followed literally
+
+def routine_script() -> str:
+    """The bash blocks of the everyday routine, in order, as one script."""
+    section = README.split("### The everyday routine", 1)[1].split("\n### ", 1)[0]
+    return "".join(re.findall(r"^```bash\n(.*?)^```$", section, re.M | re.S))
+
+
+@pytest.fixture(scope="module")
+def followed(tmp_path_factory):
+    """The routine run as written in a scratch copy of this repository (its tracked files as they are now,
+    committed), with a NeMo-RL clone of the fixture remote standing in for ../RL (it clones it itself), no
+    Docker engine reachable, and the project's venv as the copy's .venv (so step 0 finds docgen there)."""
+    from tests.reference import REASON, reference_present
+    if not reference_present():
+        pytest.skip(REASON)
+    from tests.rl_checkout import git, git_env, make_remote
+
+    tmp = tmp_path_factory.mktemp("routine")
+    env = git_env(tmp)
+    env["DOCKER_HOST"] = f"unix://{tmp}/no-engine.sock"   # nothing listens there
+    make_remote(tmp, "v9.1.0", env)
+    repo = tmp / "repo"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    for rel in filter(None, tracked.decode().split("\0")):
+        if (REPO / rel).is_file():
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / rel, repo / rel)
+    (repo / ".venv").symlink_to(REPO / ".venv")
+    git("init", "-q", "-b", "main", str(repo), env=env)
+    git("add", "-A", env=env, cwd=repo)
+    git("commit", "-q", "-m", "before the routine", env=env, cwd=repo)
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", routine_script()], cwd=repo, env=env,
+                         capture_output=True, text=True, timeout=600)
+    check = subprocess.run([str(repo / ".venv/bin/docgen"), "check", "--no-diff"], cwd=repo, env=env,
+                           capture_output=True, text=True, timeout=120)
+    return {"repo": repo, "rl": tmp / "RL", "run": run, "check": check, "env": env}
+
+
+def test_the_routine_installs_before_it_uses_docgen():
+    script = routine_script()
+    install = script.index("pip install")
+    first_call = re.search(r"\.venv/bin/docgen (?:snapshot|diff|write|check)\b", script)
+    assert first_call and install < first_call.start()
+    assert "ARG NEMO_RL_REF=$REF" in script and '--ref "$REF"' in script
+
+
+def test_the_routine_ends_green_committed_and_knowing_where_nemo_rl_came_from(followed):
+    import json
+
+    from tests.rl_checkout import git
+
+    repo, run, check = followed["repo"], followed["run"], followed["check"]
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert check.returncode == 0, check.stdout + check.stderr
+    prov = json.loads((repo / "snapshot/nemo-rl.json").read_text())["provenance"]
+    commit = git("rev-parse", "HEAD", env=followed["env"], cwd=followed["rl"])
+    assert (prov["repo"], prov["ref"], prov["commit"]) == ("soluwalana/RL", "nmp/customizer", commit)
+    assert git("status", "--porcelain", env=followed["env"], cwd=repo) == ""
+    assert git("log", "-1", "--format=%s", env=followed["env"], cwd=repo) == "NeMo-RL nmp/customizer"
+    assert "snapshot/nemo-rl.json" in git("show", "--name-only", "--format=", "HEAD", env=followed["env"], cwd=repo)

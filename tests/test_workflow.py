@@ -1,7 +1,9 @@
 """The pull-request workflow (.github/workflows/docs.yml), checked without GitHub: actionlint and GitHub's
 workflow schema (vendored by check-jsonschema) accept it and reject a broken copy, and it keeps the promises
 the README makes: actions pinned by commit, a timeout on every job, the PR's changed files handed to
-docgen check, the engine requirement checked, the site published from the default branch only."""
+docgen check, the engine requirement checked by scripts/check-engine (the one place its minimum lives), apt
+indexes updated before installs, no credentials left in checkouts, the site published from the default
+branch only and without waiting for the image job."""
 
 from __future__ import annotations
 
@@ -91,13 +93,64 @@ def test_the_jobs_run_what_the_pull_request_check_promises(workflow):
     assert "tests/image/test_lock_to_image.py" in runs["image"]
     assert "scripts/build-docs" in runs["site"] and "tests/site" in runs["site"]
     engine = [s for s in jobs["image"]["steps"] if s.get("id") == "engine"]
-    assert engine and "-ge 28" in engine[0]["run"]
+    assert engine and "scripts/check-engine" in engine[0]["run"]
     provision = [s for s in jobs["image"]["steps"] if "docker/setup-docker-action@" in s.get("uses", "")]
     assert provision and provision[0]["if"] == "steps.engine.outputs.provision == 'true'"
+    # one source for the minimum: the provisioned version is what scripts/check-engine prints
+    assert provision[0]["with"]["version"] == "v${{ steps.engine.outputs.minimum }}"
+    assert not re.search(r"\b2[0-9]\.[0-9]", engine[0]["run"] + str(provision[0]["with"]))
+
+
+def _run_engine_gate(tmp_path: Path, workflow: dict, server_version: str | None) -> dict[str, str]:
+    """The image job's engine step, run as the runner runs it, against a docker that reports
+    `server_version` (None: no engine answers); returns what the step wrote to $GITHUB_OUTPUT."""
+    [step] = [s for s in workflow["jobs"]["image"]["steps"] if s.get("id") == "engine"]
+    fake = tmp_path / "bin" / "docker"
+    fake.parent.mkdir(exist_ok=True)
+    answer = f"echo {server_version}" if server_version else "exit 1"
+    fake.write_text(f"#!/bin/sh\n{answer}\n")
+    fake.chmod(0o755)
+    out = tmp_path / "github-output"
+    out.write_text("")
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}", "GITHUB_OUTPUT": str(out)}
+    env.pop("DOCKER", None)
+    run = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=REPO, env=env, capture_output=True, text=True,
+                         timeout=30)
+    assert run.returncode == 0, run.stderr
+    return dict(line.split("=", 1) for line in out.read_text().splitlines())
+
+
+@pytest.mark.parametrize("server, provision", [
+    ("28.0.4", "true"),          # the stock ubuntu-24.04 runner's engine: major 28, still too old
+    ("27.5.1", "true"), (None, "true"),
+    ("28.5.0", "false"), ("28.5.2+dfsg4", "false"), ("29.0.1", "false")])
+def test_the_engine_gate_compares_the_full_version_against_check_engines_minimum(tmp_path, workflow, server,
+                                                                                  provision):
+    minimum = subprocess.run([str(REPO / "scripts/check-engine"), "--minimum"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    assert _run_engine_gate(tmp_path, workflow, server) == {"minimum": minimum, "provision": provision}
+
+
+def test_apt_indexes_are_updated_before_any_install(workflow):
+    for name, job in workflow["jobs"].items():
+        script = "\n".join(s.get("run", "") for s in job.get("steps", []))
+        installs = [m.start() for m in re.finditer(r"apt-get install", script)]
+        if installs:
+            update = script.find("apt-get update")
+            assert 0 <= update < installs[0], name
+
+
+def test_checkouts_keep_no_credentials(workflow):
+    checkouts = [s for job in workflow["jobs"].values() for s in job.get("steps", [])
+                 if s.get("uses", "").startswith("actions/checkout@")]
+    assert len(checkouts) == 4
+    assert all(s.get("with", {}).get("persist-credentials") is False for s in checkouts)
 
 
 def test_pages_publish_only_from_the_default_branch(workflow):
     pages = workflow["jobs"]["pages"]
+    # the docs' own jobs only: the image job can fail for the runner's reasons (engine, mirror)
+    assert set(pages["needs"]) == {"drift", "site"}
     assert "default_branch" in pages["if"] and "push" in pages["if"]
     assert pages["permissions"] == {"pages": "write", "id-token": "write"}
     used = [s["uses"].split("@")[0] for s in pages["steps"]]

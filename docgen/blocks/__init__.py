@@ -19,27 +19,24 @@ nothing about the model: the caller passes the generator table and a render call
 
 from __future__ import annotations
 
-import zlib
+import difflib
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
+from docgen.fences import Fence, opening_fence
+from docgen.model.digests import digest
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-# A marker: the definition _find_markers implements with str.find (a regex search cost more than the rest of
-# parsing put together); never compiled here, tests/unit/test_blocks.py compares the two.
-_MARKER = r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)"
-# Any indentation and block-quote prefix: fences sit in list items, admonitions and quotes (superfences).
-_FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
-# The definition _code_spans implements, as a pattern the tests compare it with (never compiled here).
-_CODE_SPAN = r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)"
+# A marker: `docgen:`, the longest run of word characters and hyphens (the kind; `docgen:end-value-->` is an
+# unclosed `end-value--`), then the rest up to the first `-->` or, unclosed, the end of the line.
+_MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
 _BACKTICKS = re.compile(r"`+")
 _HUNK = r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@"   # compiled on first use: only block_diff reads it
 _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
-DIGEST_CHARS = 8
-# What an input digest means. Bump it whenever digest() or the projections in docgen/blocks/facts.py (what
+# What an input digest means. Bump it whenever digest() or the projections in docgen/model/digests.py (what
 # each input contributes) change, so old stamps read as "written by an older digest", not as changed inputs.
 # Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture
 # to catch a silent change.
@@ -58,12 +55,6 @@ def _split_lines(text: str) -> list[str]:
     if last:
         lines.append(last)
     return lines
-
-
-def digest(text: str) -> str:
-    """A short checksum for a stamp: it only has to notice a change (a hand edit, new facts), and CRC-32
-    does so without loading OpenSSL, which alone cost about a tenth of a `docgen check`."""
-    return f"{zlib.crc32(text.encode('utf-8')):0{DIGEST_CHARS}x}"
 
 
 class Block(NamedTuple):
@@ -153,38 +144,12 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _find_markers(line: str) -> list[tuple[int, int, str, str, bool]]:
-    """The markers of a line without its line ending, left to right: (start, end, kind, rest, closed), as
-    _MARKER.finditer would find them. The kind is the longest run of word characters and hyphens after
-    `docgen:` (so `docgen:end-value-->` is an unclosed `end-value--`), the rest runs to the first `-->` after
-    it or, unclosed, to the end of the line."""
-    found = []
-    n = len(line)
-    at = line.find("<!--")
-    while at != -1:
-        i = at + 4
-        while i < n and line[i].isspace():
-            i += 1
-        if not line.startswith("docgen:", i):
-            at = line.find("<!--", at + 1)
-            continue
-        i += 7
-        k = i
-        while k < n and (line[k].isalnum() or line[k] in "_-"):
-            k += 1
-        close = line.find("-->", k)
-        stop = n if close == -1 else close
-        end = n if close == -1 else close + 3
-        found.append((at, end, line[i:k], line[k:stop], close != -1))
-        at = line.find("<!--", end)
-    return found
-
-
 def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
-    """The markers of a line that are not inside an inline code span."""
+    """The markers of a line (without its line ending) that are not inside an inline code span, left to
+    right: (start, end, kind, rest, closed)."""
     if "docgen:" not in line:   # most lines: skip the scan and the code-span scan
         return []
-    found = _find_markers(line)
+    found = [(m.start(), m.end(), m["kind"], m["rest"], bool(m["close"])) for m in _MARKER.finditer(line)]
     if found and "`" in line:
         spans = _code_spans(line)
         found = [m for m in found if not any(a <= m[0] < b for a, b in spans)]
@@ -222,7 +187,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     lines = tuple(_split_lines(text))
     blocks: list[Block] = []
     values: list[InlineValue] = []
-    fence: str | None = None
+    fence: Fence | None = None
     fence_index = 0
     open_block: tuple[int, str, tuple, str] | None = None  # (index, generator, args, indent)
 
@@ -232,13 +197,12 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     for index in _marker_or_fence_lines(text):
         line = lines[index].rstrip("\r\n")
         if fence is not None:
-            m = _FENCE.match(line) if fence[0] in line else None
-            if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
+            if fence.closed_by(line):
                 fence = None
             continue
-        m = _FENCE.match(line) if ("`" in line or "~" in line) else None
-        if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
-            fence, fence_index = m.group("run"), index
+        fence = opening_fence(line)
+        if fence is not None:
+            fence_index = index
             continue
         value_open: tuple[str, int] | None = None
         for start, end, kind, rest, closed in _markers(line):
@@ -299,9 +263,9 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
         # An unclosed fence runs to the end of the page, so every marker after it would silently become
         # code and its block would never be checked again.
         hidden = next((i for i in range(fence_index + 1, len(lines))
-                       if "docgen:" in lines[i] and _find_markers(lines[i].rstrip("\r\n"))), None)
+                       if "docgen:" in lines[i] and _MARKER.search(lines[i].rstrip("\r\n"))), None)
         if hidden is not None:
-            raise fail(fence_index, f"code fence {fence} is never closed, so the docgen marker at line {hidden + 1} "
+            raise fail(fence_index, f"code fence {fence.run} is never closed, so the docgen marker at line {hidden + 1} "
                                     "would be read as code; close the fence")
     return Document(path, lines, tuple(blocks), tuple(values))
 
@@ -438,8 +402,6 @@ def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[st
 
 def block_diff(change: BlockChange) -> str:
     """A unified diff of one stale block, numbered as in its file."""
-    import difflib
-
     old = _split_lines(change.old)   # lines end at "\n" only, as the block's own line numbers do
     new = _split_lines(change.new)
     lines = list(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}", n=2))

@@ -10,6 +10,10 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
+from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
+from docgen.model.digests import input_digest
+from docgen.names import normalize
+from docgen.render.values import number_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -30,7 +34,6 @@ class Finding(NamedTuple):
 
 
 def _norm(text: str) -> str:
-    from docgen.names import normalize
     return normalize(text)
 
 
@@ -142,8 +145,6 @@ def counted(model: "ImageModel") -> dict[str, int]:
 
 def check_count_statements(model: "ImageModel") -> list[Finding]:
     """`# Eight filters -> nine venvs.` is a claim; it must stay true when the filters change."""
-    from docgen.render.values import number_word
-
     truth = counted(model)
     found = []
     for statement in model.dockerfile.counts:
@@ -215,9 +216,16 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
     """NEMO_RL_REPO / NEMO_RL_REF defaults are what a build checks out; the snapshot records what the docs
     were generated from. When they differ, every rendered fact may describe another NeMo-RL."""
     provenance = model.snapshot.provenance or {}
+    # a snapshot that does not say where it came from is a finding too: the pages would name no NeMo-RL
+    missing = [what for what, present in (("repository", provenance.get("repo")),
+                                          ("ref or commit", provenance.get("ref") or provenance.get("commit")))
+               if not present]
+    found = [Finding(model.snapshot.path, None, "provenance",
+                     f"the snapshot records no {' and no '.join(missing)}, so the pages cannot say which NeMo-RL "
+                     "they describe; run `docgen snapshot --from CHECKOUT` on a git checkout with a remote, or "
+                     "pass --repo OWNER/NAME and --ref REF")] if missing else []
     args = {a.name: a for a in model.dockerfile.args if a.default is not None and a.stage is None}
     args.update({a.name: a for a in model.dockerfile.args if a.default is not None and a.name not in args})
-    found = []
     for name, key, same in (("NEMO_RL_REPO", "repo", lambda a, b: _repo_id(a) == _repo_id(b)),
                             ("NEMO_RL_REF", "ref", lambda a, b: a.strip() == b.strip())):
         arg, recorded = args.get(name), provenance.get(key)
@@ -247,7 +255,6 @@ def check_warm_order(model: "ImageModel") -> list[Finding]:
                 found.append(Finding(path, prefetch_at, "warm-order",
                                      f"{class_name_of(venv.actor)} runs with extra {extra!r}, which no `uv sync --extra` "
                                      f"warms before the prefetch{when}"))
-    from docgen.model.claims import build_claims
     found += [Finding(path, c.line, "warm-order", c.problem) for c in build_claims(model) if c.problem]
     return found
 
@@ -255,8 +262,6 @@ def check_warm_order(model: "ImageModel") -> list[Finding]:
 def check_not_prefetched_reasons(model: "ImageModel") -> list[Finding]:
     """A `# Not prefetched` comment only adds colour: it must agree with the reason the model derives
     (an extra not warmed, a value worker, async bookkeeping, quantization, or simply not selected)."""
-    from docgen.model.claims import REASON_TEXT, comment_agrees, reason_kind
-
     listed = model.dockerfile.not_prefetched
     if listed is None:
         return []
@@ -279,8 +284,6 @@ def check_not_prefetched_reasons(model: "ImageModel") -> list[Finding]:
 
 def check_image_size_record(model: "ImageModel", record: dict | None, where: str) -> list[Finding]:
     """The size record must come from the Dockerfile and snapshot the docs describe now."""
-    from docgen.model.claims import input_digest
-
     if not record:
         return []
     measured = record.get("inputs")

@@ -8,10 +8,25 @@ reads a raw input again.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from stat import S_ISLNK
 from typing import NamedTuple
 
+from docgen.blocks import parse_document, refresh
+from docgen.check.facts import dump_facts, facts_of
+from docgen.check.lint import check_coverage, check_image_size_record, lint
+from docgen.check.prose import prose_findings
+from docgen.errors import ArgError, InputError
+from docgen.inputs.dockerfile import parse_dockerfile
+from docgen.inputs.image_size import load_image_size
+from docgen.io import Output, decode, read_bytes, read_input, write_files
+from docgen.model.build import build_model
+from docgen.model.digests import InputDigests
 from docgen.project import Project
+from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
+from docgen.render.values import VALUES, render_value
+from docgen.snapshot.load import load_snapshot
 
 
 class Page(NamedTuple):
@@ -37,17 +52,11 @@ class Run(NamedTuple):
 def _read_owned(path: Path, project: Project, what: str, shown: str | None = None) -> tuple[bytes, str]:
     """A file docgen may rewrite (a page, the facts record): never through a symlink, whatever it points at.
     `shown` is the path as reports show it (project.display), when the caller has it already."""
-    import os
-    from stat import S_ISLNK
-
-    from docgen.io import decode, read_bytes
-
     try:
         st = os.lstat(path)   # one call says symlink or not, and stands in for the reader's own stat
     except OSError:
         st = None             # missing or unreadable: the reader's own stat reports it
     if st is not None and S_ISLNK(st.st_mode):
-        from docgen.errors import InputError
         raise InputError(shown or project.display(path), None, f"{what} docgen owns is a symlink; docgen reads "
                                                                  "and writes only regular files inside the root")
     raw = read_bytes(path, what, lstat=st)
@@ -55,18 +64,6 @@ def _read_owned(path: Path, project: Project, what: str, shown: str | None = Non
 
 
 def prepare(project: Project, paths: list[Path] | None = None, *, render: bool = True) -> Run:
-    from docgen.blocks import parse_document, refresh
-    from docgen.blocks.facts import InputDigests, dump_facts, facts_of
-    from docgen.errors import InputError
-    from docgen.inputs.dockerfile import parse_dockerfile
-    from docgen.inputs.image_size import load_image_size
-    from docgen.io import read_input
-    from docgen.model import build_model
-    from docgen.render.generators import GENERATORS, RenderInputs, render_block
-    from docgen.errors import ArgError
-    from docgen.render.values import VALUES, render_value
-    from docgen.snapshot.load import load_snapshot
-
     required_unknown = [g for g in project.required or () if g not in GENERATORS]
     if required_unknown:
         raise InputError(project.display(project.config_file or project.root), None,
@@ -115,15 +112,9 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
 
 
 def findings_of(run: Run):
-    from docgen.check.lint import check_coverage, lint
-    from docgen.check.prose import prose_findings
-    from docgen.render.generators import REQUIRED_GENERATORS
-
     findings = lint(run.model)
     findings += prose_findings(run)
     if run.project.image_size.exists():
-        from docgen.check.lint import check_image_size_record
-        from docgen.inputs.image_size import load_image_size
         shown = run.project.display(run.project.image_size)
         findings += check_image_size_record(run.model, load_image_size(run.project.image_size, shown), shown)
     if not run.explicit_paths:  # coverage speaks about the whole doc set, not a chosen few pages
@@ -134,8 +125,6 @@ def findings_of(run: Run):
 
 def write(run: Run) -> list[str]:
     """Save every changed page and the facts record, all or nothing. Returns what changed, for the log."""
-    from docgen.io import Output, write_files
-
     outputs, log = [], []
     for page in run.pages:
         if page.new_text != page.doc.text:

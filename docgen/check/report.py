@@ -14,7 +14,10 @@ import json
 import sys
 from typing import NamedTuple
 
+from docgen.blocks import STAMP_VERSION, block_diff
+from docgen.check.facts import diff_facts
 from docgen.check.pipeline import Run
+from docgen.io import append_report
 
 DEFAULT_MAX_ANNOTATIONS = 10   # what GitHub shows of one type per step
 _SUMMARY_DIFF_CHARS = 200_000  # a step summary is capped at 1 MiB; the diff gets folded and trimmed first
@@ -40,8 +43,6 @@ class Options(NamedTuple):
 
 def facts_changes(run: Run) -> list[str] | None:
     """None when the recorded facts match; else what changed (or why it cannot be said)."""
-    from docgen.blocks.facts import diff_facts
-
     if run.recorded_facts_text == run.facts_text:
         return None
     shown = run.project.display(run.project.facts)
@@ -55,8 +56,6 @@ def facts_changes(run: Run) -> list[str] | None:
 
 
 def block_message(change) -> str:
-    from docgen.blocks import STAMP_VERSION
-
     name = change.block.generator
     if change.hand_edited:
         why = "edited by hand (its body no longer matches the digest it was written with)"
@@ -76,8 +75,6 @@ def block_message(change) -> str:
 def _stamp_items(stamps) -> list[Item]:
     """Blocks whose text is right but whose input stamps are not: one item per cause, not one per block
     (a Dockerfile comment edit re-stamps dozens of blocks; a digest version change re-stamps all of them)."""
-    from docgen.blocks import STAMP_VERSION
-
     groups: dict[str, list] = {}
     for c in stamps:
         if c.version_changed:
@@ -104,8 +101,6 @@ def _stamp_items(stamps) -> list[Item]:
 
 def collect(run: Run, findings, *, include_drift: bool, changed: frozenset[str] = frozenset()) -> list[Item]:
     """Every item of a run, in report order: facts, then items on changed files, then the rest."""
-    from docgen.blocks import block_diff
-
     items: list[Item] = []
     if include_drift:
         facts = facts_changes(run)
@@ -252,14 +247,11 @@ def _md(text: str) -> str:
 
 def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Options | None = None) -> bool:
     """Print the report (and append the job summary when asked); True when there is drift."""
-    from docgen.blocks import block_diff
-
     options = options or Options()
     items = collect(run, findings, include_drift=include_drift, changed=options.changed)
     drift = any(i.kind != "finding" for i in items)
     out = sys.stdout
     if options.summary:
-        from docgen.io import append_report
         append_report(options.summary, summary_markdown(run, items, include_drift, options.changed,
                                                        "check" if include_drift else "lint"))
     if fmt == "json":

@@ -14,16 +14,21 @@ fields so the core model stays small: each is a pure function of the model.
 from __future__ import annotations
 
 import re
+import stat
+from fnmatch import fnmatch
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.model import REASON_NOT_SELECTED, class_name_of
+from docgen.errors import InputError
+from docgen.inputs.shellwords import expand
+from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
+from docgen.model.stages import published_stage, role_of, stage_chain
 from docgen.names import normalize
 from docgen.records import Memo
+from docgen.snapshot.load import combo_key
+from docgen.snapshot.registry import extras_of
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
-
-_PER_MODEL = Memo()   # answers kept per model or snapshot
 
 # Short names -> the package (normalised) they stand for. Lower-case keys; matched as whole words.
 ALIASES: dict[str, str] = {
@@ -53,28 +58,15 @@ NEMO_RL_KNOBS = ("NEMO_RL_PY_EXECUTABLES_SYSTEM", "PY_EXECUTABLES", "ACTOR_ENVIR
 DOCKERFILE_KEYWORDS = ("FROM", "RUN", "COPY", "ADD", "ARG", "ENV", "USER", "WORKDIR", "SHELL", "CMD",
                        "ENTRYPOINT", "LABEL", "EXPOSE", "VOLUME")
 
-# A word as package_mentions reads it: an ASCII letter, then word characters, `.`, `+` or `-`, ending in a word
-# character. Compiled only for text that is not ASCII (`_ascii_words` reads the same on ASCII text).
-_WORD = r"[A-Za-z][\w.+-]*[\w]|[A-Za-z]"
-# ASCII text with every character a word cannot hold turned into a blank.
-_NOT_IN_WORD = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) in "_.+-")}
-
-
-def _ascii_words(text: str) -> list[str]:
-    """`_WORD`'s matches in ASCII text: in each run of word characters, `.`, `+` and `-`, from its first letter
-    to its last word character (the pattern skips what comes before the letter and backs off the rest)."""
-    words = []
-    for run in text.translate(_NOT_IN_WORD).split():
-        word = run.lstrip("0123456789_.+-").rstrip(".+-")
-        if word:
-            words.append(word)
-    return words
+# A word as package_mentions reads it: an ASCII letter, then word characters, `.`, `+` or `-`, ending in a
+# word character.
+_WORD = re.compile(r"[A-Za-z][\w.+-]*[\w]|[A-Za-z]")
 
 
 def package_mentions(text: str, candidates: set[str]) -> set[str]:
     """Packages (normalised names) a comment or sentence names, directly or through an alias."""
     found = set()
-    for word in _ascii_words(text) if text.isascii() else re.findall(_WORD, text):
+    for word in _WORD.findall(text):
         low = word.lower().rstrip(".")
         for w in (low, low.split("'")[0]):
             if w in ALIASES and ALIASES[w] in candidates:
@@ -102,10 +94,6 @@ _VLLM_GLOB = re.compile(r"(/\S+?)/lib/python3\*/site-packages/vllm\b")
 def vllm_copies(model: "ImageModel") -> VllmCopies | None:
     """The published stage's step that replaces each venv's symlinked `vllm/` with a real copy
     (`cp --dereference` over `.../site-packages/vllm` globs), or None when the stage has none."""
-    from fnmatch import fnmatch
-
-    from docgen.model.stages import published_stage
-
     by_stage = {s.name: s for s in model.dockerfile.stages}
     stage = by_stage.get(published_stage(model))
     if stage is None:
@@ -140,20 +128,13 @@ def py_executables(model: "ImageModel") -> tuple[Executable, ...]:
     for member, command in sorted(model.snapshot.registry.executables.items()):
         users = tuple(a.fqn for a in model.actors if a.member == member)
         out.append(Executable(member, command.replace("{git_root}", checkout),
-                              _extras_of(command), users))
+                              extras_of(command), users))
     return tuple(out)
-
-
-def _extras_of(command: str) -> tuple[str, ...]:
-    from docgen.snapshot.registry import extras_of
-    return extras_of(command)
 
 
 def checkout_dir(model: "ImageModel") -> str:
     """Where the image keeps NeMo-RL: the published stage's WORKDIR (the driver venv's parent by default)."""
-    from docgen.model.stages import _chain, published_stage
-
-    chain = _chain(model, published_stage(model))
+    chain = stage_chain(model, published_stage(model))
     workdir = None
     for ins in model.dockerfile.instructions:
         if ins.keyword == "WORKDIR" and ins.stage in chain:
@@ -164,13 +145,12 @@ def checkout_dir(model: "ImageModel") -> str:
 # --------------------------------------------------------------------------------- not-prefetched reasons
 
 NOT_WARMED, VALUE, ASYNC, QUANT, NOT_SELECTED = "not-warmed", "value", "async", "quantization", "not-selected"
-# What a comment must say to agree with each derived reason (and must not say for another).
-# Each as a case-insensitive pattern and as its alternatives for `says` (whether each must end a word).
+# What a comment must say to agree with each derived reason (and must not say for another), in any case.
 _REASON_WORDS = {
-    NOT_WARMED: (r"\bnot (?:built|warmed)\b", ("not built", "not warmed"), True),
-    VALUE: (r"\bvalue\b|\bcritic\b", ("value", "critic"), True),
-    ASYNC: (r"\basync\b|\bbookkeeping\b", ("async", "bookkeeping"), True),
-    QUANT: (r"\bquantiz", ("quantiz",), False),
+    NOT_WARMED: re.compile(r"\bnot (?:built|warmed)\b", re.IGNORECASE),
+    VALUE: re.compile(r"\bvalue\b|\bcritic\b", re.IGNORECASE),
+    ASYNC: re.compile(r"\basync\b|\bbookkeeping\b", re.IGNORECASE),
+    QUANT: re.compile(r"\bquantiz", re.IGNORECASE),
 }
 REASON_TEXT = {
     VALUE: "value worker (PPO's critic); the image's jobs are critic-free",
@@ -181,8 +161,6 @@ REASON_TEXT = {
 
 
 def reason_kind(fqn: str, missing_extras: tuple[str, ...]) -> str:
-    from docgen.model.stages import role_of
-
     if missing_extras:
         return NOT_WARMED
     module = fqn.rsplit(".", 1)[0]
@@ -199,7 +177,7 @@ def comment_agrees(kind: str, comment: str) -> bool:
     """A comment adds colour only: it must name the derived reason's kind and no other."""
     if not comment:
         return True
-    named = {k for k, (pattern, words, whole) in _REASON_WORDS.items() if says(comment, pattern, words, whole)}
+    named = {k for k, pattern in _REASON_WORDS.items() if pattern.search(comment)}
     if kind == NOT_SELECTED:
         return not named
     return named == {kind}
@@ -208,8 +186,6 @@ def comment_agrees(kind: str, comment: str) -> bool:
 def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) -> str:
     """The reason the docs give: derived from the model; the Dockerfile's comment is shown instead of the
     stock wording only when it agrees with the derived kind (it adds colour, never the fact)."""
-    from docgen.model import reason_backend_not_built
-
     kind = reason_kind(fqn, missing_extras)
     if kind == NOT_WARMED:
         return reason_backend_not_built(missing_extras)
@@ -220,19 +196,9 @@ def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) 
 
 # ---------------------------------------------------------------------------------- build / reuse claims
 
-def says(text: str, pattern: str, words: tuple[str, ...], whole: bool = True) -> bool:
-    """Whether the case-insensitive `pattern` finds a match in `text`. On ASCII text, that is one of `words`
-    (the pattern's alternatives, in lower case) starting a word and, when `whole`, ending one: a str scan
-    where the patterns cost a compile each. Other text goes to the pattern (under IGNORECASE the long s, the
-    Kelvin sign and the dotted and dotless i match ASCII letters). The prose lint asks it too."""
-    if not text.isascii():
-        return re.search(pattern, text, re.IGNORECASE) is not None
-    low = text.lower()
-    return any(_mentions(low, word, whole=whole) for word in words)
-
-
-_REUSE = (r"\breus(?:e|es|ed|ing)\b", ("reuse", "reuses", "reused", "reusing"))
-_BUILD = (r"\bbuild(?:s|ing)?\b|\bcompiles?\b", ("build", "builds", "building", "compile", "compiles"))
+# What a warm step's comment says it does with a package, in any case.
+_REUSE = re.compile(r"\breus(?:e|es|ed|ing)\b", re.IGNORECASE)
+_BUILD = re.compile(r"\bbuild(?:s|ing)?\b|\bcompiles?\b", re.IGNORECASE)
 
 
 class BuildClaim(NamedTuple):
@@ -250,10 +216,10 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
     out = []
     for step in model.warm_steps:
         comment = step.comment
-        if not comment or not (says(comment, *_REUSE) or says(comment, *_BUILD)):
+        if not comment or not (_REUSE.search(comment) or _BUILD.search(comment)):
             continue
         for package in sorted(package_mentions(comment, source_built)):
-            claim = "reuses" if says(comment, *_REUSE) else "builds"
+            claim = "reuses" if _REUSE.search(comment) else "builds"
             reaching = [s for s in model.warm_steps if _reaches(model, s, package)]
             problem = None
             if step not in reaching:
@@ -276,15 +242,14 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
     return out
 
 
-def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",), *, whole: bool = True) -> bool:
-    """Whether `text` names `label` as a word: a word boundary (as regex `\\b`) before it and, when `whole`,
-    another after it and one of `suffixes` (the possessive forms "vllm's", "vllm'"). A str scan, not a
-    regex per label: each one compiled cost more than the search."""
+def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",)) -> bool:
+    """Whether `text` names `label` as a word: a word boundary (as regex `\\b`) before it, and after it one of
+    `suffixes` (the possessive forms "vllm's", "vllm'") and another boundary. A str scan, not a regex per
+    label: each one compiled cost more than the search."""
     at = text.find(label)
     while at >= 0:
         end = at + len(label)
-        if _boundary(text, at) and (not whole or any(text.startswith(s, end) and _boundary(text, end + len(s))
-                                                     for s in suffixes)):
+        if _boundary(text, at) and any(text.startswith(s, end) and _boundary(text, end + len(s)) for s in suffixes):
             return True
         at = text.find(label, at + 1)
     return False
@@ -299,7 +264,6 @@ def _boundary(text: str, at: int) -> bool:
 def _reaches(model: "ImageModel", step, package: str) -> bool:
     """Whether the step's install set has the package (the base set for the base and all-groups syncs,
     as the warm-steps table counts them)."""
-    from docgen.errors import InputError
     try:
         return package_in(model, package, step.extras) is not None
     except InputError:  # an extra combination the snapshot lacks: reported where the model needs it
@@ -335,37 +299,14 @@ def known_names(model: "ImageModel") -> KnownNames:
                       frozenset(model.extras_defined), frozenset(variables))
 
 
-# ------------------------------------------------------------------------------------- image-size record
-
-def input_digest(model: "ImageModel") -> dict[str, str]:
-    """Short digests of what a measured image was built from: the Dockerfile's instructions (comments
-    left out: they build nothing) and the snapshot (registry, lock, pyproject). `bench/image_size.py
-    --record` stores them beside the figures; `check` reports the record as stale when they move."""
-    from docgen.blocks.facts import InputDigests, _short_hash
-    from docgen.render.generators import RenderInputs
-
-    def digest() -> dict[str, str]:
-        instructions = [(i.keyword, i.args, i.stage, [h.body for h in i.heredocs])
-                        for i in model.dockerfile.instructions]
-        d = InputDigests(RenderInputs(model))
-        return {"dockerfile": _short_hash(instructions),
-                "snapshot": "-".join(d[k] for k in ("registry", "lock", "pyproject"))}
-
-    # the image-size block and its check ask for the same model's
-    return _PER_MODEL.answer(model, "input digest", digest)
-
-
 # ---------------------------------------------------------------------------------------- runtime identity
 
-_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 def runtime_user(model: "ImageModel") -> tuple[str, str]:
     """(uid, gid) the published image runs as: its last USER, with ARG defaults expanded as Docker does
     (root, "0", when there is no USER; the group defaults to the uid's own number)."""
-    from docgen.model.stages import _chain, published_stage
-
-    return _user_in(model, _chain(model, published_stage(model)))
+    return _user_in(model, stage_chain(model, published_stage(model)))
 
 
 def _user_in(model: "ImageModel", chain: set[str], before: int | None = None) -> tuple[str, str]:
@@ -380,13 +321,13 @@ def _user_in(model: "ImageModel", chain: set[str], before: int | None = None) ->
 
 # ------------------------------------------------------------------------------------------------ lookup
 
+_INSTALLED = Memo()   # per snapshot: the install set of each set of extras, by package name
+
+
 def installed(model: "ImageModel", extras) -> dict:
     """The install set of `extras` by package name, built once per snapshot and set of extras."""
-    from docgen.snapshot.load import combo_key
-
     snap = model.snapshot
-    return _PER_MODEL.answer(snap, ("installed", combo_key(extras)),
-                             lambda: {p.name: p for p in snap.install_set(extras)})
+    return _INSTALLED.answer(snap, combo_key(extras), lambda: {p.name: p for p in snap.install_set(extras)})
 
 
 def package_in(model: "ImageModel", name: str, extras) -> "object | None":
@@ -407,20 +348,18 @@ def _expand(model: "ImageModel", text: str, chain: set[str] | None = None) -> st
     of those stages and the global scope), quotes dropped."""
     defaults = {a.name: a.default for a in model.dockerfile.args
                 if a.default is not None and (chain is None or a.stage in chain or a.stage is None)}
-    return _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), text).replace('"', "")
+    return expand(text, defaults).replace('"', "")
 
 
 def build_user(model: "ImageModel") -> tuple[str, str]:
     """(uid, gid) that creates the heavy artifacts: the USER in force where the actor prefetch runs
     ("0", "0": root, when the Dockerfile switches to no other user before it)."""
-    from docgen.model.stages import _chain
-
     calls = model.dockerfile.prefetch_calls
     if not calls:
         return "0", "0"
     line = calls[0].line
     stage = next((i.stage for i in model.dockerfile.instructions if i.start_line <= line <= i.end_line), None)
-    return _user_in(model, _chain(model, stage) if stage else set(), before=line)
+    return _user_in(model, stage_chain(model, stage) if stage else set(), before=line)
 
 
 def _numeric(user: str) -> tuple[str, str]:
@@ -433,8 +372,6 @@ def _numeric(user: str) -> tuple[str, str]:
 def venv_dir_access(model: "ImageModel") -> tuple[str, str, str]:
     """(owner, group, mode string) of the venv directory as the build leaves it: the last `install -d`,
     plain `chmod NNNN` or `chgrp G` in any RUN naming it (root's and 0755 when none does)."""
-    import stat
-
     owner, group, mode = "0", "0", 0o755
     for ins in model.dockerfile.instructions:
         if ins.keyword != "RUN":

@@ -5,16 +5,16 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from docgen.inputs.shellwords import expand
+from docgen.inputs.syntax import stage_label
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
     from docgen.inputs.dockerfile import Stage
 
 PUBLISHED_STAGE = "nmp-rl-base"
-_ARG_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 class CopyEdge(NamedTuple):
@@ -24,14 +24,10 @@ class CopyEdge(NamedTuple):
     line: int
 
 
-def stage_label(stage: "Stage") -> str:
-    return stage.name if stage.name is not None else str(stage.index)
-
-
 def expand_global_args(model: "ImageModel", text: str) -> str:
     """`${BASE_IMAGE}` -> its global ARG default, as Docker expands FROM lines; unknown names stay."""
     defaults = {a.name: a.default for a in model.dockerfile.args if a.stage is None and a.default is not None}
-    return _ARG_REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), text)
+    return expand(text, defaults)
 
 
 def stage_names(model: "ImageModel") -> set[str]:
@@ -85,12 +81,12 @@ def base_venv(model: "ImageModel") -> str:
         return envs["UV_PROJECT_ENVIRONMENT"]
     workdir = None
     for ins in model.dockerfile.instructions:
-        if ins.keyword == "WORKDIR" and ins.stage in _chain(model, published_stage(model)):
+        if ins.keyword == "WORKDIR" and ins.stage in stage_chain(model, published_stage(model)):
             workdir = ins.args.strip()
     return f"{(workdir or '/opt/nemo-rl').rstrip('/')}/.venv"
 
 
-def _chain(model: "ImageModel", label: str) -> set[str]:
+def stage_chain(model: "ImageModel", label: str) -> set[str]:
     """The stage and the stages it builds FROM, transitively."""
     by_label = {stage_label(s): s for s in model.dockerfile.stages}
     out: set[str] = set()

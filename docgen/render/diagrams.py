@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.model import venv_path
-from docgen.render.markdown import label, mermaid, node_id
-from docgen.model.stages import (
-    base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label,
-)
 from docgen.errors import ArgError
+from docgen.model import venv_path
+from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label
+from docgen.render.markdown import code, label, mermaid, node_id, table
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -156,8 +154,6 @@ def _driver(job: str) -> str:
 
 def _details(model: "ImageModel", job: str, lanes: list[_Lane], system: tuple[str, list[str]] | None = None) -> str:
     """The table under a sequence diagram: every actor a lane stands for, with its extra and its venv."""
-    from docgen.render.markdown import code, table
-
     rows = [(f"{job} driver", "the job's driver script", "", f"base venv {code(base_venv(model))}")]
     for lane in lanes:
         for w in lane.workers:

@@ -92,5 +92,5 @@ _RENDERED = Memo()
 
 
 def render_block(name: str, args: dict[str, str], src: RenderInputs) -> str:
-    """The Markdown body of one block (ends with a newline). Raises tables.ArgError for unusable args."""
+    """The Markdown body of one block (ends with a newline). Raises docgen.errors.ArgError for unusable args."""
     return _RENDERED.answer(src, (name, tuple(sorted(args.items()))), lambda: GENERATORS[name].render(src, **args))

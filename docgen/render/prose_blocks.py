@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from docgen.model.claims import py_executables as executables, vllm_copies as copies_of
+from docgen.names import normalize
 from docgen.render.markdown import code, table
 
 if TYPE_CHECKING:
@@ -13,8 +15,6 @@ if TYPE_CHECKING:
 
 
 def py_executables(model: "ImageModel") -> str:
-    from docgen.model.claims import py_executables as executables
-
     rows = []
     for ex in executables(model):
         users = ", ".join(code(a.rsplit(".", 1)[-1]) for a in ex.actors) or "(none by default)"
@@ -23,8 +23,6 @@ def py_executables(model: "ImageModel") -> str:
 
 
 def vllm_copies(model: "ImageModel") -> str:
-    from docgen.model.claims import vllm_copies as copies_of
-
     copies = copies_of(model)
     if copies is None or not copies.venvs:
         return ("The published stage makes no private vLLM copies: every venv that holds vLLM links it from the "
@@ -61,8 +59,6 @@ def extra_actors(model: "ImageModel", extra: str = "mcore") -> str:
 
 def uv_override(model: "ImageModel", package: str = "transformer-engine") -> str:
     """The `[tool.uv] override-dependencies` entry NeMo-RL pins `package` with, as its pyproject.toml says."""
-    from docgen.names import normalize
-
     entries = [o for o in model.snapshot.overrides if normalize(o.split("@")[0].split("[")[0].split(";")[0]
                                                                  .split("=")[0].split("<")[0].split(">")[0].strip())
                == normalize(package)]

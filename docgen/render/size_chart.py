@@ -1,7 +1,7 @@
 """Size by layer and by venv as mermaid bar charts, from the image-size record (bench/image_size.py).
 
 The record names the image it measured and the inputs it was built from (`inputs`, see
-docgen.model.claims.input_digest); the image-size block says when those inputs have moved since.
+docgen.model.digests.input_digest); the image-size block says when those inputs have moved since.
 """
 
 from __future__ import annotations

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from docgen.model import venv_path
-from docgen.errors import ArgError  # noqa: F401  (re-exported for the renderers)
+from docgen.errors import ArgError
+from docgen.model import DEFAULT_GYM_VENV_DIR, REASON_NOT_SELECTED, REASON_SYSTEM, venv_path
+from docgen.model.build import venv_dir_of
+from docgen.model.claims import build_claims, installed
+from docgen.model.digests import input_digest
+from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label
 from docgen.render.markdown import code, short_fqn, table
-from docgen.model.stages import (
-    base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
-)
+from docgen.render.size_chart import size_charts
 from docgen.render.values import TE_PACKAGE
 
 if TYPE_CHECKING:
@@ -84,8 +86,6 @@ def _gym_count(g) -> str:
 
 
 def _gym_summary(model: "ImageModel") -> str:
-    from docgen.model import DEFAULT_GYM_VENV_DIR, venv_dir_of
-
     if not model.gym:
         where = venv_dir_of(model.dockerfile, "NEMO_GYM_VENV_DIR", DEFAULT_GYM_VENV_DIR)
         return f"0 prefetched (no NeMo-Gym prefetch); NeMo-Gym creates them in {code(where)} at run time"
@@ -97,8 +97,6 @@ def _gym_summary(model: "ImageModel") -> str:
 
 def venv_layers(model: "ImageModel") -> str:
     """Both venv layers side by side: what builds each, what drives it, how many venvs a default build has."""
-    from docgen.model import DEFAULT_GYM_VENV_DIR, venv_dir_of
-
     calls = model.dockerfile.prefetch_calls
     scripts = ", ".join(dict.fromkeys(code(c.script) for c in calls)) or NONE
     rows = [("Ray worker venvs", code(model.venv_dir), scripts,
@@ -166,8 +164,6 @@ def warm_steps(model: "ImageModel") -> str:
     """One row per warm step. What it compiles comes from the lock (the first step whose install set reaches
     a source build builds it); the Dockerfile comment is shown as colour, unless its build/reuse claim
     contradicts the lock, so this table and the shared-builds table cannot disagree."""
-    from docgen.model.claims import build_claims, installed
-
     wrong = {c.line for c in build_claims(model) if c.problem}
     seen: set[str] = set()
     rows = []
@@ -185,8 +181,6 @@ def warm_steps(model: "ImageModel") -> str:
 # ---------------------------------------------------------------------------------------- actors, venvs
 
 def _skip_reason(model: "ImageModel", actor: "Actor", reasons: dict[str, str]) -> str:
-    from docgen.model import REASON_NOT_SELECTED, REASON_SYSTEM
-
     if actor.is_system:
         return REASON_SYSTEM
     return reasons.get(actor.fqn, REASON_NOT_SELECTED)
@@ -351,7 +345,6 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     out = ""
     measured = measurement.get("inputs")
     if isinstance(measured, dict):
-        from docgen.model.claims import input_digest
         moved = [k for k, v in input_digest(model).items() if measured.get(k) != v]
         if moved:
             out = (f"> **Not current:** these figures were measured from an earlier {' and '.join(moved)}; the image "
@@ -374,6 +367,5 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
                 + human_size(production["size_bytes"]) + ".\n")
     else:
         out += "\nNo production figure is recorded: add one under `production` (size_bytes, measured_at, where).\n"
-    from docgen.render.size_chart import size_charts
     charts = size_charts(model, measurement)
     return out + ("\n" + charts if charts else "")

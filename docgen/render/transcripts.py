@@ -7,6 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docgen.model import class_name_of
+from docgen.model.claims import build_user, package_in, venv_dir_access, vllm_copies
+from docgen.model.stages import role_of
+from docgen.render.markdown import code
+from docgen.render.values import render_value
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -27,7 +31,6 @@ def console_venvs(model: "ImageModel") -> str:
 # Each renders its lead sentence with it: the sentence states facts too (which venvs, how many).
 
 def _uv_cache(model: "ImageModel") -> str:
-    from docgen.render.values import render_value
     return render_value("paths.uv_cache", model)
 
 
@@ -36,15 +39,12 @@ def _console(lines: list[str]) -> str:
 
 
 def _venvs_with(model: "ImageModel", package: str):
-    from docgen.model.claims import package_in
     return [(v, package_in(model, package, v.extras)) for v in model.venvs]
 
 
 def console_package(model: "ImageModel", package: str = "transformer-engine", absent: str = "no") -> str:
     """`version_in FQN PACKAGE` for every prefetched venv that has the package (`...` for an unversioned,
     editable one); with absent=yes also the error a venv without it gives."""
-    from docgen.render.markdown import code
-
     have = [(v, p) for v, p in _venvs_with(model, package) if p is not None]
     lacking = [v for v, p in _venvs_with(model, package) if p is None]
     if not have:
@@ -58,7 +58,6 @@ def console_package(model: "ImageModel", package: str = "transformer-engine", ab
             lines += [f"$ version_in {venv.actor} {package}", pkg.version or "..."]
         out += _console(lines)
     if absent == "yes" and lacking:
-        from docgen.model.stages import role_of
         pick = next((v for v in lacking if role_of(v.actor) == "policy"), lacking[0])
         extras = ", ".join(code(e) for e in pick.extras) or "the base"
         out += (f"\nThe {code(pick.class_name)} venv (extra {extras}) does not have it:\n\n"
@@ -70,8 +69,6 @@ def console_package(model: "ImageModel", package: str = "transformer-engine", ab
 
 def console_te_shared(model: "ImageModel", package: str = "transformer-engine") -> str:
     """Every venv with a source-built package resolves its files into the one cache entry uv built."""
-    from docgen.render.markdown import code
-
     have = [(v, p) for v, p in _venvs_with(model, package) if p is not None]
     if not have:
         return f"No prefetched venv has `{package}`, so there is no build to share.\n"
@@ -88,8 +85,6 @@ def console_te_shared(model: "ImageModel", package: str = "transformer-engine") 
 
 
 def console_vllm_copies(model: "ImageModel") -> str:
-    from docgen.model.claims import vllm_copies
-
     copies = vllm_copies(model)
     if copies is None or not copies.venvs:
         return ("The published stage makes no private vLLM copies: the vLLM venvs link `vllm/` from the cache "
@@ -105,7 +100,6 @@ def console_vllm_copies(model: "ImageModel") -> str:
 
 
 def console_runtime_user(model: "ImageModel") -> str:
-    from docgen.render.values import render_value
     return _console(["$ id -u", render_value("runtime.uid", model)])
 
 
@@ -113,15 +107,12 @@ def console_ownership(model: "ImageModel") -> str:
     """Owner, group and mode of the venv directory (as the build creates it), of the cache and of one
     prefetched venv: the build user creates both with umask 022, and a venv made inside a set-group-ID
     directory takes that directory's group and bit."""
-    from docgen.model.claims import build_user, venv_dir_access
-
     cache, venv_dir = _uv_cache(model), model.venv_dir
     owner, group, mode = venv_dir_access(model)
     uid, gid = build_user(model)
     lines = [f"$ stat -c '%u:%g %A %n' {venv_dir} {cache}", f"{owner}:{group} {mode} {venv_dir}",
              f"{uid}:{gid} drwxr-xr-x {cache}"]
     if model.venvs:
-        from docgen.model.stages import role_of
         pick = next((v for v in model.venvs if role_of(v.actor) == "policy"), model.venvs[0])
         setgid = mode[6] in "sS"
         lines += [f"$ stat -c '%u:%g %A' \"$NEMO_RL_VENV_DIR\"/{pick.actor}",
@@ -130,9 +121,6 @@ def console_ownership(model: "ImageModel") -> str:
 
 
 def console_writable(model: "ImageModel") -> str:
-    from docgen.model.claims import vllm_copies
-    from docgen.render.values import render_value
-
     copies = vllm_copies(model)
     gid, cache = render_value("runtime.gid", model), _uv_cache(model)
     lines = [f"$ find {cache} ! -type l -perm /go=w | wc -l", "0",
@@ -144,8 +132,6 @@ def console_writable(model: "ImageModel") -> str:
 
 
 def console_wrappers(model: "ImageModel") -> str:
-    from docgen.model.stages import role_of
-
     if not model.venvs:
         return "The image prefetches no venv, so it has no `python-<ClassName>` wrappers.\n"
     names = sorted(f"python-{v.class_name}" for v in model.venvs)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docgen.errors import ArgError
+from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
+from docgen.model.stages import base_venv
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 
@@ -81,8 +83,6 @@ def _extra_counts(model: "ImageModel") -> dict[str, int]:
 
 
 def _compute_extra_counts(model: "ImageModel") -> dict[str, int]:
-    from docgen.model.claims import package_in, py_executables, vllm_copies
-
     copies = vllm_copies(model)
     return {
         "uv_actors": sum(1 for a in model.actors if not a.is_system),
@@ -114,12 +114,10 @@ def _env(name: str, default: str | None = None) -> Callable[["ImageModel"], str]
 
 
 def _base_venv(model: "ImageModel") -> str:
-    from docgen.model.stages import base_venv
     return base_venv(model)
 
 
 def _checkout(model: "ImageModel") -> str:
-    from docgen.model.claims import checkout_dir
     return checkout_dir(model)
 
 
@@ -143,12 +141,10 @@ def _arch_floor_name(model: "ImageModel") -> str:
 
 
 def _runtime_user(model: "ImageModel") -> tuple[str, str]:
-    from docgen.model.claims import runtime_user
     return runtime_user(model)
 
 
 def _build_user(model: "ImageModel") -> tuple[str, str]:
-    from docgen.model.claims import build_user
     return build_user(model)
 
 
@@ -160,6 +156,14 @@ _PATHS: dict[str, Callable[["ImageModel"], str]] = {
     "paths.gym_venv_dir": _env("NEMO_GYM_VENV_DIR"),
     "paths.python_install": _env("UV_PYTHON_INSTALL_DIR"),
 }
+
+
+def _recorded(model: "ImageModel", key: str) -> str:
+    """A provenance field as text, "" when the snapshot lacks it (never "None"; `docgen check` reports the
+    missing provenance as a finding)."""
+    value = (model.snapshot.provenance or {}).get(key)
+    return str(value).strip() if value else ""
+
 
 for _key in ("stages", "extras", "shared_builds", "uv_actors", "extras_not_warmed", "warm_steps", "vllm_copies",
              "py_executables", "te_consumers", "actors", "system_actors", "not_prefetched"):
@@ -175,8 +179,8 @@ VALUES.update({
     "cuda_arch.floor": _arch_floor,
     "cuda_arch.floor.name": _arch_floor_name,
     "cmake.version": lambda m: arg_default(m, "CMAKE_VERSION"),
-    "nemo_rl.repo": lambda m: str(m.snapshot.provenance.get("repo", "")),
-    "nemo_rl.ref": lambda m: str(m.snapshot.provenance.get("ref", "")),
+    "nemo_rl.repo": lambda m: _recorded(m, "repo") or "an unrecorded repository",
+    "nemo_rl.ref": lambda m: _recorded(m, "ref") or _recorded(m, "commit")[:12] or "an unrecorded ref",
 })
 
 

@@ -28,6 +28,39 @@ def _git(rl_dir: Path, *args: str) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def repo_name(url: str) -> str:
+    """A remote URL as owner/name: `https://github.com/Owner/RL.git`, `ssh://git@host:22/Owner/RL`,
+    `git@host:Owner/RL.git` and `/srv/git/Owner/RL` all give `Owner/RL` (case kept, as the host spells it)."""
+    text = url.strip().rstrip("/")
+    text = text[:-4] if text.endswith(".git") else text
+    scheme, sep, rest = text.partition("://")
+    if sep and "/" not in scheme:
+        text = rest.partition("/")[2]                     # drop user@host:port
+    elif ":" in text.split("/", 1)[0]:
+        text = text.split(":", 1)[1]                      # scp-like user@host:path
+    return "/".join([part for part in text.split("/") if part][-2:])
+
+
+def git_provenance(rl_dir: Path) -> dict[str, str | None]:
+    """What the checkout's git says about where it came from: the repository (the URL of the remote the
+    branch tracks, else `origin`, else the only remote; as owner/name), the commit, and the ref: a tag at
+    HEAD (the highest version when several), else the branch. Empty when DIR is not the top of a checkout
+    (a folder inside another repository must not borrow that repository's history)."""
+    none: dict[str, str | None] = {"repo": None, "ref": None, "commit": None}
+    top = _git(rl_dir, "rev-parse", "--show-toplevel")
+    if top is None or Path(top).resolve() != rl_dir.resolve():
+        return none
+    branch = _git(rl_dir, "symbolic-ref", "--short", "-q", "HEAD")
+    remotes = (_git(rl_dir, "remote") or "").split()
+    remote = _git(rl_dir, "config", "--get", f"branch.{branch}.remote") if branch else None
+    if remote not in remotes:
+        remote = "origin" if "origin" in remotes else (remotes[0] if len(remotes) == 1 else None)
+    url = _git(rl_dir, "config", "--get", f"remote.{remote}.url") if remote else None
+    tags = (_git(rl_dir, "tag", "--points-at", "HEAD", "--sort=-version:refname") or "").split()
+    return {"repo": repo_name(url) if url else None, "ref": tags[0] if tags else branch,
+            "commit": _git(rl_dir, "rev-parse", "HEAD")}
+
+
 def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
                    repo: str | None = None, ref: str | None = None) -> dict:
     """Read an RL checkout into the snapshot's JSON-able form (deterministic)."""
@@ -67,7 +100,11 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
             if module.is_file():
                 digest.update(rel.encode() + b"\0" + module.read_bytes())
         inputs["registry"] = "sha256:" + digest.hexdigest()
-        commit = _git(rl_dir, "rev-parse", "HEAD")
+        commit = None
+    # what was not given (or read from the facts file) comes from the checkout's git
+    if repo is None or ref is None or commit is None:
+        found = git_provenance(rl_dir)
+        repo, ref, commit = repo or found["repo"], ref or found["ref"], commit or found["commit"]
 
     # Every combination of extras an image or a registry executable can ask for: none, each extra, each executable's.
     combos: dict[str, tuple[str, ...]] = {"": ()}

@@ -16,6 +16,7 @@ from docgen.errors import InputError
 from docgen.io import read_json_object
 from docgen.names import normalize
 from docgen.records import Memo
+from docgen.snapshot.registry import Registry, RegistryEntry
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -266,8 +267,6 @@ def _line_of_path(text: str, path: tuple) -> int:
 def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | None = None) -> Snapshot:
     """The snapshot at `path`; or, given `text` (and optionally its parsed `data`), one made in memory
     (`docgen diff` on an RL checkout), with `path` only naming it in messages."""
-    from docgen.snapshot.registry import Registry, RegistryEntry
-
     path = Path(path)
     if text is None:
         text, data = read_json_object(path, "the snapshot")

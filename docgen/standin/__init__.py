@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docgen.errors import InputError
+from docgen.names import normalize
+from docgen.standin.registry_py import render_registry_source
 
 FILES = Path(__file__).resolve().parent / "files"
 BACKEND = "standin_backend"
@@ -54,7 +56,6 @@ class StandinPackage(NamedTuple):
 
 
 def _normalize(name: str) -> str:
-    from docgen.names import normalize
     return normalize(name)
 
 
@@ -147,8 +148,6 @@ def _root_pyproject(snapshot, packages, requirements, members: dict[str, str]) -
 
 def _files(snapshot) -> dict[str, str]:
     """{relative path: text} of the whole stand-in workspace (uv.lock excluded)."""
-    from docgen.standin.registry_py import render_registry_source
-
     backend = (FILES / f"{BACKEND}.py").read_text()
     packages, requirements = plan_packages(snapshot)
     files: dict[str, str] = {}

@@ -14,8 +14,8 @@ RECORD = ROOT / "docs/data/image-size.json"
 
 @pytest.mark.image
 def test_recorded_size_is_the_built_images(hermetic_image):
-    from docgen.model import load_model
-    from docgen.model.claims import input_digest
+    from docgen.model.build import load_model
+    from docgen.model.digests import input_digest
 
     record = json.loads(RECORD.read_text())
     current = input_digest(load_model(ROOT / "Dockerfile.nmp-rl-base", ROOT / "snapshot/nemo-rl.json"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from docgen.model import build_model
+from docgen.model.build import build_model
 from docgen.snapshot.load import FORMAT, load_snapshot
 from docgen.inputs.dockerfile import parse_dockerfile
 

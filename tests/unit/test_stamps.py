@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from docgen.blocks import STAMP_VERSION
-from docgen.blocks.facts import InputDigests
+from docgen.model.digests import InputDigests
 from docgen.render.generators import INPUT_NAMES, RenderInputs
 
 from tests.unit.blocks_fixtures import small_model
 
 # The digests of the small fixture under STAMP_VERSION 2. When a reader or a projection in
-# docgen/blocks/facts.py changes what is hashed, these move: bump STAMP_VERSION in docgen/blocks/__init__.py,
+# docgen/model/digests.py changes what is hashed, these move: bump STAMP_VERSION in docgen/blocks/__init__.py,
 # update the pins here, and run `docgen write` (check then reports the old stamps once, as an older version).
 PINNED = {2: {"dockerfile": "098f644d", "registry": "1ecd8e7d", "lock": "f9934ffd", "pyproject": "b8cf4b7d",
               "measurement": "fba18e97"}}

@@ -1,0 +1,109 @@
+"""Digests of the model's inputs, one short checksum per input, with line numbers and (for the image-size
+record) comments left out: moving a Dockerfile line or rewording a comment changes nothing the docs say.
+
+- `InputDigests`: one digest per input (dockerfile, registry, lock, pyproject, measurement), stamped on each
+  block's end marker so a stale block names the input that moved (the stamp format and its version,
+  `STAMP_VERSION`, belong to `docgen.blocks`);
+- `input_digest`: what `bench/image_size.py --record` stores beside a measured image, and what the
+  image-size block and the lint compare that record with.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import TYPE_CHECKING
+
+from docgen.records import Memo
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from docgen.model import ImageModel
+
+DIGEST_CHARS = 8
+
+
+def digest(text: str) -> str:
+    """A short checksum for a stamp: it only has to notice a change (a hand edit, new facts), and CRC-32
+    does so without loading OpenSSL, which alone cost about a tenth of a `docgen check`."""
+    return f"{zlib.crc32(text.encode('utf-8')):0{DIGEST_CHARS}x}"
+
+
+def short_hash(value: object) -> str:
+    """`digest` of a JSON projection (sets and tuples as lists, keys sorted)."""
+    return digest(json.dumps(value, sort_keys=True, default=list, ensure_ascii=False))
+
+
+# What each input of the model contributes to its digest. These are what a stamp means: change one and
+# docgen.blocks.STAMP_VERSION goes up (tests/unit/test_stamps.py pins the digests of a fixture).
+
+def _dockerfile(model: "ImageModel") -> object:
+    return [(i.keyword, i.args, i.comment, i.stage, [h.body for h in i.heredocs])
+            for i in model.dockerfile.instructions]
+
+
+def _registry(model: "ImageModel") -> object:
+    reg = model.snapshot.registry
+    return [reg.executables, [(e.actor, e.member, e.command, e.command_system, e.source) for e in reg.entries]]
+
+
+def _lock(model: "ImageModel") -> object:
+    snap = model.snapshot
+    # tuples, not dataclasses.asdict: this runs on every check over ~500 packages
+    return [[(k, p.name, p.version, p.source_kind, p.source, p.source_built, p.editable)
+             for k, p in snap.packages.items()], snap.install_sets,
+            [(s.key, s.extras) for s in snap.shared_builds]]
+
+
+def _pyproject(model: "ImageModel") -> object:
+    s = model.snapshot
+    return [s.project_name, s.extra_requirements, s.conflicts, s.default_groups, s.groups, s.overrides,
+            s.sources, s.workspace_members]
+
+
+_PROJECTIONS: dict[str, Callable[["ImageModel"], object]] = {
+    "dockerfile": _dockerfile, "registry": _registry, "lock": _lock, "pyproject": _pyproject,
+}
+
+# Digests kept per model: the block stamps and the image-size record's tie (input_digest) hash the same
+# lock, and it should be hashed once per run.
+_MODEL_DIGESTS = Memo()
+
+
+def model_digest(model: "ImageModel", name: str) -> str:
+    """The digest of one of the model's inputs (dockerfile, registry, lock or pyproject), once per model."""
+    return _MODEL_DIGESTS.answer(model, name, lambda: short_hash(_PROJECTIONS[name](model)))
+
+
+class InputDigests:
+    """Digests computed on first use: a check touching only Dockerfile blocks never hashes the lock.
+    `src` is a `RenderInputs` (docgen.render.generators): the model and, for `measurement`, the image-size
+    bench's record."""
+
+    def __init__(self, src) -> None:
+        self._src = src
+        self._measurement: str | None = None
+
+    def __getitem__(self, name: str) -> str:
+        if name == "measurement":   # depends on this run's record, not on the model
+            if self._measurement is None:
+                self._measurement = short_hash(self._src.image_size)
+            return self._measurement
+        return model_digest(self._src.model, name)
+
+    def of(self, names) -> dict[str, str]:
+        return {n: self[n] for n in names}
+
+
+def input_digest(model: "ImageModel") -> dict[str, str]:
+    """Short digests of what a measured image was built from: the Dockerfile's instructions (comments
+    left out: they build nothing) and the snapshot (registry, lock, pyproject). `bench/image_size.py
+    --record` stores them beside the figures; `check` reports the record as stale when they move."""
+    def compute() -> dict[str, str]:
+        instructions = [(i.keyword, i.args, i.stage, [h.body for h in i.heredocs])
+                        for i in model.dockerfile.instructions]
+        return {"dockerfile": short_hash(instructions),
+                "snapshot": "-".join(model_digest(model, k) for k in ("registry", "lock", "pyproject"))}
+
+    # the image-size block and its check ask for the same model's
+    return _MODEL_DIGESTS.answer(model, "input_digest", compute)
