@@ -5,8 +5,7 @@ for none."""
 from __future__ import annotations
 
 import re
-
-from docgen.records import Record
+from typing import NamedTuple
 
 # The one fence rule (docs/contributing.md). CommonMark's fences: a run of three or more backticks
 # or tildes, then the info string; a backtick fence's info string holds no backtick; a fence is closed by a
@@ -17,7 +16,7 @@ from docgen.records import Record
 FENCE = re.compile(r"(?P<prefix>[ \t]*(?:>[ \t]*)*)(?P<run>`{3,}|~{3,})(?P<info>.*)")
 
 
-class Fence(Record):
+class Fence(NamedTuple):
     """An opening code fence (FENCE): what stands before its run (indentation, block-quote markers), the run
     of backticks or tildes, and the info string after it."""
     prefix: str

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
 from docgen.fences import Fence, opening_fence
 from docgen.model.digests import digest
-from docgen.records import Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
@@ -42,7 +41,7 @@ _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
 # version it names; one with body= alone is version 3. Bump it (and teach _parse_record the old form) only
 # when digest() or the marker's form changes: tests/unit/test_stamps.py pins the digest of a fixed text.
 STAMP_VERSION = 3
-# The records below are docgen.records.Record tuples rather than dataclasses: `docgen check` runs on every
+# The records below are named tuples (typing.NamedTuple) rather than dataclasses: `docgen check` runs on every
 # commit, and a frozen dataclass costs ~0.5 ms of start-up each.
 
 
@@ -58,7 +57,7 @@ def _split_lines(text: str) -> list[str]:
     return lines
 
 
-class Block(Record):
+class Block(NamedTuple):
     generator: str
     args: tuple[tuple[str, str], ...]
     begin: int                      # 0-based index of the begin marker's line
@@ -73,7 +72,7 @@ class Block(Record):
         return self.begin + 1
 
 
-class InlineValue(Record):
+class InlineValue(NamedTuple):
     key: str
     line_index: int
     start: int                      # offsets of the value text inside its line
@@ -84,7 +83,7 @@ class InlineValue(Record):
         return self.line_index + 1
 
 
-class Document(Record):
+class Document(NamedTuple):
     path: str
     lines: tuple[str, ...]          # with their line endings
     blocks: tuple[Block, ...]
@@ -95,7 +94,7 @@ class Document(Record):
         return "".join(self.lines)
 
 
-class BlockChange(Record):
+class BlockChange(NamedTuple):
     """A block whose region differs from what `write` would put there. `text_changed` is False when the text
     a reader sees is the same and only the end marker differs; `old_stamps` when that marker is merely an
     older form (input stamps before STAMP_VERSION 3): `write` rewrites it, but it is not drift."""
@@ -111,7 +110,7 @@ class BlockChange(Record):
         return not self.text_changed and self.block.recorded_inputs is not None
 
 
-class ValueChange(Record):
+class ValueChange(NamedTuple):
     path: str
     value: InlineValue
     old: str

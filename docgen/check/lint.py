@@ -7,14 +7,13 @@ runs them alone; `docgen check` runs them with the drift check.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
 from docgen.names import normalize
-from docgen.records import Record
 from docgen.render.values import number_word
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.blocks import Document
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
 
 
-class Finding(Record):
+class Finding(NamedTuple):
     path: str
     line: int | None
     check: str

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from stat import S_ISLNK
+from typing import NamedTuple
 
 from docgen.blocks import parse_document, refresh
 from docgen.check.facts import dump_facts, facts_of
@@ -22,13 +23,12 @@ from docgen.inputs.image_size import load_image_size
 from docgen.io import Output, decode, read_bytes, read_input, write_files
 from docgen.model.build import build_model
 from docgen.project import Project
-from docgen.records import Record
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
 from docgen.render.values import VALUES, render_value
 from docgen.snapshot.load import load_snapshot
 
 
-class Page(Record):
+class Page(NamedTuple):
     path: Path
     raw: bytes                       # exactly what was read: the writer refuses to replace a changed page
     doc: object                      # blocks.Document
@@ -37,7 +37,7 @@ class Page(Record):
     value_changes: list
 
 
-class Run(Record):
+class Run(NamedTuple):
     project: Project
     model: object
     pages: list[Page]

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 from operator import attrgetter   # loaded already: collections imports it
+from typing import TYPE_CHECKING
 
 from docgen.fences import opening_fence
 from docgen.check.lint import Finding
 from docgen.errors import InputError
 from docgen.names import NUMBER_WORDS
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.blocks import Document

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import NamedTuple
 
 from docgen.blocks import STAMP_VERSION, block_diff
 from docgen.check.facts import diff_facts
 from docgen.check.pipeline import Run
 from docgen.io import append_report
-from docgen.records import Record
 
 DEFAULT_MAX_ANNOTATIONS = 10   # what GitHub shows of one type per step
 _SUMMARY_DIFF_CHARS = 200_000  # a step summary is capped at 1 MiB; the diff gets folded and trimmed first
 
 
-class Item(Record):
+class Item(NamedTuple):
     path: str
     line: int | None
     title: str          # annotation title: "stale block", "facts changed", or a lint check's name
@@ -33,7 +33,7 @@ class Item(Record):
     text: str = ""      # the text-format line, location included
 
 
-class Options(Record):
+class Options(NamedTuple):
     diff: bool = False
     quiet: bool = False
     changed: frozenset[str] = frozenset()

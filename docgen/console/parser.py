@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Iterator
 
 from docgen.fences import opening_fence
@@ -65,7 +64,6 @@ class ConsoleBlock:
 
 # --- matching ---------------------------------------------------------------------------------
 
-@lru_cache(maxsize=4096)
 def _line_pattern(expected: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(part) for part in expected.split("...")), re.DOTALL)
 

@@ -6,10 +6,10 @@ declarations. What does not read as the convention is no fact, or a ``Note`` (fi
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from docgen.inputs.syntax import is_comment
 from docgen.names import NUMBER_WORDS
-from docgen.records import Record
 
 # A count as a comment states it, `<number> <noun>` ("Eight filters", "9 venvs"), and the blanks after it.
 # The noun is a letter, then letters, `_` or `-`.
@@ -20,19 +20,19 @@ _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
 MIXED_DECLARATION = re.compile(r"\s*#\s*docgen:\s*mixed-extras\s+(\S+)")
 
 
-class CountStatement(Record):
+class CountStatement(NamedTuple):
     counts: tuple[tuple[int, str], ...]
     text: str
     line: int
 
 
-class NotPrefetchedList(Record):
+class NotPrefetchedList(NamedTuple):
     actors: tuple[tuple[str, str], ...]   # (FQN, reason) entries, one per comment line
     line: int
     prose: str = ""                       # the same written as a sentence on the header line (and after it)
 
 
-class MappingRow(Record):
+class MappingRow(NamedTuple):
     """`#   <filter>  -> <extra>  (why)`: a comment table row saying which extra a filter's venvs get."""
     filter: str
     extra: str
@@ -40,7 +40,7 @@ class MappingRow(Record):
     line: int
 
 
-class Note(Record):
+class Note(NamedTuple):
     """A convention docgen found but could not read as written; the lint reports it (never an error)."""
     line: int
     check: str

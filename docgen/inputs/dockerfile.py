@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.inputs.comments import (
@@ -35,7 +36,6 @@ from docgen.inputs.syntax import (
     stage_label,
 )
 from docgen.io import read_input
-from docgen.records import Record
 
 __all__ = [  # the syntax and comment records are re-exported: importers need only this module
     "KEYWORDS", "HEREDOC_KEYWORDS", "Heredoc", "Instruction", "Stage", "Arg", "EnvVar", "WarmSync", "PrefetchCall",
@@ -43,7 +43,7 @@ __all__ = [  # the syntax and comment records are re-exported: importers need on
     "Note", "DockerfileFacts", "read_dockerfile", "parse_dockerfile", "split_lines", "stage_label",
 ]
 
-class WarmSync(Record):
+class WarmSync(NamedTuple):
     extras: tuple[str, ...]
     flags: tuple[str, ...]
     comment: str
@@ -51,7 +51,7 @@ class WarmSync(Record):
     stage: str | None
 
 
-class PrefetchCall(Record):
+class PrefetchCall(NamedTuple):
     """One run of NeMo-RL's actor prefetch tool."""
     filters: tuple[str, ...]
     negative_filters: tuple[str, ...]
@@ -61,7 +61,7 @@ class PrefetchCall(Record):
     stage: str | None = None
 
 
-class GymPrefetch(Record):
+class GymPrefetch(NamedTuple):
     """One run of NeMo-Gym's prefetch tool: a venv per environment server of the configs it is given."""
     script: str
     args: tuple[str, ...]           # its words, unexpanded (`${NEMO_GYM_PREFETCH_CONFIGS}`)
@@ -72,7 +72,7 @@ class GymPrefetch(Record):
     comment: str
 
 
-class Requirement(Record):
+class Requirement(NamedTuple):
     spec: str                       # as written
     name: str                       # distribution name (a path or URL stays as written)
     pin: str | None                 # `==0.19.11`, `>=1`, a URL after `@`; None when unpinned
@@ -80,7 +80,7 @@ class Requirement(Record):
     line: int
 
 
-class PipInstall(Record):
+class PipInstall(NamedTuple):
     """A `uv pip install` command: what, into which interpreter, with or without dependencies."""
     packages: tuple[Requirement, ...]
     python: str | None              # the --python value, unexpanded
@@ -90,12 +90,12 @@ class PipInstall(Record):
     stage: str | None
 
 
-class VerifyList(Record):
+class VerifyList(NamedTuple):
     actors: tuple[str, ...]
     line: int
 
 
-class DockerfileFacts(Record):
+class DockerfileFacts(NamedTuple):
     path: str
     syntax_directive: int | None
     instructions: tuple[Instruction, ...]

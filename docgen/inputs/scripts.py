@@ -27,7 +27,7 @@ def _starts_with_word(text: str, word: str) -> bool:
 
 class ShellCommand:
     """One shell command with ``\\`` continuations joined; keeps the physical lines it came from.
-    (A plain class, not a Record: it never leaves the reader, and its joined ``code``, which every
+    (A plain class, not a NamedTuple: it never leaves the reader, and its joined ``code``, which every
     convention reader looks at, is built once here.)"""
 
     __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code")

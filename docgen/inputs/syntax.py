@@ -9,10 +9,10 @@ Written here rather than borrowed because every fact needs its exact line for er
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.inputs.shellwords import heredoc_name, shell_words, split_words
-from docgen.records import Record
 
 KEYWORDS = frozenset(
     "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN SHELL "
@@ -28,13 +28,13 @@ HEREDOC_WORD = re.compile(r"\d*<<(-?)([^<]+)")  # a whole shell word, as BuildKi
 _LEADING_FLAG = re.compile(r"--([A-Za-z][\w-]*)(?:=(\S*))?(?:\s+|$)")  # matched at a position, never searched
 
 
-class Heredoc(Record):
+class Heredoc(NamedTuple):
     name: str
     body: str  # body lines, each ending in "\n"; leading tabs removed for <<-
     start_line: int  # first body line
 
 
-class Instruction(Record):
+class Instruction(NamedTuple):
     keyword: str
     args: str
     flags: dict[str, tuple[str, ...]]
@@ -45,7 +45,7 @@ class Instruction(Record):
     stage: str | None
 
 
-class Stage(Record):
+class Stage(NamedTuple):
     name: str | None
     index: int
     base: str
@@ -53,7 +53,7 @@ class Stage(Record):
     instructions: tuple[Instruction, ...]
 
 
-class Arg(Record):
+class Arg(NamedTuple):
     name: str
     default: str | None
     stage: str | None
@@ -61,14 +61,14 @@ class Arg(Record):
     comment: str
 
 
-class EnvVar(Record):
+class EnvVar(NamedTuple):
     key: str
     value: str
     stage: str | None
     line: int
 
 
-class Syntax(Record):
+class Syntax(NamedTuple):
     """A Dockerfile read as instructions: what the conventions layer builds its facts on."""
     lines: list[str]                     # as Docker splits them
     escape: str                          # the escape character

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docgen.errors import InputError
 from docgen.inputs.dockerfile import read_dockerfile
@@ -22,7 +23,6 @@ from docgen.names import normalize
 from docgen.snapshot.load import load_snapshot
 from docgen.snapshot.registry import extras_of
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.inputs.dockerfile import DockerfileFacts

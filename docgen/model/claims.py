@@ -16,17 +16,17 @@ from __future__ import annotations
 import re
 import stat
 from fnmatch import fnmatch
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
 from docgen.inputs.shellwords import expand
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
 from docgen.model.stages import published_stage, role_of, stage_chain
 from docgen.names import normalize
-from docgen.records import Record
+from docgen.records import Memo
 from docgen.snapshot.load import combo_key
 from docgen.snapshot.registry import extras_of
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
@@ -82,7 +82,7 @@ def package_mentions(text: str, candidates: set[str]) -> set[str]:
 
 # ------------------------------------------------------------------------------------ private vLLM copies
 
-class VllmCopies(Record):
+class VllmCopies(NamedTuple):
     line: int                      # the RUN step of the published stage that makes them
     globs: tuple[str, ...]         # the venv roots it walks (`/opt/ray_venvs/*`, ...)
     venvs: tuple[str, ...]         # prefetched venv paths those globs reach that hold vLLM
@@ -115,7 +115,7 @@ def vllm_copies(model: "ImageModel") -> VllmCopies | None:
 
 # ----------------------------------------------------------------------------------------- PY_EXECUTABLES
 
-class Executable(Record):
+class Executable(NamedTuple):
     member: str
     command: str                   # with {git_root} replaced by the image's checkout
     extras: tuple[str, ...]
@@ -201,7 +201,7 @@ _REUSE = re.compile(r"\breus(?:e|es|ed|ing)\b", re.IGNORECASE)
 _BUILD = re.compile(r"\bbuild(?:s|ing)?\b|\bcompiles?\b", re.IGNORECASE)
 
 
-class BuildClaim(Record):
+class BuildClaim(NamedTuple):
     step_label: str
     line: int
     package: str
@@ -272,7 +272,7 @@ def _reaches(model: "ImageModel", step, package: str) -> bool:
 
 # ------------------------------------------------------------------------------------ names pages may use
 
-class KnownNames(Record):
+class KnownNames(NamedTuple):
     classes: frozenset[str]
     fqns: frozenset[str]
     modules: frozenset[str]
@@ -321,20 +321,13 @@ def _user_in(model: "ImageModel", chain: set[str], before: int | None = None) ->
 
 # ------------------------------------------------------------------------------------------------ lookup
 
-_INDEX: dict = {}
+_INSTALLED = Memo()   # per snapshot: the install set of each set of extras, by package name
 
 
 def installed(model: "ImageModel", extras) -> dict:
-    """The install set of `extras` by package name, built once per model and set of extras."""
+    """The install set of `extras` by package name, built once per snapshot and set of extras."""
     snap = model.snapshot
-    if _INDEX.get("snapshot") is not snap:
-        _INDEX.clear()
-        _INDEX["snapshot"] = snap
-    key = combo_key(extras)
-    table = _INDEX.get(key)
-    if table is None:
-        table = _INDEX[key] = {p.name: p for p in snap.install_set(extras)}
-    return table
+    return _INSTALLED.answer(snap, combo_key(extras), lambda: {p.name: p for p in snap.install_set(extras)})
 
 
 def package_in(model: "ImageModel", name: str, extras) -> "object | None":

@@ -5,11 +5,11 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 from docgen.inputs.shellwords import expand
 from docgen.inputs.syntax import stage_label
-from docgen.records import Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
     from docgen.inputs.dockerfile import Stage
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 PUBLISHED_STAGE = "nmp-rl-base"
 
 
-class CopyEdge(Record):
+class CopyEdge(NamedTuple):
     source: str       # stage label (or an image reference for COPY --from=<image>)
     target: str       # stage label
     paths: tuple[str, ...]

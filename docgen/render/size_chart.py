@@ -8,9 +8,10 @@ from the inputs, so a change to the Dockerfile or the snapshot never fails `docg
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.model.digests import input_digest
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.errors import ArgError
 from docgen.model import DEFAULT_GYM_VENV_DIR, REASON_NOT_SELECTED, REASON_SYSTEM, venv_path
 from docgen.model.build import venv_dir_of
@@ -12,7 +14,6 @@ from docgen.render.markdown import code, short_fqn, table
 from docgen.render.size_chart import not_current_note, size_charts
 from docgen.render.values import TE_PACKAGE
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import Actor, ImageModel
 
