@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 from docgen.console.evaluator import DEFAULT_IMAGE  # noqa: E402
 from docgen.console.parser import ConsoleBlock, find_blocks  # noqa: E402
 from docgen.console.pytest_plugin import markdown_pages  # noqa: E402
-from docgen.console.shell import SessionContainer, hardened_run_options  # noqa: E402
+from docgen.console.container import SessionContainer, hardened_run_options  # noqa: E402
 
 
 def image_blocks() -> dict[Path, list[ConsoleBlock]]:

@@ -34,12 +34,16 @@ ONE_RUN = r"""
 import json, os, sys, time, uuid
 sys.path.insert(0, sys.argv[1])
 import docker
-from docgen.console import shell as mod
+try:
+    from docgen.console import container as mod, watchdog as reaper
+except ImportError:   # a tree from before console/shell.py was split: one module held both
+    from docgen.console import shell as mod
+    reaper = mod
 client = docker.from_env(timeout=120)
 os.environ["DOCGEN_CONSOLE_SESSION_ID"] = f"bench-issue-12-{uuid.uuid4().hex}"
 out = {}
-if hasattr(mod, "reap_orphans"):
-    t = time.perf_counter(); removed = mod.reap_orphans(client); out["reaper"] = time.perf_counter() - t
+if hasattr(reaper, "reap_orphans"):
+    t = time.perf_counter(); removed = reaper.reap_orphans(client); out["reaper"] = time.perf_counter() - t
     assert removed == [], removed
 t = time.perf_counter(); session = mod.SessionContainer(client, sys.argv[2]); out["start"] = time.perf_counter() - t
 try:

@@ -6,15 +6,19 @@
 The size is what `docker image inspect` reports; the parts and the venvs are `du` of directories inside
 the image (symlinks counted as links, so a venv that links into the uv cache costs only its links); the
 layers are `docker history` in build order. The record names the image ID and keeps digests of the
-Dockerfile and snapshot it was measured from (`inputs`), so the page and `docgen check` can tell when the
-figures describe older inputs. Production figures are not measured here: add them under
-"production" with the date and place they were measured.
+Dockerfile and snapshot it was measured from (`inputs`), so the size page can say when the figures describe
+older inputs (a note on the page, never a failing `docgen check`: measurements are not derivations). The
+docs workflow's image job runs this with --record right after building the image and hands the record to
+the published site (the `image-size` artifact), so nobody needs to build the image on a laptop for a bump.
+Production figures are not measured here: add them under "production" with the date and place they were
+measured.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -45,7 +49,7 @@ def step_label(created_by: str) -> str:
 
 def tree_inputs() -> dict:
     """Digests of the Dockerfile and snapshot in this tree, which the image was just built from (build,
-    then measure): `docgen check` reports the record as stale once either moves."""
+    then measure): the size page marks the figures as not current once either moves."""
     sys.path.insert(0, str(ROOT))
     from docgen.model.build import load_model
     from docgen.model.digests import input_digest
@@ -92,7 +96,9 @@ def main() -> None:
         if "production" in previous:  # measured elsewhere: keep it as it was recorded
             figures["production"] = previous["production"]
         RECORD.parent.mkdir(parents=True, exist_ok=True)
-        RECORD.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+        staged = RECORD.with_name(f".{RECORD.name}.{os.getpid()}.tmp")   # replaced whole, never half written
+        staged.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+        os.replace(staged, RECORD)
     json.dump(figures, sys.stdout, indent=2, sort_keys=True)
     print()
 

@@ -5,16 +5,21 @@
 In one process: the median time of the whole pipeline's `prepare` (read inputs, build the model, parse and
 render every page: the baseline) and of `prose_findings` over the same run, on the repository and on a
 temporary copy with each docs page copied nine more times (bench/check_speed.py's tenfold copy). The
-prose lint's cost is reported per page and as a fraction of the baseline measured in the same run.
+prose lint's cost is reported per page and as a fraction of the baseline measured in the same run, and as
+the least CPU time of one run (time.process_time: the steadier figure on a machine others share).
 
-The warm-up keeps compiling the lint's patterns out of those figures; a `docgen check` pays for it once. The
-start-up line is what one check pays on the repository: in fresh processes (the best of `--runs`), the
-import of docgen.check.prose and its first run, after the pipeline has prepared the run.
+The start-up line is what one check pays on the repository: in fresh processes (the best of `--runs`), the
+import of docgen.check.prose (which compiles the lint's patterns) and its first run, after the pipeline has
+prepared the run. The last line is a whole `docgen check` of the repository in this process (after one
+warm-up run): its median wall time and least CPU time.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
 import statistics
 import subprocess
 import sys
@@ -26,24 +31,45 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_speed import REPO, tenfold_copy  # noqa: E402
 
 
-def median_ms(fn, runs: int) -> float:
-    fn()  # warm-up: imports and regex compilation are not per-page costs
-    times = []
+def timed_ms(fn, runs: int) -> tuple[float, float]:
+    """The median wall time and the least CPU time of `fn`, in ms, after one warm-up call (imports are not
+    per-page costs)."""
+    fn()
+    wall, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall) * 1000, min(cpu) * 1000
 
 
-def measure(root: Path, runs: int) -> tuple[int, float, float]:
+def measure(root: Path, runs: int) -> tuple[int, float, float, float]:
     from docgen.check.pipeline import prepare
     from docgen.check.prose import prose_findings
     from docgen.project import find_project
 
     project = find_project(root, None)
     run = prepare(project)
-    return len(run.pages), median_ms(lambda: prepare(project), runs), median_ms(lambda: prose_findings(run), runs)
+    pipeline, _ = timed_ms(lambda: prepare(project), runs)
+    return (len(run.pages), pipeline, *timed_ms(lambda: prose_findings(run), runs))
+
+
+def check_ms(root: Path, runs: int) -> tuple[float, float]:
+    """`docgen check` on `root` in this process (output discarded): median wall and least CPU time, in ms."""
+    from docgen.cli import main
+
+    def check() -> None:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            if main(["check"]) != 0:
+                raise SystemExit(f"docgen check fails on {root}")
+
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        return timed_ms(check, runs)
+    finally:
+        os.chdir(here)
 
 
 _FRESH = """
@@ -78,11 +104,14 @@ def main() -> None:
         (Path(tmp) / "pyproject.toml").write_text((REPO / "pyproject.toml").read_text())
         tenfold_copy(REPO, Path(tmp))
         rows = [("repository", *measure(REPO, args.runs)), ("10x pages", *measure(Path(tmp), args.runs))]
-    for name, pages, pipeline, prose in rows:
+    for name, pages, pipeline, prose, prose_cpu in rows:
         print(f"{name:<11} {pages:4d} pages: prepare {pipeline:7.2f} ms, prose lint {prose:6.2f} ms "
-              f"({prose / pages:.3f} ms per page, {prose / pipeline * 100:.1f}% of prepare)")
+              f"({prose / pages:.3f} ms per page, {prose / pipeline * 100:.1f}% of prepare; "
+              f"least CPU {prose_cpu:.2f} ms)")
     imported, first = start_up_ms(REPO, args.runs)
     print(f"start-up    repository: import {imported:.2f} ms, first run {first:.2f} ms (fresh processes)")
+    wall, cpu = check_ms(REPO, args.runs)
+    print(f"docgen check repository: {wall:.1f} ms median, least CPU {cpu:.1f} ms (in this process)")
 
 
 if __name__ == "__main__":

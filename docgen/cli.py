@@ -266,7 +266,7 @@ _BLOCKS = {
               "Re-render every generated block and inline value in the pages docgen owns, and record the facts "
               "they were rendered from; all files or none.", cmd_write),
     "check": ("fail on stale blocks or inconsistent inputs (changes nothing)",
-              "Change nothing; exit 1 when a block, a value, an input stamp or the recorded facts are stale, or "
+              "Change nothing; exit 1 when a block, a value or the recorded facts are stale, or "
               "when a semantic check finds something. The report says what changed in the facts first, then "
               "what is wrong (on the changed files first), and ends with the command that fixes the docs.",
               cmd_check),
@@ -309,45 +309,19 @@ def _add_block_command(sub, name: str) -> None:
     p.set_defaults(func=func)
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter without its `shutil` import (which pulls in bz2 and lzma on every run, help or
-    not): the width comes from $COLUMNS or the terminal, as `shutil.get_terminal_size` would give it."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        if width is None:
-            try:
-                width = int(os.environ["COLUMNS"])
-            except (KeyError, ValueError):
-                try:
-                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns
-                except (AttributeError, OSError, ValueError):
-                    width = 80
-            width -= 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole CLI, or (with `only`) just the one subcommand a run asked for: building every
-    subparser costs about as much as a `docgen check` itself."""
-    parser = _Parser(
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line, every subcommand with its options."""
+    parser = argparse.ArgumentParser(
         prog="docgen",
         description="Documentation that cannot drift for the nmp-rl-base image: read the Dockerfile and the "
                     "NeMo-RL snapshot, render generated blocks, check them and the inputs' agreement.",
         epilog="--root, --config and --verbose go before or after COMMAND. "
                "Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
     parser.add_argument("--version", action="version", version=f"docgen {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin, "diff": _add_diff}
     for name in COMMANDS:
-        if only is None or only == name:
-            adders[name](sub) if name in adders else _add_block_command(sub, name)
+        adders[name](sub) if name in adders else _add_block_command(sub, name)
     return parser
 
 
@@ -380,8 +354,7 @@ def _globals_after_command(argv: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = _globals_after_command(sys.argv[1:] if argv is None else list(argv))
-    first = next((a for a in argv if not a.startswith("-")), None)
-    args = build_parser(first if first in COMMANDS else None).parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except InputError as exc:

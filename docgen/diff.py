@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import read_json_object
 from docgen.model import class_name_of, venv_path
 from docgen.model.build import actors_from_registry, build_model, filter_lines, prefetch_all, venv_dir_of
-from docgen.records import Memo, Record
+from docgen.records import Memo
 from docgen.snapshot.build import build_snapshot, dump_snapshot
 from docgen.snapshot.load import combo_key, load_snapshot
 from docgen.snapshot.registry import SYSTEM_COMMAND
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.inputs.dockerfile import DockerfileFacts
     from docgen.snapshot.load import Snapshot, SnapshotPackage
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 KEY_PACKAGES = ("torch", "vllm", "transformer-engine", "ray")
 
 
-class Side(Record):
+class Side(NamedTuple):
     """One end of the diff: the snapshot JSON (for what the typed view leaves out) and its typed view."""
     label: str          # how reports name it (a path)
     kind: str           # "snapshot" (a JSON file) or "checkout" (an RL folder, read in memory)
@@ -75,7 +75,7 @@ def load_sides(old: Path, new: Path, registry_facts: Path | None = None, old_fac
 
 # ------------------------------------------------------------------------------------------------ the image
 
-class _Image(Record):
+class _Image(NamedTuple):
     """What the current Dockerfile makes of one side."""
     venvs: dict[str, tuple[str, ...]]          # actor FQN -> extras, prefetch order
     filter_actors: dict[str, tuple[str, ...]]  # filter text -> actors it gives a venv

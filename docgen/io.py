@@ -10,15 +10,14 @@ failure puts back what it had already replaced. Every refusal is an InputError (
 from __future__ import annotations
 
 import os
+import re
 import stat
+import tomllib
+from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
-from docgen.records import Record
-
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
-if TYPE_CHECKING:
-    from collections.abc import Iterable
 
 MAX_INPUT_BYTES = 16 * 2**20   # pages, Dockerfiles, snapshots, records: far above any real one
 MAX_LOCK_BYTES = 64 * 2**20    # uv.lock of a large workspace (NeMo-RL's is under 1 MiB)
@@ -104,9 +103,33 @@ def read_json_object(path: str | Path, what: str = "") -> tuple[str, dict]:
     return text, data
 
 
+# tomllib ends each error message with where it stopped: "(at line N, column M)" or "(at end of document)"
+_TOML_AT = re.compile(r"\(at line (\d+), column \d+\)$")
+
+
+def parse_toml(path: str | Path, text: str) -> dict:
+    """`text` (read from `path`) as TOML, by tomllib. Invalid: an InputError at the line tomllib names."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)   # an attribute from Python 3.14 on; before, only in the message
+        if line is None:
+            found = _TOML_AT.search(str(exc))
+            line = int(found.group(1)) if found else None
+        raise InputError(path, line, f"not valid TOML: {exc}") from None
+    except RecursionError:   # tomllib recurses once per nested array or inline table
+        raise InputError(path, 1, "not valid TOML: arrays or tables nested too deeply") from None
+
+
+def read_toml(path: str | Path, what: str = "") -> tuple[str, dict]:
+    """An input file in TOML: (its text, for finding lines later; the document)."""
+    text = read_input(path, what)
+    return text, parse_toml(path, text)
+
+
 # ------------------------------------------------------------------------------------------------ writing
 
-class Output(Record):
+class Output(NamedTuple):
     """One file to write. `expected` is the exact bytes docgen read from it (None: it did not exist or was
     not read); the writer refuses to overwrite a file whose bytes differ from that by the time it writes."""
     path: Path

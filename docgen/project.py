@@ -21,10 +21,12 @@ The configuration names the inputs and the outputs, relative to the root. Every 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
-from docgen.records import Record
+from docgen.io import parse_toml, read_input
 
 CONFIG_FILE = "docgen.toml"
 DEFAULTS = {
@@ -37,7 +39,7 @@ DEFAULTS = {
 }
 
 
-class Project(Record):
+class Project(NamedTuple):
     root: Path                     # absolute, resolved
     config_file: Path | None       # where the configuration came from (None: defaults, git top level)
     how: str                       # how the root was found, for --verbose and the JSON report
@@ -86,20 +88,16 @@ class Project(Record):
 
 # ------------------------------------------------------------------------------------------------ discovery
 
-class _Config(Record):
+class _Config(NamedTuple):
     path: Path
     text: str
     data: dict     # the whole file as TOML
 
 
 def _read_config(path: Path, text: str | None = None) -> _Config:
-    from docgen.io import read_input
-    from docgen.plain_toml import loads_plain
-
     if text is None:
         text = read_input(path, "the docgen configuration")
-    data = loads_plain(text)   # plain TOML, read without importing tomllib; None: tomllib reads it
-    return _Config(path, text, _load_toml(path, text) if data is None else data)
+    return _Config(path, text, parse_toml(path, text))
 
 
 def _config_in(folder: Path) -> _Config | None:
@@ -108,8 +106,6 @@ def _config_in(folder: Path) -> _Config | None:
     pyproject = folder / "pyproject.toml"
     if not pyproject.is_file():
         return None
-    from docgen.io import read_input
-
     # TOML can spell the table `[tool.docgen]`, `[tool]` + `docgen.key = ...`, `tool.docgen.key = ...` or
     # with quoted keys; all of them hold the word, unless an escape spells it. A file without either
     # cannot configure docgen and is not parsed.
@@ -157,7 +153,6 @@ def find_project(root: str | Path | None = None, config: str | Path | None = Non
 
 def _line_of(text: str, key: str) -> int | None:
     """The line setting `key`, also as a dotted key (`docgen.key = `) or quoted."""
-    import re
     found = re.search(rf"^[ \t]*(?:[\w\"'.-]+\.)?[\"']?{re.escape(key)}[\"']?[ \t]*=", text, re.M)
     return text.count("\n", 0, found.start()) + 1 if found else None
 
@@ -202,15 +197,3 @@ def _settings(config: _Config) -> dict:
                 raise bad(f"{key}: {path!r} must stay inside the root")
     return data
 
-
-def _load_toml(config_file: Path, text: str) -> dict:
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        import re
-        m = re.search(r"line (\d+)", str(exc))
-        raise InputError(config_file, int(m.group(1)) if m else None, f"not valid TOML: {exc}") from None
-    except RecursionError:   # tomllib recurses once per nested array or inline table
-        raise InputError(config_file, 1, "not valid TOML: arrays or tables nested too deeply") from None

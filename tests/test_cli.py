@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.expected import PREFETCHED_VENVS
+from tests.expected import Truth
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_DOCKERFILE = ROOT / "tests/fixtures/dockerfiles/eight-filters.Dockerfile"
@@ -27,34 +27,32 @@ def docgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
                           cwd=cwd or ROOT, timeout=120)
 
 
-EXPECTED_VENVS = {actor: list(extras) for actor, extras in PREFETCHED_VENVS.items()}
-
-
 @pytest.mark.parametrize("dockerfile", [FIXTURE_DOCKERFILE, ROOT / "Dockerfile.nmp-rl-base"], ids=["fixture", "image"])
 def test_inventory_json_on_the_committed_snapshot(dockerfile):
     run = docgen("inventory", "--dockerfile", str(dockerfile), "--json")
     assert run.returncode == 0, run.stderr
     inv = json.loads(run.stdout)
-    assert [f["filter"] for f in inv["filters"]] == [
-        "dtensor_policy_worker.DTensorPolicyWorker", "dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
-        "megatron_policy_worker.MegatronPolicyWorker", "vllm.vllm_worker", "sync_rollout_actor.SyncRolloutActor",
-        "nemo_gym.NemoGym", "nemo_gym_actor.SandboxedGymActor", "broker_actor.SandboxEpisodeBrokerActor"]
-    assert {v["actor"]: v["extras"] for v in inv["venvs"]} == EXPECTED_VENVS
-    assert len(inv["venvs"]) == 9
-    assert all(v["path"] == f"/opt/ray_venvs/{v['actor']}" for v in inv["venvs"])
-    assert inv["warm_extras"] == ["vllm", "fsdp", "automodel", "mcore", "modelopt", "nemo_gym"]
-    te = [s for s in inv["shared_builds"] if s["package"] == "transformer-engine"]
-    assert te == [{"package": "transformer-engine", "version": "2.15.0+42b8400", "extras": ["automodel", "mcore"]}]
-    assert inv["filters"][3]["actors"] == [
-        "nemo_rl.models.generation.vllm.vllm_worker.VllmGenerationWorker",
-        "nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker"]
+    truth = Truth(dockerfile)   # the Dockerfile's text, the snapshot's JSON and the stand-in's selection rules
+    assert truth.prefetched_venvs and truth.shared_builds, "the reading of the raw inputs found nothing"
+    assert [f["filter"] for f in inv["filters"]] == list(truth.filters)
+    assert {v["actor"]: tuple(v["extras"]) for v in inv["venvs"]} == truth.prefetched_venvs
+    assert len(inv["venvs"]) == len(truth.prefetched_venvs) == inv["counts"]["venvs"]
+    assert inv["venv_dir"] == truth.venv_dir
+    assert all(v["path"] == f"{truth.venv_dir}/{v['actor']}" for v in inv["venvs"])
+    assert inv["warm_extras"] == list(truth.warm_extras)
+    assert {s["package"]: (s["version"], tuple(s["extras"])) for s in inv["shared_builds"]} == truth.shared_builds
+    for f in inv["filters"]:
+        assert tuple(f["actors"]) == truth.filter_actors(f["filter"]), f["filter"]
 
 
 def test_inventory_text_is_a_readable_table():
     run = docgen("inventory", "--dockerfile", str(FIXTURE_DOCKERFILE))
     assert run.returncode == 0, run.stderr
-    assert "DTensorPolicyWorkerV2" in run.stdout and "automodel" in run.stdout
-    assert "transformer-engine" in run.stdout and "2.15.0+42b8400" in run.stdout
+    truth = Truth(FIXTURE_DOCKERFILE)
+    for actor, extras in truth.prefetched_venvs.items():
+        assert actor.rsplit(".", 1)[1] in run.stdout and all(e in run.stdout for e in extras), actor
+    for package, (version, _) in truth.shared_builds.items():
+        assert package in run.stdout and version in run.stdout, package
 
 
 def test_committed_snapshot_is_the_pinned_reference_and_deterministic(tmp_path):

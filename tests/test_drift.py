@@ -107,7 +107,7 @@ def test_drift_scenario_end_to_end(tmp_path):
     clean = snapshot_tree(root)
     assert docgen("check", "--root", str(root)).returncode == 0
     assert docgen("write", "--root", str(root)).returncode == 0 and snapshot_tree(root) == clean
-    assert b"\r\n<!-- docgen:end filter-table inputs=" in clean["README.md"]  # CRLF page stays CRLF
+    assert b"\r\n<!-- docgen:end filter-table body=" in clean["README.md"]  # CRLF page stays CRLF
     assert clean["README.md"].startswith(b"# nmp-rl-base\r\n\r\n<!-- docgen:value filters.count.word -->three<")
 
     dockerfile = root / "Dockerfile.nmp-rl-base"
@@ -120,7 +120,8 @@ def test_drift_scenario_end_to_end(tmp_path):
     assert result.returncode == 1
     assert "facts changed since the docs were written: filters: -megatron_policy_worker.MegatronPolicyWorker" in out
     assert "venvs 4 -> 3" in out
-    assert "docs/sub/all.md:" in out and "block `filter-table` is stale: dockerfile changed since it was written" in out
+    assert "docs/sub/all.md:" in out
+    assert "block `filter-table` is stale: its text differs from what the current facts render" in out
     assert "-| `megatron_policy_worker.MegatronPolicyWorker` |" in out  # the unified diff
     assert "README.md:3: value `venvs.count` is stale: '4' -> '3'" in out
     comment_line = DOCKERFILE.splitlines().index("# Three filters -> four venvs.") + 1
@@ -225,8 +226,8 @@ def test_killed_write_never_leaves_half_a_file(tmp_path):
     rendered = {p: p.read_bytes() for p in pages}
     for p in pages:  # un-render: every write below has work to do
         text = p.read_bytes()
-        while b"inputs=" in text:
-            start = text.index(b" inputs=")
+        while b" body=" in text:
+            start = text.index(b" body=")
             text = text[:start] + text[text.index(b" -->", start):]
         p.write_bytes(text)
     blank = {p: p.read_bytes() for p in pages}

@@ -3,7 +3,8 @@
 1. `docgen check` exits 1 and names the fact that moved;
 2. after `docgen write`, no page states the old fact anywhere (the rendered Markdown is searched for it);
 3. `check` is then clean, or still names only the input that is inconsistent (a Dockerfile comment that
-   contradicts the registry, a hand-written sentence, an image-size record measured from other inputs).
+   contradicts the registry, a hand-written sentence); an image-size record measured from other inputs is
+   a note on the size page, not a finding.
 
 Each mutation runs docgen in-process on its own tmp copy (pyproject.toml, the Dockerfile, snapshot/,
 README.md, docs/: what docgen reads), so the cases are independent and parallel-safe.
@@ -12,6 +13,7 @@ README.md, docs/: what docgen reads), so the cases are independent and parallel-
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import re
@@ -26,10 +28,11 @@ from docgen.cli import main
 REPO = Path(__file__).resolve().parents[1]
 DOCKERFILE = "Dockerfile.nmp-rl-base"
 SNAPSHOT = "snapshot/nemo-rl.json"
+FACTS_RECORD = "docs/.docgen-facts.json"
 MEGATRON = "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker"
-# What `check` may still report after `write`, whatever the mutation: the record of a measured image
-# built from the old inputs stays a finding until the image is measured again.
-ALWAYS_ALLOWED = {"image-size-record"}
+# What `check` may still report after `write`, whatever the mutation: nothing (a measured image built from
+# the old inputs is a note on the size page, not a finding).
+ALWAYS_ALLOWED: set[str] = set()
 _IMAGE_SIZE_BLOCK = re.compile(r"<!-- docgen:begin image-size -->.*?<!-- docgen:end image-size[^>]*-->", re.S)
 _FINDING = re.compile(r"^\S+?: \[([\w-]+)\] ", re.M)
 
@@ -40,6 +43,7 @@ class Mutation(NamedTuple):
     names: tuple[str, ...]          # what the first `check` must say (all of them)
     gone: tuple[str, ...] = ()      # old facts no page may state after `write`
     still: tuple[str, ...] = ()     # finding checks that may remain after `write` (the inconsistent input)
+    planted: tuple[str, ...] = ()   # text made from what the mutation plants (a comment) that no page may copy
 
 
 def copy_repo(into: Path) -> Path:
@@ -62,9 +66,25 @@ def run(*argv: str) -> tuple[int, str]:
 
 def pages_text(root: Path) -> str:
     """The rendered Markdown, without the image-size block: a stale measurement is shown there under a
-    "not current" note, on purpose (the finding asks for a new measurement)."""
+    "not current" note, on purpose (the figures stay until the image is measured again)."""
     pages = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
     return "\n".join(_IMAGE_SIZE_BLOCK.sub("", p.read_text()) for p in pages)
+
+
+_VALUE_MARKERS = re.compile(r"<!-- docgen:(?:value [^>]*|end-value) -->")
+
+
+def stated_text(root: Path) -> str:
+    """Everything that states facts for a reader or a later check: the pages (transcripts included) and the
+    facts record `check` compares against; the pages also as a reader sees them, without the inline value
+    markers (a sentence like "compute capability 9.0, Hopper, and newer" has two values inside it)."""
+    pages = pages_text(root)
+    return "\n".join((pages, _VALUE_MARKERS.sub("", pages), (root / FACTS_RECORD).read_text()))
+
+
+@functools.cache
+def unmutated_text() -> str:
+    return stated_text(REPO)
 
 
 # ------------------------------------------------------------------------------------------- edit helpers
@@ -147,6 +167,170 @@ echo "vllm copied into $copied venvs"
 '''
 WARM = "uv sync ${UV_SYNC_MODE} --no-install-project"
 
+
+# ---------------------------------------------------------------- real history: helpers for NeMo-RL's bumps
+# The snapshot changes below have the shape of real upstream commits (`git log -p -- pyproject.toml uv.lock`
+# of NVIDIA-NeMo/RL): an actor moved to another PY_EXECUTABLES member (#1638), a new worker or backend
+# (#2420), a new git source in an extra (#1942), a TE bump (#2434), a Python bump (#3183), an extra added
+# (#2264), a path source moved to a submodule (#3235), an index change (#2332).
+
+DTENSOR = "nemo_rl.models.policy.workers.dtensor_policy_worker.DTensorPolicyWorker"
+NEMO_GYM = "nemo_rl.environments.nemo_gym.NemoGym"
+BROKER = "nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor"
+REPLAY_BUFFER = "nemo_rl.algorithms.async_utils.ReplayBuffer"
+TE_KEY = "transformer-engine==2.15.0+42b8400"
+DEEP_EP_KEY = "deep-ep==1.2.1+29d31c0@git:29d31c0"
+HYBRID_EP_KEY = "hybrid-ep==1.0.0+0123456@git:0123456"
+HYBRID_EP = {"editable": False, "name": "hybrid-ep", "source_built": True, "source_kind": "git",
+             "source": "git+https://github.com/deepseek-ai/DeepEP.git?rev=hybrid-ep#0123456789abcdef0123456789abcdef01234567",
+             "version": "1.0.0+0123456"}
+PRIVATE_INDEX = "registry+https://index.invalid/simple"
+
+
+def _actor_entry(data: dict, fqn: str) -> dict:
+    [entry] = [a for a in data["registry"]["actors"] if a["actor"] == fqn]
+    return entry
+
+
+def _move_actor(fqn: str, member: str) -> Callable[[dict], None]:
+    """The actor runs with another PY_EXECUTABLES member (the registry line changes, nothing else)."""
+    def change(data: dict) -> None:
+        entry = _actor_entry(data, fqn)
+        entry["member"], entry["command"] = member, data["registry"]["executables"][member]
+    return change
+
+
+def _inline_command(fqn: str, extras: tuple[str, ...]) -> Callable[[dict], None]:
+    """The actor gets an inline executable with several extras (as the modelopt workers have), and the lock
+    the install set uv resolves for that combination."""
+    def change(data: dict) -> None:
+        entry = _actor_entry(data, fqn)
+        entry["member"] = None
+        entry["command"] = "uv run --locked " + " ".join(f"--extra {e}" for e in extras) + " --directory {git_root}"
+        sets = data["lock"]["install_sets"]
+        sets["+".join(sorted(extras))] = sorted(set().union(*(sets[e] for e in extras)))
+    return change
+
+
+def _add_actor(fqn: str, member: str) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        reg = data["registry"]
+        reg["actors"].append({"actor": fqn, "command": reg["executables"][member], "command_system": "sys.executable",
+                              "member": member, "source": "upstream"})
+    return change
+
+
+def _rename_actor(old: str, new: str) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        _actor_entry(data, old)["actor"] = new
+    return change
+
+
+def _drop_member(member: str) -> Callable[[dict], None]:
+    """A backend leaves NeMo-RL: its PY_EXECUTABLES member and the actors that run with it."""
+    def change(data: dict) -> None:
+        reg = data["registry"]
+        del reg["executables"][member]
+        reg["actors"] = [a for a in reg["actors"] if a["member"] != member]
+    return change
+
+
+def _install_sets_with(data: dict, extra: str) -> list[str]:
+    return [k for k in data["lock"]["install_sets"] if extra in k.split("+")]
+
+
+def _add_package(key: str, pkg: dict, extras: tuple[str, ...]) -> Callable[[dict], None]:
+    """A package enters the lock, installed by every install set that includes one of the extras (and, as
+    `docgen snapshot` records it, a shared build when two or more extras install a source build)."""
+    def change(data: dict) -> None:
+        data["lock"]["packages"][key] = pkg
+        for extra in extras:
+            for k in _install_sets_with(data, extra):
+                data["lock"]["install_sets"][k] = sorted(set(data["lock"]["install_sets"][k]) | {key})
+        if pkg["source_built"] and len(extras) >= 2:
+            data["lock"]["shared_builds"].append({"extras": list(extras), "package": key})
+            data["lock"]["shared_builds"].sort(key=lambda s: s["package"])
+    return change
+
+
+def _drop_requirement(key: str, requirement: str, extras: tuple[str, ...]) -> Callable[[dict], None]:
+    """The extras stop requiring a package: pyproject loses the lines, the lock the install-set entries."""
+    def change(data: dict) -> None:
+        for extra in extras:
+            reqs = data["project"]["extras"][extra]
+            assert any(r.startswith(requirement) for r in reqs), (extra, requirement)
+            data["project"]["extras"][extra] = [r for r in reqs if not r.startswith(requirement)]
+            for k in _install_sets_with(data, extra):
+                data["lock"]["install_sets"][k] = [p for p in data["lock"]["install_sets"][k] if p != key]
+        data["lock"]["shared_builds"] = [s for s in data["lock"]["shared_builds"] if s["package"] != key]
+    return change
+
+
+def _bump(old_key: str, new_key: str, only: tuple[str, ...] = (), **fields: str) -> Callable[[dict], None]:
+    """A lock bump: the package's key, version (and source) change wherever it is installed, or only in the
+    install sets of `only` (two versions of one package then sit in the lock)."""
+    def change(data: dict) -> None:
+        packages = data["lock"]["packages"]
+        packages[new_key] = {**packages[old_key], **fields}
+        if not only:
+            del packages[old_key]
+        for k, members in data["lock"]["install_sets"].items():
+            if old_key in members and (not only or set(k.split("+")) & set(only)):
+                data["lock"]["install_sets"][k] = sorted(set(members) - {old_key} | {new_key})
+        for shared in data["lock"]["shared_builds"]:
+            if shared["package"] == old_key and not only:
+                shared["package"] = new_key
+        if only:
+            data["lock"]["shared_builds"] = [s for s in data["lock"]["shared_builds"] if s["package"] != old_key]
+    return change
+
+
+def _wheel(key: str) -> Callable[[dict], None]:
+    """A source build becomes a prebuilt wheel from an index (as sglang's did in #2535)."""
+    def change(data: dict) -> None:
+        data["lock"]["packages"][key].update(source_built=False, source_kind="registry", source=PRIVATE_INDEX)
+        data["lock"]["shared_builds"] = [s for s in data["lock"]["shared_builds"] if s["package"] != key]
+    return change
+
+
+def _add_extra(name: str, requirements: list[str]) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        data["project"]["extras"][name] = requirements
+        data["lock"]["install_sets"][name] = list(data["lock"]["install_sets"][""])
+    return change
+
+
+def _drop_extra(name: str) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        del data["project"]["extras"][name]
+        for k in _install_sets_with(data, name):
+            del data["lock"]["install_sets"][k]
+        shared = []
+        for entry in data["lock"]["shared_builds"]:
+            extras = [e for e in entry["extras"] if e != name]
+            if len(extras) >= 2:
+                shared.append({**entry, "extras": extras})
+        data["lock"]["shared_builds"] = shared
+    return change
+
+
+def _requires_python(spec: str) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        data["project"]["requires_python"] = spec
+    return change
+
+
+def _all(*changes: Callable[[dict], None]) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        for step in changes:
+            step(data)
+    return change
+
+
+PREFETCH_TAIL = "  broker_actor.SandboxEpisodeBrokerActor\n"
+DRIVER_INSTALL = 'uv pip install --python "${UV_PROJECT_ENVIRONMENT}/bin/python" --no-deps -e .\n'
+HEADING = "## Where to go next\n"
+
 MUTATIONS = [
     # ---- Dockerfile: filters and what they select
     Mutation("drop the Megatron filter consistently",
@@ -181,7 +365,7 @@ MUTATIONS = [
     Mutation("fsdp comment claims the TE build",
              edit(DOCKERFILE, "# flash-attn, mamba-ssm, causal-conv1d", "# builds Transformer-Engine"),
              ("[warm-order]", "does not install transformer-engine"),
-             gone=("| `fsdp` | builds Transformer-Engine |",), still=("warm-order",)),
+             planted=("| `fsdp` | builds Transformer-Engine |",), still=("warm-order",)),
     Mutation("mcore comment reuses the wrong extra's TE",
              edit(DOCKERFILE, "# reuses automodel's TE wheel", "# reuses fsdp's TE wheel"),
              ("[warm-order]", "reuses fsdp's transformer-engine"), still=("warm-order",)),
@@ -253,6 +437,131 @@ MUTATIONS = [
              ("nemo_rl.repo", "[provenance]"), gone=("soluwalana/RL<",), still=("provenance",)),
     Mutation("change the snapshot's ref", snapshot_json(_provenance("ref", "main")), ("nemo_rl.ref", "[provenance]"),
              gone=(">nmp/customizer<",), still=("provenance",)),
+    # ---- real history: NeMo-RL bumps as upstream makes them (snapshot), and the Dockerfile edits that follow
+    Mutation("an actor moves back to the vllm extra (#1638 reversed)", snapshot_json(_move_actor(DTENSOR, "VLLM")),
+             ("filter-table", "venv-inventory", "py-executables"),
+             gone=("| `dtensor_policy_worker.DTensorPolicyWorker` | `workers.dtensor_policy_worker.DTensorPolicyWorker` | `fsdp` |",
+                   "DTensorPolicyWorker | `fsdp` | at image build |")),
+    Mutation("NemoGym moves to the vllm extra", snapshot_json(_move_actor(NEMO_GYM, "VLLM")),
+             ("filter-table", "vllm-copies", "console-vllm-copies"),
+             gone=("| `nemo_gym.NemoGym` | `environments.nemo_gym.NemoGym` | `nemo_gym` |",
+                   "| `nemo_gym` | warmed | NemoGym, SandboxedGymActor, SandboxEpisodeBrokerActor |")),
+    Mutation("an actor runs with two extras (inline executable)",
+             snapshot_json(_inline_command(DTENSOR, ("fsdp", "modelopt"))),
+             ("filter-table", "venv-inventory"),
+             gone=("| `dtensor_policy_worker.DTensorPolicyWorker` | `workers.dtensor_policy_worker.DTensorPolicyWorker` | `fsdp` |",)),
+    Mutation("an actor moves to the system interpreter", snapshot_json(_move_actor(REPLAY_BUFFER, "SYSTEM")),
+             ("system_actors 9 -> 10", "not_prefetched 11 -> 10", "[not-prefetched-list]"),
+             still=("not-prefetched-list",)),
+    Mutation("a new worker an existing filter selects (#2420)",
+             snapshot_json(_add_actor("nemo_rl.models.generation.vllm.vllm_worker_v2.VllmGenerationWorkerV2", "VLLM")),
+             ("venvs 9 -> 10", "actors 29 -> 30", "[verify-list]", "[count-statement]"),
+             gone=("29 (20 under uv, 9 on the system interpreter)",),
+             still=("verify-list", "count-statement")),
+    Mutation("a new worker no filter selects",
+             snapshot_json(_add_actor("nemo_rl.models.generation.dynamo.dynamo_worker.DynamoSglangWorker", "SGLANG")),
+             ("not_prefetched 11 -> 12", "[not-prefetched-list]", "DynamoSglangWorker"),
+             gone=("29 (20 under uv, 9 on the system interpreter)",), still=("not-prefetched-list",)),
+    Mutation("a prefetched actor's module is renamed",
+             snapshot_json(_rename_actor("nemo_rl.experience.sync_rollout_actor.SyncRolloutActor",
+                                         "nemo_rl.experience.rollout_actor.SyncRolloutActor")),
+             ("[filter-unmatched]", "venvs 9 -> 8"), gone=("python-SyncRolloutActor",),
+             still=("filter-unmatched", "verify-list", "count-statement", "not-prefetched-list")),
+    Mutation("a backend leaves NeMo-RL (SGLANG member and its worker)", snapshot_json(_drop_member("SGLANG")),
+             ("actors 29 -> 28", "[not-prefetched-list]", "py-executables"), gone=("`SGLANG`",),
+             still=("not-prefetched-list",)),
+    Mutation("a new git source shared by automodel and mcore (#1942)",
+             snapshot_json(_add_package(HYBRID_EP_KEY, HYBRID_EP, ("automodel", "mcore"))),
+             ("+hybrid-ep 1.0.0+0123456", "shared_builds 5 -> 6", "source-builds", "shared-builds"),
+             gone=("`deep-ep` (vllm → automodel → mcore), `mamba-ssm`",)),
+    Mutation("a new git source in the mcore extra only", snapshot_json(_add_package(HYBRID_EP_KEY, HYBRID_EP, ("mcore",))),
+             ("+hybrid-ep 1.0.0+0123456", "source-builds", "mcore-adds")),
+    Mutation("DeepEP leaves the automodel and mcore extras",
+             snapshot_json(_drop_requirement(DEEP_EP_KEY, "deep_ep", ("automodel", "mcore"))),
+             ("source-builds",), gone=("`deep-ep` (vllm → automodel → mcore)",)),
+    Mutation("automodel and mcore lock different TE versions",
+             snapshot_json(_bump(TE_KEY, "transformer-engine==2.16.0+0abcdef", only=("mcore",), version="2.16.0+0abcdef")),
+             ("2.15.0+42b8400 / 2.16.0+0abcdef", "te-consumers", "console-te-shared"),
+             gone=("`transformer-engine` (automodel → mcore)",)),
+    Mutation("a TE bump moves key, version and git rev (#2434)",
+             snapshot_json(_bump(TE_KEY, "transformer-engine==2.16.0+1a2b3c4", version="2.16.0+1a2b3c4",
+                                 source="git+https://github.com/NVIDIA/TransformerEngine.git?rev=release_v2.16#1a2b3c4d")),
+             ("transformer-engine 2.15.0+42b8400 -> 2.16.0+1a2b3c4", "te.version"), gone=("2.15.0+42b8400",)),
+    Mutation("a torch bump", snapshot_json(_bump("torch==2.11.0+cu130", "torch==2.12.0+cu130", version="2.12.0+cu130")),
+             ("torch 2.11.0+cu130 -> 2.12.0+cu130",)),
+    Mutation("a ray bump", snapshot_json(_bump("ray==2.56.1", "ray==2.57.0", version="2.57.0")), ("ray 2.56.1 -> 2.57.0",)),
+    Mutation("a Python bump in NeMo-RL and the Dockerfile (#3183)",
+             edits(edit(DOCKERFILE, "ARG PYTHON_VERSION=3.13.14", "ARG PYTHON_VERSION=3.13.15"),
+                   snapshot_json(_requires_python(">=3.13.15,<3.14"))),
+             ("PYTHON_VERSION 3.13.14 -> 3.13.15", "python.version"), gone=("3.13.14",)),
+    Mutation("an extra is added (#2264)", snapshot_json(_add_extra("omni", ["qwen-omni-utils"])),
+             ("extras 9 -> 10", "quick-inventory")),
+    Mutation("an extra is added and warmed",
+             edits(snapshot_json(_add_extra("omni", ["qwen-omni-utils"])),
+                   edit(DOCKERFILE, f"{WARM} --all-groups", f"{WARM} --extra omni       # omni media stack\n{WARM} --all-groups")),
+             ("warm_extras: +omni", "warm_extras 6 -> 7", "warm-steps", "warm_extras.count.word")),
+    Mutation("an extra is removed", snapshot_json(_drop_extra("nvrx")), ("extras 9 -> 8", "quick-inventory")),
+    Mutation("a path source moves into a submodule (#3235)",
+             edit(SNAPSHOT, "3rdparty/Megatron-Bridge-workspace/Megatron-Bridge", "3rdparty/Megatron-Bridge", count=0),
+             ("editable-sources",), gone=("Megatron-Bridge-workspace",)),
+    Mutation("a negative filter drops a venv",
+             edit(DOCKERFILE, PREFETCH_TAIL, PREFETCH_TAIL.rstrip("\n") + " \\\n  --negative-filters vllm_worker_async\n"),
+             ("negative_filters: +vllm_worker_async", "venvs 9 -> 8", "[verify-list]"),
+             gone=("python-VllmAsyncGenerationWorker",), still=("count-statement", "not-prefetched-list", "verify-list")),
+    Mutation("a venv is dropped with its filter, verification and comments",
+             edits(edit(DOCKERFILE, "  nemo_gym_actor.SandboxedGymActor \\\n" + PREFETCH_TAIL, "  nemo_gym_actor.SandboxedGymActor\n"),
+                   edit(DOCKERFILE, f"  {BROKER} \\\n", ""),
+                   edit(DOCKERFILE, "# Eight filters -> nine venvs.", "# Seven filters -> eight venvs."),
+                   edit(DOCKERFILE, NOT_PREFETCHED_HEAD, NOT_PREFETCHED_HEAD + f"#   {BROKER}: left to first use\n")),
+             ("filters 8 -> 7", "venvs 9 -> 8", "filter-table"),
+             gone=("python-SandboxEpisodeBrokerActor", "filter `broker_actor")),
+    Mutation("the nemo_gym warm step is dropped", edit(DOCKERFILE, f"{WARM} --extra nemo_gym   # the Gym workspace member\n", ""),
+             ("warm_extras: -nemo_gym", "[warm-order]"), still=("warm-order",)),
+    Mutation("the nvrx extra is warmed", edit(DOCKERFILE, f"{WARM} --all-groups",
+                                              f"{WARM} --extra nvrx       # fault-tolerance launcher\n{WARM} --all-groups"),
+             ("warm_extras: +nvrx", "shared_builds 5 -> 6", "shared-builds")),
+    # ---- real history: build arguments a Dockerfile bump changes
+    Mutation("a CUDA minor bump of the base image", edit(DOCKERFILE, "cuda13.3", "cuda13.4"),
+             ("BASE_IMAGE", "build-options", "image-graph"), gone=("26.07-cuda13.3",)),
+    Mutation("the build UID changes in the options table", edit(DOCKERFILE, "ARG BUILD_UID=2000", "ARG BUILD_UID=3000"),
+             ("BUILD_UID 2000 -> 3000", "build.uid", "console-ownership"), gone=("| `BUILD_UID` | `2000` |", "2000:1000 drwxrwsr-t")),
+    Mutation("uv sync runs --locked", edit(DOCKERFILE, "ARG UV_SYNC_MODE=--frozen", "ARG UV_SYNC_MODE=--locked"),
+             ("UV_SYNC_MODE --frozen -> --locked", "build-options"), gone=("| `UV_SYNC_MODE` | `--frozen` |",)),
+    Mutation("a CMake bump", edit(DOCKERFILE, "ARG CMAKE_VERSION=3.31.6", "ARG CMAKE_VERSION=3.31.8"),
+             ("CMAKE_VERSION 3.31.6 -> 3.31.8", "build-options"), gone=("3.31.6",)),
+    Mutation("a system package is dropped", edit(DOCKERFILE, "rsync vim-tiny", "rsync"),
+             ("SYSTEM_PACKAGES", "build-options"), gone=("vim-tiny",)),
+    Mutation("the Dockerfile points at upstream NeMo-RL",
+             edit(DOCKERFILE, "ARG NEMO_RL_REPO=https://github.com/soluwalana/RL.git", "ARG NEMO_RL_REPO=https://github.com/NVIDIA-NeMo/RL.git"),
+             ("NEMO_RL_REPO", "[provenance]"), gone=("`https://github.com/soluwalana/RL.git`",), still=("provenance",)),
+    Mutation("Gym venvs are prefetched by default (#3541)",
+             edit(DOCKERFILE, 'ARG NEMO_GYM_PREFETCH_CONFIGS=""', 'ARG NEMO_GYM_PREFETCH_CONFIGS="resources_servers/omni/configs/omni.yaml"'),
+             ("NEMO_GYM_PREFETCH_CONFIGS", "venv-layers", "gym_venvs_by_default 0 -> None")),
+    Mutation("Python comes from the system", edit(DOCKERFILE, "ARG PYTHON_SOURCE=managed", "ARG PYTHON_SOURCE=system"),
+             ("PYTHON_SOURCE managed -> system", "build-options")),
+    Mutation("TE builds for another framework", edit(DOCKERFILE, "ARG NVTE_FRAMEWORK=pytorch", "ARG NVTE_FRAMEWORK=jax"),
+             ("NVTE_FRAMEWORK pytorch -> jax", "build-options")),
+    Mutation("TE build threads change", edit(DOCKERFILE, "ARG NVTE_BUILD_THREADS_PER_JOB=2", "ARG NVTE_BUILD_THREADS_PER_JOB=4"),
+             ("NVTE_BUILD_THREADS_PER_JOB 2 -> 4", "build-options")),
+    Mutation("the torch arch list drops Hopper", edit(DOCKERFILE, 'ARG TORCH_CUDA_ARCH_LIST="9.0 10.0"', 'ARG TORCH_CUDA_ARCH_LIST="10.0"'),
+             ("TORCH_CUDA_ARCH_LIST 9.0 10.0 -> 10.0", "cuda_arch.floor"), gone=("compute capability 9.0",)),
+    Mutation("a driver-venv install is added",
+             edit(DOCKERFILE, DRIVER_INSTALL, DRIVER_INSTALL + 'uv pip install --python "${UV_PROJECT_ENVIRONMENT}/bin/python" "wandb==0.25.1"   # experiment tracking\n'),
+             ("driver_installs 1 -> 2", "driver-installs")),
+    # ---- real history: Dockerfile comments that no longer match
+    Mutation("the count comment is wrong", edit(DOCKERFILE, "# Eight filters -> nine venvs.", "# Eight filters -> ten venvs."),
+             ("[count-statement]",), still=("count-statement",)),
+    Mutation("the modelopt comment claims the TE build", edit(DOCKERFILE, "# nvidia-modelopt from git", "# builds Transformer-Engine"),
+             ("[warm-order]",), planted=("| `modelopt` | builds Transformer-Engine |",), still=("warm-order",)),
+    Mutation("the not-prefetched list loses a row",
+             edit(DOCKERFILE, f"#   {REPLAY_BUFFER}: async bookkeeping actor\n", ""),
+             ("[not-prefetched-list]", "ReplayBuffer"), still=("not-prefetched-list",)),
+    Mutation("the verification loop loses an actor", edit(DOCKERFILE, f"  {BROKER} \\\n", ""),
+             ("[verify-list]", "SandboxEpisodeBrokerActor"), still=("verify-list",)),
+    Mutation("hand-write the TE version", edit("docs/index.md", HEADING, HEADING + "\nIt ships Transformer-Engine 2.15.0+42b8400.\n"),
+             ("[prose]", "te.version"), still=("prose",)),
+    Mutation("hand-write the filter count", edit("docs/index.md", HEADING, HEADING + "\nThe image has eight filters.\n"),
+             ("[prose]",), still=("prose",)),
     # ---- hand edits to prose, values and blocks
     Mutation("hand-edit a count in prose", edit("docs/image/inspect.md", "## Venv inventory\n",
                                                 "## Venv inventory\n\nThe image holds four worker venvs.\n"),
@@ -279,15 +588,51 @@ MUTATIONS = [
 ]
 
 
-def test_there_are_at_least_thirty_mutations():
-    assert len(MUTATIONS) >= 30
-    assert len({m.name for m in MUTATIONS}) == len(MUTATIONS)
+def test_there_are_at_least_eighty_mutations():
+    assert len(MUTATIONS) >= 80
+    names = [m.name for m in MUTATIONS + PENDING_ISSUE_22]
+    assert len(set(names)) == len(names)
+
+
+def test_the_unmutated_copy_is_clean_and_checks_the_same_twice(tmp_path: Path):
+    """What every mutation starts from (each copy is made the same way, from the same files): checked once
+    here rather than twice in each of the mutations."""
+    root = copy_repo(tmp_path / "repo")
+    assert run("check", "--root", str(root)) == (0, run("check", "--root", str(root))[1])
+
+
+# Issue 22's classes that `check` does not catch yet (the cross-input and meaning rules other branches add):
+# each fails today, and strict xfail turns green-by-accident into a failure, so the marker must go (and the
+# names be set to the new rule's words) when the rule lands.
+PENDING_ISSUE_22 = [
+    Mutation("requires-python is raised past the Dockerfile's Python", snapshot_json(_requires_python(">=3.14,<3.15")),
+             ("requires-python", "PYTHON_VERSION")),
+    Mutation("a page hand-writes the build uid", edit("docs/index.md", HEADING, HEADING + "\nThe build user is uid 2000.\n"),
+             ("[prose]", "build.uid"), still=("prose",)),
+    Mutation("the build UID changes under a hand-typed uid", edit(DOCKERFILE, "ARG BUILD_UID=2000", "ARG BUILD_UID=3000"),
+             ("BUILD_UID 2000 -> 3000",), gone=("(uid 2000)",)),
+    Mutation("the TE arch list alone is trimmed to Blackwell", edit(DOCKERFILE, 'ARG NVTE_CUDA_ARCHS="90;100"', 'ARG NVTE_CUDA_ARCHS="100"'),
+             ("cuda_arch.floor",), gone=("compute capability 9.0",)),
+    Mutation("TE becomes a prebuilt wheel under a comment that builds it", snapshot_json(_wheel(TE_KEY)),
+             ("[warm-order]", "transformer-engine"), still=("warm-order",)),
+    Mutation("a CUDA 12 base image under cu130 wheels", edit(DOCKERFILE, "26.07-cuda13.3", "25.05-cuda12.9"),
+             ("cu130",)),
+]
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=[m.name for m in MUTATIONS])
 def test_mutation(mutation: Mutation, tmp_path: Path):
+    exercise(mutation, tmp_path)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 22 points 1 and 4: the rule is not in docgen yet")
+@pytest.mark.parametrize("mutation", PENDING_ISSUE_22, ids=[m.name for m in PENDING_ISSUE_22])
+def test_pending_issue_22(mutation: Mutation, tmp_path: Path):
+    exercise(mutation, tmp_path)
+
+
+def exercise(mutation: Mutation, tmp_path: Path) -> None:
     root = copy_repo(tmp_path / "repo")
-    assert run("check", "--root", str(root)) == (0, run("check", "--root", str(root))[1])
     mutation.apply(root)
 
     code, out = run("check", "--root", str(root))
@@ -295,11 +640,15 @@ def test_mutation(mutation: Mutation, tmp_path: Path):
     for name in mutation.names:
         assert name in out, f"check does not name {name!r}:\n{out}"
 
+    before = stated_text(root)
     code, out = run("write", "--root", str(root))
     assert code == 0, out
-    text = pages_text(root)
+    text = stated_text(root)
     for old in mutation.gone:
+        assert old in unmutated_text() or old in before, f"no page states {old!r} before write: the search cannot fail"
         assert old not in text, f"a page still states {old!r} after write"
+    for copied in mutation.planted:
+        assert copied not in text, f"a page copies {copied!r} from the mutated input"
 
     code, out = run("check", "--root", str(root))
     assert "0 stale blocks, 0 stale values" in out or code == 0, out
@@ -311,15 +660,16 @@ def test_mutation(mutation: Mutation, tmp_path: Path):
 
 # --------------------------------------------------------------------------------- beyond the table above
 
-def test_a_size_record_from_other_inputs_is_a_finding_and_shown_as_not_current(tmp_path: Path):
+def test_a_size_record_from_other_inputs_is_shown_as_not_current_and_is_no_finding(tmp_path: Path):
     root = copy_repo(tmp_path / "repo")
     edit(DOCKERFILE, "ARG NVTE_BUILD_MAX_JOBS=8", "ARG NVTE_BUILD_MAX_JOBS=4")(root)
     code, out = run("check", "--root", str(root))
-    assert code == 1 and "[image-size-record]" in out and "dockerfile" in out
+    assert code == 1 and "image-size" in out and _FINDING.findall(out) == []   # stale text, no finding
     assert run("write", "--root", str(root))[0] == 0
-    assert "**Not current:**" in (root / "docs/image/layering.md").read_text()
-    code, out = run("check", "--root", str(root))
-    assert code == 1 and set(_FINDING.findall(out)) == {"image-size-record"}
+    measured = json.loads((root / "docs/data/image-size.json").read_text())["inputs"]["dockerfile"]
+    assert (f"**Not current:** these figures were measured from an earlier Dockerfile (digest `{measured}`)"
+            in (root / "docs/image/layering.md").read_text())
+    assert run("check", "--root", str(root)) == (0, "")
 
 
 def test_lint_runs_the_prose_lint_without_rendering(tmp_path: Path):

@@ -2,50 +2,46 @@
 
     <!-- docgen:begin GENERATOR [key=value ...] -->
     ...generated...
-    <!-- docgen:end GENERATOR inputs=v2:dockerfile:1a2b3c4d,registry:... body=5e6f7a8b -->
+    <!-- docgen:end GENERATOR body=5e6f7a8b -->
 
 and inline: `<!-- docgen:value KEY -->nine<!-- docgen:end-value -->`.
 
 Text outside the markers is never touched, byte for byte (line endings included). Markers inside fenced
 code blocks or inline code spans are text, so pages can show the syntax. The end marker records a short
-digest of each input the block was rendered from and of its body: `check` can then say which inputs
-changed since the block was written, and notice a block edited by hand. Stamps are verified like the body:
-a block whose text is unchanged but whose inputs moved is reported as a stale stamp and `write` re-stamps it,
-so the inputs a stale block names are exactly the ones that moved since the last `write`. The `v2:` prefix
-versions what a digest means (STAMP_VERSION): after a change to a reader or to what is hashed, stamps of an
-older version are reported once as such instead of as every input having changed. This module knows
-nothing about the model: the caller passes the generator table and a render callback.
+digest of the block's own text (`body=`) and nothing else, so `check` notices a block edited by hand, and
+a change to an input that does not alter what a block renders changes no byte of its page. A stale block
+is found by rendering it again and comparing; what changed in the inputs is told by the facts record
+(docgen/check/facts.py), not by the markers. End markers written before STAMP_VERSION 3 also carry
+`inputs=[vN:]name:digest,...`: they are still read, never reported as drift on their own, and `write`
+rewrites them without it. This module knows nothing about the model: the caller passes the generator table
+and a render callback.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
+from docgen.fences import Fence, opening_fence
 from docgen.model.digests import digest
-from docgen.records import Record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-# A marker: the definition _find_markers implements with str.find (a regex search cost more than the rest of
-# parsing put together); never compiled here, tests/unit/test_blocks.py compares the two.
-_MARKER = r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)"
-# Any indentation and block-quote prefix: fences sit in list items, admonitions and quotes (superfences).
-_FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<run>`{3,}|~{3,})(?P<info>.*)$")
-# The definition _code_spans implements, as a pattern the tests compare it with (never compiled here).
-_CODE_SPAN = r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)"
+# A marker: `docgen:`, the longest run of word characters and hyphens (the kind; `docgen:end-value-->` is an
+# unclosed `end-value--`), then the rest up to the first `-->` or, unclosed, the end of the line.
+_MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
 _BACKTICKS = re.compile(r"`+")
 _HUNK = r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@"   # compiled on first use: only block_diff reads it
 _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
-# What an input digest means. Bump it whenever digest() or the projections in docgen/model/digests.py (what
-# each input contributes) change, so old stamps read as "written by an older digest", not as changed inputs.
-# Stamps without a version prefix are version 1. tests/unit/test_stamps.py pins the digests of a fixture
-# to catch a silent change.
-STAMP_VERSION = 2
-# The records below are docgen.records.Record tuples rather than dataclasses: `docgen check` runs on every
+# What an end marker records. 1: inputs=name:digest,... and body=; 2: the same with a `v2:` prefix on the
+# inputs; 3 (now): body= alone, the digest of the block's own text. A marker with inputs= is read as the
+# version it names; one with body= alone is version 3. Bump it (and teach _parse_record the old form) only
+# when digest() or the marker's form changes: tests/unit/test_stamps.py pins the digest of a fixed text.
+STAMP_VERSION = 3
+# The records below are named tuples (typing.NamedTuple) rather than dataclasses: `docgen check` runs on every
 # commit, and a frozen dataclass costs ~0.5 ms of start-up each.
 
 
@@ -61,22 +57,22 @@ def _split_lines(text: str) -> list[str]:
     return lines
 
 
-class Block(Record):
+class Block(NamedTuple):
     generator: str
     args: tuple[tuple[str, str], ...]
     begin: int                      # 0-based index of the begin marker's line
     end: int                        # 0-based index of the end marker's line
     indent: str                     # the begin marker's indentation, kept for the body (lists, admonitions)
-    recorded_inputs: tuple[tuple[str, str], ...] | None   # None: never rendered
-    recorded_body: str | None
-    stamp_version: int | None = None                     # the digest version of recorded_inputs
+    recorded_inputs: tuple[tuple[str, str], ...] | None   # input stamps of a marker older than version 3
+    recorded_body: str | None                             # None: never rendered
+    stamp_version: int | None = None                      # the marker's STAMP_VERSION; None: never rendered
 
     @property
     def line(self) -> int:
         return self.begin + 1
 
 
-class InlineValue(Record):
+class InlineValue(NamedTuple):
     key: str
     line_index: int
     start: int                      # offsets of the value text inside its line
@@ -87,7 +83,7 @@ class InlineValue(Record):
         return self.line_index + 1
 
 
-class Document(Record):
+class Document(NamedTuple):
     path: str
     lines: tuple[str, ...]          # with their line endings
     blocks: tuple[Block, ...]
@@ -98,23 +94,23 @@ class Document(Record):
         return "".join(self.lines)
 
 
-class BlockChange(Record):
-    """A block whose text differs from what the current facts render, or (stamp_only) whose text is right
-    but whose input stamps are not those of the current inputs."""
+class BlockChange(NamedTuple):
+    """A block whose region differs from what `write` would put there. `text_changed` is False when the text
+    a reader sees is the same and only the end marker differs; `old_stamps` when that marker is merely an
+    older form (input stamps before STAMP_VERSION 3): `write` rewrites it, but it is not drift."""
     path: str
     block: Block
     old: str
     new: str
-    changed_inputs: tuple[str, ...]   # empty when the stamp version differs: digests are not comparable
     hand_edited: bool
-    stamp_only: bool = False
+    text_changed: bool = True
 
     @property
-    def version_changed(self) -> bool:
-        return self.block.recorded_inputs is not None and self.block.stamp_version != STAMP_VERSION
+    def old_stamps(self) -> bool:
+        return not self.text_changed and self.block.recorded_inputs is not None
 
 
-class ValueChange(Record):
+class ValueChange(NamedTuple):
     path: str
     value: InlineValue
     old: str
@@ -148,38 +144,12 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _find_markers(line: str) -> list[tuple[int, int, str, str, bool]]:
-    """The markers of a line without its line ending, left to right: (start, end, kind, rest, closed), as
-    _MARKER.finditer would find them. The kind is the longest run of word characters and hyphens after
-    `docgen:` (so `docgen:end-value-->` is an unclosed `end-value--`), the rest runs to the first `-->` after
-    it or, unclosed, to the end of the line."""
-    found = []
-    n = len(line)
-    at = line.find("<!--")
-    while at != -1:
-        i = at + 4
-        while i < n and line[i].isspace():
-            i += 1
-        if not line.startswith("docgen:", i):
-            at = line.find("<!--", at + 1)
-            continue
-        i += 7
-        k = i
-        while k < n and (line[k].isalnum() or line[k] in "_-"):
-            k += 1
-        close = line.find("-->", k)
-        stop = n if close == -1 else close
-        end = n if close == -1 else close + 3
-        found.append((at, end, line[i:k], line[k:stop], close != -1))
-        at = line.find("<!--", end)
-    return found
-
-
 def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
-    """The markers of a line that are not inside an inline code span."""
+    """The markers of a line (without its line ending) that are not inside an inline code span, left to
+    right: (start, end, kind, rest, closed)."""
     if "docgen:" not in line:   # most lines: skip the scan and the code-span scan
         return []
-    found = _find_markers(line)
+    found = [(m.start(), m.end(), m["kind"], m["rest"], bool(m["close"])) for m in _MARKER.finditer(line)]
     if found and "`" in line:
         spans = _code_spans(line)
         found = [m for m in found if not any(a <= m[0] < b for a, b in spans)]
@@ -217,7 +187,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     lines = tuple(_split_lines(text))
     blocks: list[Block] = []
     values: list[InlineValue] = []
-    fence: str | None = None
+    fence: Fence | None = None
     fence_index = 0
     open_block: tuple[int, str, tuple, str] | None = None  # (index, generator, args, indent)
 
@@ -227,13 +197,12 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     for index in _marker_or_fence_lines(text):
         line = lines[index].rstrip("\r\n")
         if fence is not None:
-            m = _FENCE.match(line) if fence[0] in line else None
-            if m and m.group("run")[0] == fence[0] and len(m.group("run")) >= len(fence) and not m.group("info").strip():
+            if fence.closed_by(line):
                 fence = None
             continue
-        m = _FENCE.match(line) if ("`" in line or "~" in line) else None
-        if m and not (m.group("run")[0] == "`" and "`" in m.group("info")):
-            fence, fence_index = m.group("run"), index
+        fence = opening_fence(line)
+        if fence is not None:
+            fence_index = index
             continue
         value_open: tuple[str, int] | None = None
         for start, end, kind, rest, closed in _markers(line):
@@ -294,9 +263,9 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
         # An unclosed fence runs to the end of the page, so every marker after it would silently become
         # code and its block would never be checked again.
         hidden = next((i for i in range(fence_index + 1, len(lines))
-                       if "docgen:" in lines[i] and _find_markers(lines[i].rstrip("\r\n"))), None)
+                       if "docgen:" in lines[i] and _MARKER.search(lines[i].rstrip("\r\n"))), None)
         if hidden is not None:
-            raise fail(fence_index, f"code fence {fence} is never closed, so the docgen marker at line {hidden + 1} "
+            raise fail(fence_index, f"code fence {fence.run} is never closed, so the docgen marker at line {hidden + 1} "
                                     "would be read as code; close the fence")
     return Document(path, lines, tuple(blocks), tuple(values))
 
@@ -334,7 +303,8 @@ def _stamp_version(value: str) -> tuple[int, str]:
 
 
 def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, int | None]:
-    """The digests an end marker records and their version; none yet for a block that was never rendered."""
+    """The digests an end marker records and the marker's version; none for a block never rendered. Input
+    stamps (inputs=..., versions 1 and 2) are read so that old pages parse; nothing compares them."""
     inputs, body, version = None, None, None
     for token in tokens:
         key, eq, value = token.partition("=")
@@ -347,7 +317,9 @@ def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, in
         elif key == "body" and eq and value:
             body = value
         else:
-            raise fail(f"unexpected {token!r} in docgen:end (it records inputs=... and body=...)")
+            raise fail(f"unexpected {token!r} in docgen:end (it records body=...)")
+    if version is None and body is not None:
+        version = STAMP_VERSION
     return inputs, body, version
 
 
@@ -368,21 +340,20 @@ def _current_body(doc: Document, block: Block) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def _block_region(block: Block, body: str, inputs: Mapping[str, str], nl: str, last_nl: str,
-                  version: int | None = STAMP_VERSION) -> str:
+def _block_region(block: Block, body: str, nl: str, last_nl: str) -> tuple[str, str]:
+    """The lines between the markers (the text a reader sees) and the end marker's line, as `write` puts
+    them. The marker stamps the body's own digest only, so it moves exactly when the text does."""
     ind = block.indent
     body = body.strip("\n")
     if ind:
         content = nl.join([ind + ln if ln else "" for ln in body.split("\n")])
     else:   # most blocks: the body as it is, without a step per line
         content = body if nl == "\n" else body.replace("\n", nl)
-    prefix = f"v{version}:" if version and version > 1 else ""
-    record = prefix + ",".join(f"{k}:{v}" for k, v in inputs.items())
-    end = f"{ind}<!-- docgen:end {block.generator} inputs={record} body={digest(body)} -->"
-    return nl + content + nl + nl + end + last_nl
+    end = f"{ind}<!-- docgen:end {block.generator} body={digest(body)} -->"
+    return nl + content + nl + nl, end + last_nl
 
 
-def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[str, str]]],
+def refresh(doc: Document, render_block: Callable[[Block], str],
             render_value: Callable[[InlineValue], str]) -> tuple[str, list[BlockChange], list[ValueChange]]:
     """Re-render every block and value. Returns the new text and what changed; the caller saves or reports."""
     out: list[str] = []
@@ -400,21 +371,15 @@ def refresh(doc: Document, render_block: Callable[[Block], tuple[str, Mapping[st
         raw = doc.lines[at]
         block = blocks.get(at)
         if block is not None:
-            body, inputs = render_block(block)
+            body = render_block(block)
             nl = _newline(raw)
-            last_nl = _newline(doc.lines[block.end])
-            new = _block_region(block, body, inputs, nl, last_nl)
+            content, end = _block_region(block, body, nl, _newline(doc.lines[block.end]))
+            new = content + end
             old = _region(doc, block)
-            recorded = dict(block.recorded_inputs or ())
             if new != old:
-                same_version = block.stamp_version == STAMP_VERSION
-                changed = tuple(k for k, v in inputs.items() if recorded.get(k) != v) if same_version else ()
-                # the text as it stands with its own stamps: equal to `old` means only the stamps moved
-                stamp_only = (block.recorded_inputs is not None
-                              and _block_region(block, body, recorded, nl, last_nl, block.stamp_version) == old)
+                text_changed = content != "".join(doc.lines[block.begin + 1: block.end])
                 edited = block.recorded_body is not None and block.recorded_body != digest(_current_body(doc, block))
-                block_changes.append(BlockChange(doc.path, block, old, new, changed, edited and not stamp_only,
-                                                 stamp_only))
+                block_changes.append(BlockChange(doc.path, block, old, new, edited and text_changed, text_changed))
             out += [raw, new]
             index = block.end + 1
             continue

@@ -7,8 +7,8 @@ Dockerfile line does not change what the docs say.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

@@ -7,15 +7,13 @@ runs them alone; `docgen check` runs them with the drift check.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
-from docgen.model.digests import input_digest
 from docgen.names import normalize
-from docgen.records import Record
 from docgen.render.values import number_word
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.blocks import Document
@@ -23,7 +21,7 @@ if TYPE_CHECKING:
 
 
 
-class Finding(Record):
+class Finding(NamedTuple):
     path: str
     line: int | None
     check: str
@@ -281,24 +279,6 @@ def check_not_prefetched_reasons(model: "ImageModel") -> list[Finding]:
                                  f"the `# Not prefetched` comment for {class_name_of(fqn)} says {comment!r}; "
                                  f"the model says: {truth}"))
     return found
-
-
-def check_image_size_record(model: "ImageModel", record: dict | None, where: str) -> list[Finding]:
-    """The size record must come from the Dockerfile and snapshot the docs describe now."""
-    if not record:
-        return []
-    measured = record.get("inputs")
-    now = input_digest(model)
-    if not isinstance(measured, dict):
-        return [Finding(where, None, "image-size-record",
-                        "the image-size record names no `inputs` digests, so nothing shows it was measured from "
-                        f"this Dockerfile and snapshot (now {now['dockerfile']}, {now['snapshot']}); "
-                        "re-measure with bench/image_size.py --record")]
-    moved = [k for k in ("dockerfile", "snapshot") if measured.get(k) != now[k]]
-    return [Finding(where, None, "image-size-record",
-                    f"the image size was measured from another {' and '.join(moved)} ("
-                    + ", ".join(f"{k} {measured.get(k)} -> {now[k]}" for k in moved)
-                    + "); re-measure with bench/image_size.py --record")] if moved else []
 
 
 # --------------------------------------------------------------------------------------------- coverage

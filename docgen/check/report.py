@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import NamedTuple
 
 from docgen.blocks import STAMP_VERSION, block_diff
 from docgen.check.facts import diff_facts
 from docgen.check.pipeline import Run
 from docgen.io import append_report
-from docgen.records import Record
 
 DEFAULT_MAX_ANNOTATIONS = 10   # what GitHub shows of one type per step
 _SUMMARY_DIFF_CHARS = 200_000  # a step summary is capped at 1 MiB; the diff gets folded and trimmed first
 
 
-class Item(Record):
+class Item(NamedTuple):
     path: str
     line: int | None
     title: str          # annotation title: "stale block", "facts changed", or a lint check's name
@@ -33,7 +33,7 @@ class Item(Record):
     text: str = ""      # the text-format line, location included
 
 
-class Options(Record):
+class Options(NamedTuple):
     diff: bool = False
     quiet: bool = False
     changed: frozenset[str] = frozenset()
@@ -59,44 +59,32 @@ def block_message(change) -> str:
     name = change.block.generator
     if change.hand_edited:
         why = "edited by hand (its body no longer matches the digest it was written with)"
-    elif change.block.recorded_inputs is None:
+    elif change.block.recorded_body is None:
         why = "never rendered"
-    elif change.version_changed:
-        why = (f"its text differs from what the current facts render (its input stamps are digest "
-               f"v{change.block.stamp_version}, docgen now writes v{STAMP_VERSION}, so the input that moved "
-               "cannot be named)")
-    elif change.changed_inputs:
-        why = f"{' and '.join(change.changed_inputs)} changed since it was written"
+    elif not change.text_changed:
+        why = "its end marker's digest does not match its text"
     else:
         why = "its text differs from what the current facts render"
     return f"block `{name}` is stale: {why}"
 
 
-def _stamp_items(stamps) -> list[Item]:
-    """Blocks whose text is right but whose input stamps are not: one item per cause, not one per block
-    (a Dockerfile comment edit re-stamps dozens of blocks; a digest version change re-stamps all of them)."""
-    groups: dict[str, list] = {}
-    for c in stamps:
-        if c.version_changed:
-            key = f"v{c.block.stamp_version}"
-        else:
-            key = " and ".join(c.changed_inputs) or "their inputs"
-        groups.setdefault(key, []).append(c)
-    items = []
-    for key, changes in groups.items():
-        pages = list(dict.fromkeys(c.path for c in changes))
-        where = ", ".join(pages[:4]) + (f" and {len(pages) - 4} more pages" if len(pages) > 4 else "")
-        n = f"{len(changes)} block{'s' if len(changes) != 1 else ''}"
-        if key.startswith("v") and key[1:].isdigit():
-            message = (f"{n} carry input stamps written by digest {key}; this docgen writes v{STAMP_VERSION} "
-                       f"(a reader or digest change, not an input change; the text is right) in {where}")
-        else:
-            message = (f"{n} carry out-of-date input stamps ({key} changed, the rendered text did not) "
-                       f"in {where}")
-        first = changes[0]
-        items.append(Item(first.path, first.block.line, "stale stamps", message, "drift",
-                          text=f"{first.path}:{first.block.line}: {message}"))
-    return items
+def drift_changes(run: Run) -> list:
+    """The block changes that are drift: all but end markers of an older form around the right text."""
+    return [c for p in run.pages for c in p.block_changes if not c.old_stamps]
+
+
+def old_stamps_note(run: Run) -> str | None:
+    """One line when blocks still carry input stamps (end markers before STAMP_VERSION 3) around the right
+    text: not drift, nothing to fix, but `write` will rewrite those markers once."""
+    old = [c for p in run.pages for c in p.block_changes if c.old_stamps]
+    if not old:
+        return None
+    pages = list(dict.fromkeys(c.path for c in old))
+    where = ", ".join(pages[:4]) + (f" and {len(pages) - 4} more pages" if len(pages) > 4 else "")
+    return (f"docgen: note: {len(old)} block{'s' if len(old) != 1 else ''} in {where} still carry input stamps "
+            f"(end markers of version {min(c.block.stamp_version or 1 for c in old)}); their text is current, so "
+            f"this is not drift. `{fix_command(run)}` rewrites them as version {STAMP_VERSION} markers, which "
+            "stamp only the block's own text.")
 
 
 def collect(run: Run, findings, *, include_drift: bool, changed: frozenset[str] = frozenset()) -> list[Item]:
@@ -110,13 +98,10 @@ def collect(run: Run, findings, *, include_drift: bool, changed: frozenset[str] 
                               text="facts changed since the docs were written: " + "; ".join(facts)))
     rest: list[Item] = [Item(f.path, f.line, f.check, f.message, "finding", text=str(f)) for f in findings]
     if include_drift:
-        changes = [c for p in run.pages for c in p.block_changes]
-        for c in changes:
-            if not c.stamp_only:
-                msg = block_message(c)
-                rest.append(Item(c.path, c.block.line, "stale block", msg, "drift", block_diff(c),
-                                 f"{c.path}:{c.block.line}: {msg}"))
-        rest += _stamp_items([c for c in changes if c.stamp_only])
+        for c in drift_changes(run):
+            msg = block_message(c)
+            rest.append(Item(c.path, c.block.line, "stale block", msg, "drift", block_diff(c),
+                             f"{c.path}:{c.block.line}: {msg}"))
         for p in run.pages:
             for v in p.value_changes:
                 rest.append(Item(v.path, v.value.line, "stale value",
@@ -130,10 +115,8 @@ def collect(run: Run, findings, *, include_drift: bool, changed: frozenset[str] 
 def counts(run: Run, include_drift: bool) -> dict[str, int]:
     if not include_drift:
         return {}
-    changes = [c for p in run.pages for c in p.block_changes]
-    return {"stale blocks": sum(not c.stamp_only for c in changes),
-            "stale values": sum(len(p.value_changes) for p in run.pages),
-            "stale stamps": sum(c.stamp_only for c in changes)}
+    return {"stale blocks": len(drift_changes(run)),
+            "stale values": sum(len(p.value_changes) for p in run.pages)}
 
 
 def fix_command(run: Run) -> str:
@@ -149,7 +132,7 @@ def fix_command(run: Run) -> str:
 def verdict(run: Run, items: list[Item], include_drift: bool, *, diff_shown: bool) -> str:
     """The last line of a failing run: what is wrong, and what to type."""
     n = counts(run, include_drift)
-    parts = [f"{v} {k}" for k, v in n.items() if v or k != "stale stamps"]
+    parts = [f"{v} {k}" for k, v in n.items()]
     findings = [i for i in items if i.kind == "finding"]
     parts.append(f"{len(findings)} findings")
     drift = any(i.kind != "finding" for i in items)
@@ -256,17 +239,19 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
                                                        "check" if include_drift else "lint"))
     if fmt == "json":
         blocks = [c for p in run.pages for c in p.block_changes] if include_drift else []
+        drift_blocks = [c for c in blocks if not c.old_stamps]
         values = [c for p in run.pages for c in p.value_changes] if include_drift else []
         doc = {
             "ok": not items,
             "judged": judged(run),
             "stale_blocks": [{"path": c.path, "line": c.block.line, "generator": c.block.generator,
-                              "changed_inputs": list(c.changed_inputs), "hand_edited": c.hand_edited,
+                              "hand_edited": c.hand_edited, "text_changed": c.text_changed,
                               "message": block_message(c), "diff": block_diff(c)}
-                             for c in blocks if not c.stamp_only],
-            "stale_stamps": [{"path": c.path, "line": c.block.line, "generator": c.block.generator,
-                              "changed_inputs": list(c.changed_inputs), "stamp_version": c.block.stamp_version}
-                             for c in blocks if c.stamp_only],
+                             for c in drift_blocks],
+            # end markers of an older form around the right text: not drift, `write` rewrites them
+            "old_stamps": [{"path": c.path, "line": c.block.line, "generator": c.block.generator,
+                            "stamp_version": c.block.stamp_version}
+                           for c in blocks if c.old_stamps],
             "stale_values": [{"path": c.path, "line": c.value.line, "key": c.value.key, "old": c.old, "new": c.new}
                              for c in values],
             "facts_changes": (facts_changes(run) or []) if include_drift else [],
@@ -283,6 +268,9 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
             out.write(i.text + "\n")
             if options.diff and i.diff:
                 out.write(i.diff)
+    note = old_stamps_note(run) if include_drift and not options.quiet else None
+    if note:
+        print(note, file=sys.stderr)
     if items:
         print(verdict(run, items, include_drift, diff_shown=options.diff and not options.quiet), file=sys.stderr)
     return drift

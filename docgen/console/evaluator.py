@@ -14,9 +14,9 @@ from typing import Any, Callable, Iterable
 from sybil import Document, Example, Region, Sybil
 
 from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
-from docgen.console.shell import (
-    PIDS_LIMIT, CommandTimeout, PersistentShell, SessionContainer, ShellError, copy_worktree, host_shell, watchdog,
-)
+from docgen.console.container import PIDS_LIMIT, SessionContainer
+from docgen.console.shell import CommandTimeout, PersistentShell, ShellError, copy_worktree, host_shell
+from docgen.console.watchdog import watchdog
 from docgen.io import Output, decode, read_bytes, write_files
 
 DEFAULT_IMAGE = "nmp-rl-base:hermetic"

@@ -12,16 +12,15 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Iterator
 
+from docgen.fences import opening_fence
 from docgen.errors import InputError
 
 DEFAULT_TIMEOUT = 30.0
 WHERE_CHOICES = ("image", "host")
 ANY_LINES = "..."
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*)$")
 _ATX_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(?P<text>.*?)[ \t]*#*[ \t]*$")
 _OPTIONS = re.compile(r"^[ \t]*<!--[ \t]*console:(?P<args>.*?)-->[ \t]*$")
 _EXIT_STATUS = re.compile(r"^\[(?P<status>\d{1,3})\]$")
@@ -65,7 +64,6 @@ class ConsoleBlock:
 
 # --- matching ---------------------------------------------------------------------------------
 
-@lru_cache(maxsize=4096)
 def _line_pattern(expected: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(part) for part in expected.split("...")), re.DOTALL)
 
@@ -209,7 +207,7 @@ def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:
     i = 0
     while i < len(lines):
         raw = lines[i].rstrip("\n")
-        fence = _FENCE.match(raw)
+        fence = opening_fence(raw)   # the one fence rule, shared with the block engine and the prose lint
         if fence is None:
             if pending_options is not None:
                 raise InputError(path, pending_options[0], "console options comment is not directly above a ```console block")
@@ -219,16 +217,15 @@ def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:
                 heading = slugify(found["text"])
             i += 1
             continue
-        # find the closing fence: same character, at least as long, no info string
-        marker = fence["fence"]
         close = i + 1
-        while close < len(lines):
-            candidate = _FENCE.match(lines[close].rstrip("\n"))
-            if candidate and candidate["fence"][0] == marker[0] and len(candidate["fence"]) >= len(marker) and not candidate["info"].strip():
-                break
+        while close < len(lines) and not fence.closed_by(lines[close].rstrip("\n")):
             close += 1
-        info = fence["info"].split()
-        if info and info[0] == "console":
+        if fence.language == "console":
+            if len(fence.prefix) > 3 or fence.prefix.strip(" \t"):
+                # nested in a list item, an admonition or a quote: its lines carry the container's prefix,
+                # which neither the steps nor an update of the block would keep
+                raise InputError(path, i + 1, "console block nested in a list, admonition or quote: the console "
+                                              "runner reads blocks whose fence is indented 3 spaces at most")
             options = BlockOptions()
             if pending_options is not None:
                 options = parse_options(pending_options[1], path, pending_options[0])

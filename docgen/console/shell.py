@@ -1,4 +1,4 @@
-"""Persistent bash shells for console transcripts: one in the session container per page, or on the host.
+"""The shell protocol: a persistent bash spoken to through a transport, and its host transport.
 
 A shell reads commands on stdin like a reader typing them. The end of each command is reported on a
 separate descriptor (fd 9, the shell's original stderr), never on the stdout a block writes to: after the
@@ -10,34 +10,22 @@ decimal point.
 
 from __future__ import annotations
 
-import atexit
+import ctypes
 import os
 import re
 import secrets
 import select
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-import threading
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-SESSION_LABEL = "org.nmp-rl-base.docs-session"
-# Who owns a session container: a later session on the same host removes it only once that process is gone.
-OWNER_HOST_LABEL = SESSION_LABEL + ".host"
-OWNER_BOOT_LABEL = SESSION_LABEL + ".boot"
-OWNER_PID_LABEL = SESSION_LABEL + ".pid"
-OWNER_START_LABEL = SESSION_LABEL + ".pid-start"
-KEEPALIVE = ["/bin/sh", "-c", "exec sleep infinity"]
-# setsid makes bash lead its own process group, so a timeout can kill the command's whole tree.
-SHELL_ARGV = ["setsid", "-w", "bash", "--noprofile", "--norc"]
+from docgen.console.watchdog import watchdog
+
 CONTROL_FD = 9
-PIDS_LIMIT = 256
 MAX_OUTPUT_BYTES = 64 * 2**20   # one command's output; more is a runaway (`yes`), not a transcript
 STDOUT, CONTROL = 1, 2     # stream ids: the command's output, and the end-of-command records
 
@@ -198,70 +186,11 @@ class PersistentShell:
         self._transport.close()
 
 
-# --- transports -------------------------------------------------------------------------------
-
-class ContainerExecTransport:
-    """bash started with the Docker API's exec, spoken to over the attach socket (no TTY, multiplexed:
-    stream 1 is the shell's stdout, stream 2 its original stderr, which the shell keeps as fd 9)."""
-
-    def __init__(self, api: Any, container_id: str, argv: list[str] = SHELL_ARGV) -> None:
-        self._api = api
-        self._container_id = container_id
-        self._exec_id = api.exec_create(container_id, argv, stdin=True, stdout=True, stderr=True, tty=False)["Id"]
-        self._socket_io = api.exec_start(self._exec_id, socket=True, tty=False)
-        self._sock: socket.socket = getattr(self._socket_io, "_sock", self._socket_io)
-        self._frames = b""
-        self._closed = False
-
-    def send(self, data: bytes) -> None:
-        try:
-            self._sock.sendall(data)
-        except OSError:
-            pass   # the shell is gone; the next recv reports the end of the stream
-
-    def recv(self, timeout: float) -> tuple[int, bytes]:
-        # Frames: 1 byte stream id, 3 zero bytes, 4 bytes big-endian length, then the payload.
-        deadline = time.monotonic() + timeout
-        while True:
-            if len(self._frames) >= 8:
-                size = int.from_bytes(self._frames[4:8], "big")
-                if len(self._frames) >= 8 + size:
-                    stream = CONTROL if self._frames[0] == 2 else STDOUT
-                    payload = self._frames[8:8 + size]
-                    self._frames = self._frames[8 + size:]
-                    if payload:
-                        return stream, payload
-                    continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self._sock], [], [], remaining)[0]:
-                raise TimeoutError
-            try:
-                chunk = self._sock.recv(1 << 20)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                return 0, b""
-            self._frames += chunk
-
-    def kill_group(self, pgid: int) -> None:
-        # a second exec: the first one is busy running the command that has to die
-        self._api.exec_start(self._api.exec_create(self._container_id, ["bash", "-c", f"kill -KILL -- -{pgid}"])["Id"])
-
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            try:
-                self._sock.close()
-                self._socket_io.close()
-            except OSError:
-                pass
-
+# --- on the host ----------------------------------------------------------------------------------
 
 def _kill_on_parent_death() -> None:
     """In the child before exec: SIGKILL when the process that started it dies (Linux only)."""
     try:
-        import ctypes
-
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
     except Exception:
         pass
@@ -322,349 +251,6 @@ class HostProcessTransport:
             if stream is not None:
                 stream.close()
         watchdog().forget_group(self._proc.pid)
-
-
-# --- the watchdog -------------------------------------------------------------------------------
-
-# A separate process that outlives this one: it reads registrations on stdin and, when the pipe ends (this
-# process exited, however it exited, SIGKILL included), kills the registered process groups, removes the
-# registered folders and the registered session containers. Only this process holds the pipe's write end.
-WATCHDOG_SOURCE = r"""# docgen-console-watchdog
-import os, shutil, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-groups, folders, containers = set(), set(), set()
-verbs = {"group": groups.add, "forget-group": groups.discard, "folder": folders.add,
-         "forget-folder": folders.discard, "container": containers.add, "forget-container": containers.discard}
-for line in sys.stdin.buffer:
-    verb, _, arg = line.decode().rstrip("\n").partition(" ")
-    verbs.get(verb, lambda a: None)(arg)
-for pgid in groups:
-    try:
-        os.killpg(int(pgid), signal.SIGKILL)
-    except OSError:
-        pass
-for folder in folders:
-    shutil.rmtree(folder, ignore_errors=True)
-if containers:
-    try:
-        import docker
-        client = docker.from_env(timeout=60)
-        for container in containers:
-            try:
-                client.api.remove_container(container, force=True)
-            except Exception:
-                pass
-    except Exception:
-        pass   # no engine: the next session's reaper removes them
-"""
-
-
-class Watchdog:
-    def __init__(self) -> None:
-        self._lock = threading.RLock()   # re-entered when SIGTERM's clean-up runs during a registration
-        self._proc: subprocess.Popen[bytes] | None = None
-
-    def _send(self, line: str, *, start: bool = True) -> None:
-        with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                if not start:      # nothing to forget in a watchdog that is not running
-                    return
-                self._proc = subprocess.Popen(
-                    [sys.executable, "-I", "-c", WATCHDOG_SOURCE], stdin=subprocess.PIPE,
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                )
-            assert self._proc.stdin is not None
-            try:
-                self._proc.stdin.write((line + "\n").encode())
-                self._proc.stdin.flush()
-            except OSError:
-                pass   # it died; the next registration starts another
-
-    def watch_group(self, pgid: int) -> None:
-        self._send(f"group {pgid}")
-
-    def forget_group(self, pgid: int) -> None:
-        self._send(f"forget-group {pgid}", start=False)
-
-    def watch_container(self, container_id: str) -> None:
-        self._send(f"container {container_id}")
-
-    def forget_container(self, container_id: str) -> None:
-        self._send(f"forget-container {container_id}", start=False)
-
-    def watch_folder(self, path: Path) -> None:
-        self._send(f"folder {path}")
-
-    def forget_folder(self, path: Path) -> None:
-        self._send(f"forget-folder {path}", start=False)
-
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc is not None else None
-
-
-_watchdog: Watchdog | None = None
-
-
-def watchdog() -> Watchdog:
-    global _watchdog
-    if _watchdog is None:
-        _watchdog = Watchdog()
-    return _watchdog
-
-
-# --- the session container ----------------------------------------------------------------------
-
-def _boot_id() -> str:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-def process_start(pid: int) -> str | None:
-    """The start time of process `pid` in clock ticks since boot (None: no such process). With the PID it
-    names one process: a recycled PID has a later start time."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def owner_labels(pid: int | None = None) -> dict[str, str]:
-    pid = os.getpid() if pid is None else pid
-    return {
-        OWNER_HOST_LABEL: socket.gethostname(),
-        OWNER_BOOT_LABEL: _boot_id(),
-        OWNER_PID_LABEL: str(pid),
-        OWNER_START_LABEL: process_start(pid) or "",
-    }
-
-
-def owner_is_gone(labels: dict[str, str]) -> bool:
-    """True only for a container this host can prove is orphaned: its owner ran here (same host name)
-    and that process no longer exists (other boot, PID absent, or the PID now names a later process).
-    A container without owner labels, or from another host, is never judged."""
-    pid, start = labels.get(OWNER_PID_LABEL, ""), labels.get(OWNER_START_LABEL, "")
-    if labels.get(OWNER_HOST_LABEL) != socket.gethostname() or not pid.isdigit() or not start:
-        return False
-    if labels.get(OWNER_BOOT_LABEL) and labels[OWNER_BOOT_LABEL] != _boot_id():
-        return True
-    return process_start(int(pid)) != start
-
-
-def reap_orphans(client: Any) -> list[str]:
-    """Remove session containers whose owner process is gone; return their ids. Costs one list call
-    when nothing is left over."""
-    host_filter = f"{OWNER_HOST_LABEL}={socket.gethostname()}"
-    removed = []
-    for container in client.containers.list(all=True, filters={"label": [SESSION_LABEL, host_filter]}):
-        if owner_is_gone(container.labels or {}):
-            try:
-                container.remove(force=True)
-                removed.append(container.id)
-            except Exception as exc:   # another session reaping the same orphan got there first (gone, or
-                if getattr(exc, "status_code", None) not in (404, 409):   # its removal already in progress)
-                    raise
-    return removed
-
-
-def hardened_run_options(session_id: str) -> dict[str, Any]:
-    """What `containers.run` gets: only the keepalive replaces the image's entrypoint and command;
-    the image's environment, working directory and default user stay as a user's `docker run` sees them."""
-    return dict(
-        entrypoint=KEEPALIVE[:1],
-        command=KEEPALIVE[1:],
-        detach=True,
-        labels={SESSION_LABEL: session_id, **owner_labels()},
-        network_mode="none",
-        cap_drop=["ALL"],
-        security_opt=["no-new-privileges"],
-        read_only=True,
-        tmpfs={"/tmp": "rw,size=64m"},
-        mem_limit=os.environ.get("DOCGEN_CONSOLE_MEMORY", "2g"),
-        pids_limit=PIDS_LIMIT,
-        init=True,
-    )
-
-
-# Between pages: end every process but init, the keepalive (init's first child) and this script, then empty
-# the writable places, so no page sees what an earlier one left behind.
-RESET_SCRIPT = r"""
-keep=" 1 $$ $(tr ' ' '\n' < /proc/1/task/1/children | sort -n | head -n 1) "
-for d in /proc/[0-9]*; do
-  p=${d#/proc/}
-  case "$keep" in *" $p "*) ;; *) kill -KILL "$p" 2>/dev/null ;; esac
-done
-for dir in /tmp /dev/shm; do
-  [ -d "$dir" ] || continue
-  chmod -R u+rwX "$dir" 2>/dev/null
-  find "$dir" -mindepth 1 -delete 2>/dev/null
-  [ -z "$(ls -A "$dir" 2>/dev/null)" ] || exit 3
-done
-echo reset-done
-"""
-
-
-class SessionContainer:
-    """The one hardened container of a test session; removed on close, at exit and on SIGTERM/SIGHUP.
-    Before starting, it removes containers that earlier sessions on this host left behind."""
-
-    def __init__(self, client: Any, image: str) -> None:
-        self.client = client
-        self.image = image
-        self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
-        self._lock = threading.RLock()   # re-entered when SIGTERM arrives during remove()
-        self.reaped = reap_orphans(client)
-        options = hardened_run_options(self.session_id)
-        self.memory_limit = options["mem_limit"]
-        self.container = None
-        try:
-            self.container = client.containers.run(image, **options)
-            _register_cleanup(self)
-            watchdog().watch_container(self.container.id)   # removed even if this process is SIGKILLed
-        except BaseException:
-            # interrupted (Ctrl-C) after the engine made the container but before it was registered
-            self._remove_own_by_label()
-            raise
-
-    @property
-    def id(self) -> str:
-        return self.container.id
-
-    def shell(self) -> PersistentShell:
-        return PersistentShell(ContainerExecTransport(self.client.api, self.container.id))
-
-    def state(self) -> dict:
-        """The engine's view of the container (Status, ExitCode, OOMKilled...); {} when it is gone."""
-        try:
-            return self.client.api.inspect_container(self.container.id)["State"]
-        except Exception:
-            return {}
-
-    def trouble(self) -> str | None:
-        """Why this container cannot run another shell (None: it can)."""
-        state = self.state()
-        if not state.get("Running"):
-            return describe_stopped(state)
-        try:
-            self.client.api.exec_start(self.client.api.exec_create(self.container.id, ["true"])["Id"])
-        except Exception as exc:
-            return f"the engine could not start a process in the container ({_short(exc)}); the block may have used up its pids limit"
-        return None
-
-    def oom_kills(self) -> int | None:
-        """How many processes the kernel killed for memory in this container so far (None: unknown)."""
-        try:
-            out = self.client.api.exec_start(self.client.api.exec_create(
-                self.container.id, ["sh", "-c", "cat /sys/fs/cgroup/memory.events "   # cgroup v2, then v1
-                                    "/sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"])["Id"])
-        except Exception:
-            return None
-        found = re.search(rb"^oom_kill (\d+)", out, re.M)
-        return int(found[1]) if found else None
-
-    def reset(self, timeout: float = 30.0) -> str | None:
-        """Kill every process a page left and empty /tmp; None when done, else why it could not be."""
-        if not self.state().get("Running"):
-            return describe_stopped(self.state())
-        try:
-            exec_id = self.client.api.exec_create(self.container.id, ["bash", "-c", RESET_SCRIPT])["Id"]
-            out = self.client.api.exec_start(exec_id)
-        except Exception as exc:
-            return f"the engine could not start a process in it ({_short(exc)}); the pids limit may be reached"
-        if b"reset-done" not in out:
-            return f"its processes and /tmp could not be reset ({out.decode(errors='replace').strip()[-200:]})"
-        return None
-
-    def remove(self) -> None:
-        with self._lock:
-            container = self.container
-            if container is None:
-                return
-            try:
-                container.remove(force=True)
-            except Exception as exc:   # already gone is fine; anything else shows up in leftovers()
-                if getattr(exc, "status_code", None) not in (404, 409):
-                    raise
-            # only now: a Ctrl-C during the call above leaves it registered, and the exit handler retries
-            self.container = None
-            _live.discard(self)
-            watchdog().forget_container(container.id)
-
-    def _remove_own_by_label(self, attempts: int = 5) -> None:
-        # The engine may still be creating a container whose request was cut short, so look a few times
-        # (about a second, and only on this path); whatever appears later, the next session reaps.
-        mine = {"label": [f"{SESSION_LABEL}={self.session_id}", f"{OWNER_PID_LABEL}={os.getpid()}"]}
-        for attempt in range(attempts):
-            try:
-                found = self.client.containers.list(all=True, filters=mine)
-                for container in found:
-                    container.remove(force=True)
-                if found:
-                    return
-            except Exception:
-                pass
-            time.sleep(0.2)
-
-    def leftovers(self) -> list[str]:
-        """Ids of this process's containers still carrying this session's label (none after remove). The
-        owner filter keeps a concurrent session that was given the same session id out of it."""
-        mine = [f"{SESSION_LABEL}={self.session_id}", f"{OWNER_PID_LABEL}={os.getpid()}"]
-        found = self.client.containers.list(all=True, filters={"label": mine})
-        return [c.id for c in found]
-
-
-def describe_stopped(state: dict) -> str:
-    if not state:
-        return "the container is gone"
-    why = f"the container stopped (exit code {state.get('ExitCode')}"
-    if state.get("OOMKilled"):
-        why += ", killed for running out of memory"
-    return why + "; a block that ends PID 1, e.g. `kill 1`, stops it)"
-
-
-def _short(exc: Exception) -> str:
-    text = getattr(exc, "explanation", None) or str(exc)
-    return str(text).strip().splitlines()[0][:200] if str(text).strip() else type(exc).__name__
-
-
-_live: set[SessionContainer] = set()
-_handlers_installed = False
-
-
-def _remove_all() -> None:
-    for container in list(_live):
-        try:
-            container.remove()
-        except Exception:
-            pass
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    _remove_all()
-    previous = _previous_handlers.get(signum, signal.SIG_DFL)
-    if callable(previous):
-        previous(signum, frame)
-    else:
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-
-_previous_handlers: dict[int, Any] = {}
-
-
-def _register_cleanup(container: SessionContainer) -> None:
-    global _handlers_installed
-    _live.add(container)
-    if _handlers_installed:
-        return
-    _handlers_installed = True
-    atexit.register(_remove_all)
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            _previous_handlers[signum] = signal.signal(signum, _on_signal)
 
 
 # --- the host workspace -------------------------------------------------------------------------

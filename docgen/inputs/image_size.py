@@ -10,7 +10,9 @@ from docgen.io import read_json_object
 
 
 def load_image_size(path: Path, shown: str) -> dict | None:
-    """The record, or None when there is none yet. Sizes must be finite, non-negative numbers of bytes."""
+    """The record, or None when there is none yet. Sizes must be finite, non-negative numbers of bytes;
+    `inputs` (the digests of what the image was built from) maps names to strings. A record whose inputs
+    are not the current ones is still valid: the page says so (docgen.render.size_chart.not_current_note)."""
     if not (path.exists() or path.is_symlink()):
         return None
     text, data = read_json_object(path, "the image-size record")
@@ -32,6 +34,11 @@ def load_image_size(path: Path, shown: str) -> dict | None:
         check_size(name, value)
     if (data.get("production") or {}).get("size_bytes") is not None:
         check_size("size_bytes", data["production"]["size_bytes"])
+    inputs = data.get("inputs")
+    if inputs is not None and not (isinstance(inputs, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in inputs.items())):
+        raise fail("inputs", 'inputs: expected {"dockerfile": DIGEST, "snapshot": DIGEST}, '
+                             f"got {inputs!r}")
     if data.get("venvs") is not None and not isinstance(data["venvs"], dict):
         raise fail("venvs", f"venvs: expected a JSON object, got {data['venvs']!r}")
     for name, value in (data.get("venvs") or {}).items():

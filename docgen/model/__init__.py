@@ -7,10 +7,11 @@ NeMo-RL snapshot); `stages`, `claims` and `digests` answer questions of a built 
 
 from __future__ import annotations
 
-from docgen.records import Memo, Record
+from typing import TYPE_CHECKING, NamedTuple
+
+from docgen.records import Memo
 from docgen.snapshot.registry import SYSTEM_COMMAND
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:  # keep start-up lean: these are only needed for type names
     from collections.abc import Iterable
     from docgen.snapshot.load import Snapshot, SnapshotPackage
@@ -40,7 +41,7 @@ def reason_backend_not_built(extras: Iterable[str]) -> str:
     return "backend not built: " + ", ".join(f"`{e}`" for e in extras) + " not warmed in the image"
 
 
-class Actor(Record):
+class Actor(NamedTuple):
     """One entry of ACTOR_ENVIRONMENT_REGISTRY, for one value of NEMO_RL_PY_EXECUTABLES_SYSTEM."""
     fqn: str
     member: str | None          # PY_EXECUTABLES member (None: an inline executable, like modelopt's)
@@ -61,7 +62,7 @@ class Actor(Record):
         return self.fqn.rsplit(".", 1)[0]
 
 
-class WarmStep(Record):
+class WarmStep(NamedTuple):
     """One `uv sync` of the warm-up RUN: the base sync, one extra, or --all-groups."""
     label: str
     extras: tuple[str, ...]
@@ -70,7 +71,7 @@ class WarmStep(Record):
     line: int
 
 
-class PrefetchFilter(Record):
+class PrefetchFilter(NamedTuple):
     text: str
     actors: tuple[str, ...]     # uv actors whose FQN contains the text (registry order), minus negative matches
     extras: tuple[str, ...]     # the extras those actors run with (sorted union)
@@ -78,7 +79,7 @@ class PrefetchFilter(Record):
     negative: bool = False
 
 
-class WorkerVenv(Record):
+class WorkerVenv(NamedTuple):
     actor: str
     extras: tuple[str, ...]
     path: str
@@ -89,7 +90,7 @@ class WorkerVenv(Record):
         return class_name_of(self.actor)
 
 
-class SkippedActor(Record):
+class SkippedActor(NamedTuple):
     actor: str
     extras: tuple[str, ...]
     reason: str
@@ -99,7 +100,7 @@ class SkippedActor(Record):
         return class_name_of(self.actor)
 
 
-class SharedBuild(Record):
+class SharedBuild(NamedTuple):
     package: str
     version: str | None
     source_kind: str
@@ -107,7 +108,7 @@ class SharedBuild(Record):
     extras: tuple[str, ...]
 
 
-class GymVenvs(Record):
+class GymVenvs(NamedTuple):
     """The second venv layer: NeMo-Gym's prefetch builds one venv per environment server of the configs
     its driving build ARG names, under NEMO_GYM_VENV_DIR. Off (no venvs) while that ARG is empty."""
     venv_dir: str
@@ -127,7 +128,7 @@ class GymVenvs(Record):
         return 0 if not self.configs else None
 
 
-class DriverInstall(Record):
+class DriverInstall(NamedTuple):
     """A package `uv pip install` puts into the driver venv after the syncs."""
     package: str
     pin: str | None
@@ -138,7 +139,7 @@ class DriverInstall(Record):
     spec: str
 
 
-class PrefetchOutcome(Record):
+class PrefetchOutcome(NamedTuple):
     """What `prefetch_venvs.py <filters>` does with the registry, for one value of the system flag."""
     venvs: tuple[WorkerVenv, ...]
     system: tuple[Actor, ...]            # skipped: they run on the system interpreter
@@ -148,7 +149,7 @@ class PrefetchOutcome(Record):
 _ACTOR_INDEX = Memo()
 
 
-class ImageModel(Record):
+class ImageModel(NamedTuple):
     dockerfile: "DockerfileFacts"
     snapshot: "Snapshot"
     venv_dir: str

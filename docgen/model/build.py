@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docgen.errors import InputError
 from docgen.inputs.dockerfile import read_dockerfile
+from docgen.inputs.shellwords import expand
 from docgen.model import (
     DEFAULT_GYM_VENV_DIR, DEFAULT_VENV_DIR, REASON_NO_PREFETCH, REASON_NOT_SELECTED, SYSTEM_COMMAND, Actor,
     DriverInstall, GymVenvs, ImageModel, PrefetchFilter, PrefetchOutcome, SharedBuild, SkippedActor, WarmStep,
@@ -21,7 +23,6 @@ from docgen.names import normalize
 from docgen.snapshot.load import load_snapshot
 from docgen.snapshot.registry import extras_of
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.inputs.dockerfile import DockerfileFacts
@@ -124,11 +125,6 @@ def gym_venvs_of(dockerfile: "DockerfileFacts") -> tuple[GymVenvs, ...]:
                             guard=call.guards[-1] if call.guards else None, line=call.line, comment=call.comment,
                             stage=call.stage, arg_in_scope=in_scope))
     return tuple(out)
-
-
-def expand(text: str, values: dict[str, str]) -> str:
-    """`${UV_PROJECT_ENVIRONMENT}/bin/python` -> `/opt/nemo_rl_venv/bin/python`; unknown names stay."""
-    return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
 
 
 def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, snapshot: "Snapshot") -> tuple[DriverInstall, ...]:

@@ -16,16 +16,17 @@ from __future__ import annotations
 import re
 import stat
 from fnmatch import fnmatch
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
+from docgen.inputs.shellwords import expand
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
 from docgen.model.stages import published_stage, role_of, stage_chain
 from docgen.names import normalize
-from docgen.records import Record
+from docgen.records import Memo
 from docgen.snapshot.load import combo_key
 from docgen.snapshot.registry import extras_of
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
@@ -57,28 +58,15 @@ NEMO_RL_KNOBS = ("NEMO_RL_PY_EXECUTABLES_SYSTEM", "PY_EXECUTABLES", "ACTOR_ENVIR
 DOCKERFILE_KEYWORDS = ("FROM", "RUN", "COPY", "ADD", "ARG", "ENV", "USER", "WORKDIR", "SHELL", "CMD",
                        "ENTRYPOINT", "LABEL", "EXPOSE", "VOLUME")
 
-# A word as package_mentions reads it: an ASCII letter, then word characters, `.`, `+` or `-`, ending in a word
-# character. Compiled only for text that is not ASCII (`_ascii_words` reads the same on ASCII text).
-_WORD = r"[A-Za-z][\w.+-]*[\w]|[A-Za-z]"
-# ASCII text with every character a word cannot hold turned into a blank.
-_NOT_IN_WORD = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) in "_.+-")}
-
-
-def _ascii_words(text: str) -> list[str]:
-    """`_WORD`'s matches in ASCII text: in each run of word characters, `.`, `+` and `-`, from its first letter
-    to its last word character (the pattern skips what comes before the letter and backs off the rest)."""
-    words = []
-    for run in text.translate(_NOT_IN_WORD).split():
-        word = run.lstrip("0123456789_.+-").rstrip(".+-")
-        if word:
-            words.append(word)
-    return words
+# A word as package_mentions reads it: an ASCII letter, then word characters, `.`, `+` or `-`, ending in a
+# word character.
+_WORD = re.compile(r"[A-Za-z][\w.+-]*[\w]|[A-Za-z]")
 
 
 def package_mentions(text: str, candidates: set[str]) -> set[str]:
     """Packages (normalised names) a comment or sentence names, directly or through an alias."""
     found = set()
-    for word in _ascii_words(text) if text.isascii() else re.findall(_WORD, text):
+    for word in _WORD.findall(text):
         low = word.lower().rstrip(".")
         for w in (low, low.split("'")[0]):
             if w in ALIASES and ALIASES[w] in candidates:
@@ -94,7 +82,7 @@ def package_mentions(text: str, candidates: set[str]) -> set[str]:
 
 # ------------------------------------------------------------------------------------ private vLLM copies
 
-class VllmCopies(Record):
+class VllmCopies(NamedTuple):
     line: int                      # the RUN step of the published stage that makes them
     globs: tuple[str, ...]         # the venv roots it walks (`/opt/ray_venvs/*`, ...)
     venvs: tuple[str, ...]         # prefetched venv paths those globs reach that hold vLLM
@@ -127,7 +115,7 @@ def vllm_copies(model: "ImageModel") -> VllmCopies | None:
 
 # ----------------------------------------------------------------------------------------- PY_EXECUTABLES
 
-class Executable(Record):
+class Executable(NamedTuple):
     member: str
     command: str                   # with {git_root} replaced by the image's checkout
     extras: tuple[str, ...]
@@ -157,13 +145,12 @@ def checkout_dir(model: "ImageModel") -> str:
 # --------------------------------------------------------------------------------- not-prefetched reasons
 
 NOT_WARMED, VALUE, ASYNC, QUANT, NOT_SELECTED = "not-warmed", "value", "async", "quantization", "not-selected"
-# What a comment must say to agree with each derived reason (and must not say for another).
-# Each as a case-insensitive pattern and as its alternatives for `says` (whether each must end a word).
+# What a comment must say to agree with each derived reason (and must not say for another), in any case.
 _REASON_WORDS = {
-    NOT_WARMED: (r"\bnot (?:built|warmed)\b", ("not built", "not warmed"), True),
-    VALUE: (r"\bvalue\b|\bcritic\b", ("value", "critic"), True),
-    ASYNC: (r"\basync\b|\bbookkeeping\b", ("async", "bookkeeping"), True),
-    QUANT: (r"\bquantiz", ("quantiz",), False),
+    NOT_WARMED: re.compile(r"\bnot (?:built|warmed)\b", re.IGNORECASE),
+    VALUE: re.compile(r"\bvalue\b|\bcritic\b", re.IGNORECASE),
+    ASYNC: re.compile(r"\basync\b|\bbookkeeping\b", re.IGNORECASE),
+    QUANT: re.compile(r"\bquantiz", re.IGNORECASE),
 }
 REASON_TEXT = {
     VALUE: "value worker (PPO's critic); the image's jobs are critic-free",
@@ -190,7 +177,7 @@ def comment_agrees(kind: str, comment: str) -> bool:
     """A comment adds colour only: it must name the derived reason's kind and no other."""
     if not comment:
         return True
-    named = {k for k, (pattern, words, whole) in _REASON_WORDS.items() if says(comment, pattern, words, whole)}
+    named = {k for k, pattern in _REASON_WORDS.items() if pattern.search(comment)}
     if kind == NOT_SELECTED:
         return not named
     return named == {kind}
@@ -209,22 +196,12 @@ def skip_reason(fqn: str, missing_extras: tuple[str, ...], comment: str | None) 
 
 # ---------------------------------------------------------------------------------- build / reuse claims
 
-def says(text: str, pattern: str, words: tuple[str, ...], whole: bool = True) -> bool:
-    """Whether the case-insensitive `pattern` finds a match in `text`. On ASCII text, that is one of `words`
-    (the pattern's alternatives, in lower case) starting a word and, when `whole`, ending one: a str scan
-    where the patterns cost a compile each. Other text goes to the pattern (under IGNORECASE the long s, the
-    Kelvin sign and the dotted and dotless i match ASCII letters). The prose lint asks it too."""
-    if not text.isascii():
-        return re.search(pattern, text, re.IGNORECASE) is not None
-    low = text.lower()
-    return any(_mentions(low, word, whole=whole) for word in words)
+# What a warm step's comment says it does with a package, in any case.
+_REUSE = re.compile(r"\breus(?:e|es|ed|ing)\b", re.IGNORECASE)
+_BUILD = re.compile(r"\bbuild(?:s|ing)?\b|\bcompiles?\b", re.IGNORECASE)
 
 
-_REUSE = (r"\breus(?:e|es|ed|ing)\b", ("reuse", "reuses", "reused", "reusing"))
-_BUILD = (r"\bbuild(?:s|ing)?\b|\bcompiles?\b", ("build", "builds", "building", "compile", "compiles"))
-
-
-class BuildClaim(Record):
+class BuildClaim(NamedTuple):
     step_label: str
     line: int
     package: str
@@ -239,10 +216,10 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
     out = []
     for step in model.warm_steps:
         comment = step.comment
-        if not comment or not (says(comment, *_REUSE) or says(comment, *_BUILD)):
+        if not comment or not (_REUSE.search(comment) or _BUILD.search(comment)):
             continue
         for package in sorted(package_mentions(comment, source_built)):
-            claim = "reuses" if says(comment, *_REUSE) else "builds"
+            claim = "reuses" if _REUSE.search(comment) else "builds"
             reaching = [s for s in model.warm_steps if _reaches(model, s, package)]
             problem = None
             if step not in reaching:
@@ -265,15 +242,14 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
     return out
 
 
-def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",), *, whole: bool = True) -> bool:
-    """Whether `text` names `label` as a word: a word boundary (as regex `\\b`) before it and, when `whole`,
-    another after it and one of `suffixes` (the possessive forms "vllm's", "vllm'"). A str scan, not a
-    regex per label: each one compiled cost more than the search."""
+def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",)) -> bool:
+    """Whether `text` names `label` as a word: a word boundary (as regex `\\b`) before it, and after it one of
+    `suffixes` (the possessive forms "vllm's", "vllm'") and another boundary. A str scan, not a regex per
+    label: each one compiled cost more than the search."""
     at = text.find(label)
     while at >= 0:
         end = at + len(label)
-        if _boundary(text, at) and (not whole or any(text.startswith(s, end) and _boundary(text, end + len(s))
-                                                     for s in suffixes)):
+        if _boundary(text, at) and any(text.startswith(s, end) and _boundary(text, end + len(s)) for s in suffixes):
             return True
         at = text.find(label, at + 1)
     return False
@@ -296,7 +272,7 @@ def _reaches(model: "ImageModel", step, package: str) -> bool:
 
 # ------------------------------------------------------------------------------------ names pages may use
 
-class KnownNames(Record):
+class KnownNames(NamedTuple):
     classes: frozenset[str]
     fqns: frozenset[str]
     modules: frozenset[str]
@@ -325,7 +301,6 @@ def known_names(model: "ImageModel") -> KnownNames:
 
 # ---------------------------------------------------------------------------------------- runtime identity
 
-_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 def runtime_user(model: "ImageModel") -> tuple[str, str]:
@@ -346,20 +321,13 @@ def _user_in(model: "ImageModel", chain: set[str], before: int | None = None) ->
 
 # ------------------------------------------------------------------------------------------------ lookup
 
-_INDEX: dict = {}
+_INSTALLED = Memo()   # per snapshot: the install set of each set of extras, by package name
 
 
 def installed(model: "ImageModel", extras) -> dict:
-    """The install set of `extras` by package name, built once per model and set of extras."""
+    """The install set of `extras` by package name, built once per snapshot and set of extras."""
     snap = model.snapshot
-    if _INDEX.get("snapshot") is not snap:
-        _INDEX.clear()
-        _INDEX["snapshot"] = snap
-    key = combo_key(extras)
-    table = _INDEX.get(key)
-    if table is None:
-        table = _INDEX[key] = {p.name: p for p in snap.install_set(extras)}
-    return table
+    return _INSTALLED.answer(snap, combo_key(extras), lambda: {p.name: p for p in snap.install_set(extras)})
 
 
 def package_in(model: "ImageModel", name: str, extras) -> "object | None":
@@ -380,7 +348,7 @@ def _expand(model: "ImageModel", text: str, chain: set[str] | None = None) -> st
     of those stages and the global scope), quotes dropped."""
     defaults = {a.name: a.default for a in model.dockerfile.args
                 if a.default is not None and (chain is None or a.stage in chain or a.stage is None)}
-    return _REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), text).replace('"', "")
+    return expand(text, defaults).replace('"', "")
 
 
 def build_user(model: "ImageModel") -> tuple[str, str]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import zlib
+from typing import TYPE_CHECKING
 
 from docgen.records import Memo
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from docgen.model import ImageModel

@@ -5,21 +5,19 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 
 from __future__ import annotations
 
-import re
+from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.inputs.dockerfile import stage_label
-from docgen.records import Record
+from docgen.inputs.shellwords import expand
+from docgen.inputs.syntax import stage_label
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
     from docgen.inputs.dockerfile import Stage
 
 PUBLISHED_STAGE = "nmp-rl-base"
-_ARG_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
-class CopyEdge(Record):
+class CopyEdge(NamedTuple):
     source: str       # stage label (or an image reference for COPY --from=<image>)
     target: str       # stage label
     paths: tuple[str, ...]
@@ -29,7 +27,7 @@ class CopyEdge(Record):
 def expand_global_args(model: "ImageModel", text: str) -> str:
     """`${BASE_IMAGE}` -> its global ARG default, as Docker expands FROM lines; unknown names stay."""
     defaults = {a.name: a.default for a in model.dockerfile.args if a.stage is None and a.default is not None}
-    return _ARG_REF.sub(lambda m: defaults.get(m.group(1) or m.group(2), m.group(0)), text)
+    return expand(text, defaults)
 
 
 def stage_names(model: "ImageModel") -> set[str]:

@@ -3,13 +3,13 @@ only the algorithm's steps (what a DPO or GRPO loop does) are prose."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 from docgen.errors import ArgError
 from docgen.model import venv_path
 from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label
-from docgen.records import Record
 from docgen.render.markdown import code, label, mermaid, node_id, table
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
@@ -101,7 +101,7 @@ def diagram_build(model: "ImageModel") -> str:
     return mermaid(lines)
 
 
-class _Worker(Record):
+class _Worker(NamedTuple):
     fqn: str
     class_name: str
     extras: tuple[str, ...]
@@ -119,7 +119,7 @@ def _workers(model: "ImageModel", role: str, extra: str | None = None) -> list[_
             for a in model.actors if role_of(a.fqn) == role and a.extras == (extra,)]
 
 
-class _Lane(Record):
+class _Lane(NamedTuple):
     """One participant: one or more actors of the same extra drawn as a single lifeline."""
     pid: str
     workers: tuple[_Worker, ...]

@@ -7,10 +7,11 @@ measurement (the image-size bench's output).
 
 from __future__ import annotations
 
-from docgen.records import Memo, Record
+from typing import TYPE_CHECKING, NamedTuple
+
+from docgen.records import Memo
 from docgen.render import diagrams, prose_blocks, tables, transcripts
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from docgen.model import ImageModel
@@ -18,13 +19,13 @@ if TYPE_CHECKING:
 INPUT_NAMES = ("dockerfile", "registry", "lock", "pyproject", "measurement")
 
 
-class RenderInputs(Record):
+class RenderInputs(NamedTuple):
     """What renderers may read: the model and, for image-size only, the bench's measurement."""
     model: "ImageModel"
     image_size: dict | None = None
 
 
-class Generator(Record):
+class Generator(NamedTuple):
     name: str
     inputs: tuple[str, ...]
     render: Callable[..., str]                 # (RenderInputs, **args) -> Markdown

@@ -4,11 +4,12 @@ Each renders a sentence or a table from the model, so a changed input changes th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.model.claims import py_executables as executables, vllm_copies as copies_of
 from docgen.names import normalize
 from docgen.render.markdown import code, table
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

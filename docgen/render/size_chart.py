@@ -1,12 +1,17 @@
 """Size by layer and by venv as mermaid bar charts, from the image-size record (bench/image_size.py).
 
 The record names the image it measured and the inputs it was built from (`inputs`, see
-docgen.model.digests.input_digest); the image-size block says when those inputs have moved since.
+docgen.model.digests.input_digest); the image-size block says when those inputs have moved since
+(`not_current_note`). That is a note, not a finding: figures measured from a built image are not derived
+from the inputs, so a change to the Dockerfile or the snapshot never fails `docgen check` over them.
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
+from typing import TYPE_CHECKING
+
+from docgen.model.digests import input_digest
+
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
@@ -54,3 +59,26 @@ def size_charts(model: "ImageModel", measurement: dict) -> str:
     built_from = ", ".join(f"{k} `{v}`" for k, v in sorted(inputs.items())) or "unrecorded inputs"
     out.append(f"Measured on image `{image}`, built from {built_from}.\n")
     return "\n".join(out)
+
+
+_INPUT_TITLES = {"dockerfile": "Dockerfile", "snapshot": "NeMo-RL snapshot"}
+
+
+def not_current_note(model: "ImageModel", measurement: dict) -> str:
+    """A quoted note when the record was measured from other inputs than the model's (or names none); empty
+    when it describes them. Its text depends only on the record and the model, so `write` renders it once
+    and `check` agrees with it afterwards."""
+    now = input_digest(model)
+    measured = measurement.get("inputs")
+    if not isinstance(measured, dict):
+        return ("> **Not current:** the record names no inputs it was measured from, so nothing ties these "
+                "figures to the Dockerfile and snapshot these pages describe.\n\n")
+    moved = [k for k in now if measured.get(k) != now[k]]
+    if not moved:
+        return ""
+    was = " and ".join(f"{_INPUT_TITLES.get(k, k)} (digest `{measured.get(k) or 'none'}`)" for k in moved)
+    return (f"> **Not current:** these figures were measured from an earlier {was}; the inputs have changed "
+            f"since ({', '.join(f'{_INPUT_TITLES.get(k, k)} now `{now[k]}`' for k in moved)}), so they describe the "
+            "image as it was then. "
+            "The docs workflow measures the image it builds (`bench/image_size.py --record`) and publishes "
+            "the site with those figures.\n\n")

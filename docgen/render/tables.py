@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.errors import ArgError
 from docgen.model import DEFAULT_GYM_VENV_DIR, REASON_NOT_SELECTED, REASON_SYSTEM, venv_path
 from docgen.model.build import venv_dir_of
@@ -9,10 +11,9 @@ from docgen.model.claims import build_claims, installed
 from docgen.model.digests import input_digest
 from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label
 from docgen.render.markdown import code, short_fqn, table
-from docgen.render.size_chart import size_charts
+from docgen.render.size_chart import not_current_note, size_charts
 from docgen.render.values import TE_PACKAGE
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import Actor, ImageModel
 
@@ -341,13 +342,7 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     if not measurement:
         return ("> The image size has not been measured yet: `bench/image_size.py --record` writes "
                 "`docs/data/image-size.json`.\n")
-    out = ""
-    measured = measurement.get("inputs")
-    if isinstance(measured, dict):
-        moved = [k for k, v in input_digest(model).items() if measured.get(k) != v]
-        if moved:
-            out = (f"> **Not current:** these figures were measured from an earlier {' and '.join(moved)}; the image "
-                   "these pages describe has not been measured yet (`bench/image_size.py --record`).\n\n")
+    out = not_current_note(model, measurement)
     rows = []
     for key, title in (("image", "Image"), ("platform", "Platform"), ("measured_at", "Measured")):
         if measurement.get(key):

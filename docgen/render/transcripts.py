@@ -4,13 +4,14 @@ transcript with `docgen write`, and the rebuilt image must then print exactly th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.model import class_name_of
 from docgen.model.claims import build_user, package_in, venv_dir_access, vllm_copies
 from docgen.model.stages import role_of
 from docgen.render.markdown import code
 from docgen.render.values import render_value
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 

@@ -5,13 +5,14 @@ Each value is one fact of the model as a short string; the table `VALUES` is the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docgen.errors import ArgError
 from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
 from docgen.model.stages import base_venv
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from docgen.model import ImageModel
@@ -76,18 +77,9 @@ VALUES: dict[str, Callable[["ImageModel"], str]] = {
 # Counts the prose states, paths under the image's roots, the runtime identity and build-argument facts.
 # A key ending in ".code" renders its fact inside a code span (markers cannot sit inside one).
 
-_EXTRA_COUNTS: dict[int, tuple["ImageModel", dict[str, int]]] = {}
-
-
 def _extra_counts(model: "ImageModel") -> dict[str, int]:
     """Counts beyond `model.counts`, computed once per model (several values and the prose lint read them)."""
-    cached = _EXTRA_COUNTS.get(id(model))
-    if cached is not None and cached[0] is model:
-        return cached[1]
-    counts = _compute_extra_counts(model)
-    _EXTRA_COUNTS.clear()  # one model per run; never keep old ones alive
-    _EXTRA_COUNTS[id(model)] = (model, counts)
-    return counts
+    return _RENDERED.answer(model, "extra counts", lambda: _compute_extra_counts(model))
 
 
 def _compute_extra_counts(model: "ImageModel") -> dict[str, int]:

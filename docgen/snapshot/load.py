@@ -9,15 +9,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen import __version__
 from docgen.errors import InputError
 from docgen.io import read_json_object
 from docgen.names import normalize
-from docgen.records import Memo, Record
+from docgen.records import Memo
 from docgen.snapshot.registry import Registry, RegistryEntry
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (docs/contributing.md, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -41,7 +41,7 @@ def combo_key(extras: Iterable[str]) -> str:
     return "+".join(sorted({normalize(e) for e in extras}))
 
 
-class SnapshotPackage(Record):
+class SnapshotPackage(NamedTuple):
     key: str
     name: str
     version: str | None
@@ -51,12 +51,12 @@ class SnapshotPackage(Record):
     editable: bool
 
 
-class SharedBuildFact(Record):
+class SharedBuildFact(NamedTuple):
     key: str
     extras: tuple[str, ...]
 
 
-class Snapshot(Record):
+class Snapshot(NamedTuple):
     path: str
     provenance: dict
     project_name: str
@@ -113,11 +113,11 @@ def _is_notable(pkg: SnapshotPackage) -> bool:
 # package from the docs without a word). A dict is an object with exactly these keys; MapOf is an object
 # keyed by any string; a one-element list is a list of that; a tuple lists the allowed scalar types.
 
-class MapOf(Record):
+class MapOf(NamedTuple):
     value: object
 
 
-class MayLack(Record):
+class MayLack(NamedTuple):
     """A key older snapshots may lack (added after format 1 was first written); checked when present."""
     value: object
 

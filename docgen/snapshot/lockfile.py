@@ -14,19 +14,20 @@ edge's extras join the activated conflict set that uv's `extra == 'extra-N-pkg-x
 from __future__ import annotations
 
 import re
-import tomllib
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from docgen.errors import InputError
-from docgen.io import read_input
+from docgen.io import parse_toml, read_input
 from docgen.snapshot import markers
 from docgen.names import normalize
-from docgen.snapshot.pyproject import ConflictItem, read_root_facts, toml_error_line
+from docgen.records import Memo
+from docgen.snapshot.pyproject import ConflictItem, read_root_facts
 
 KNOWN_LOCK_VERSIONS = frozenset({1})
+_MARKER_ANSWERS = Memo()   # per lock: markers parsed, environments prepared, results (markers.evaluate)
 SOURCE_KINDS = ("registry", "git", "url", "path", "directory", "editable", "virtual")
 
 
@@ -164,6 +165,7 @@ class Lock:
                 wanted_groups.append(norm)
 
         env = markers.env_for(platform)
+        answers = _MARKER_ANSWERS.answer(self, "markers", dict)
         activated = {markers.conflict_item("project", root_name)}
         activated.update(markers.conflict_item("extra", root_name, e) for e in wanted_extras)
         activated.update(markers.conflict_item("group", root_name, g) for g in wanted_groups)
@@ -183,7 +185,7 @@ class Lock:
                     fresh = {markers.conflict_item("extra", dep.name, x) for x in dep.extras} - activated
                 try:
                     holds = dep.marker is None or markers.evaluate(
-                        dep.marker, env, activated | fresh if fresh else activated)
+                        dep.marker, env, activated | fresh if fresh else activated, answers)
                 except markers.MarkerError as exc:
                     raise InputError(self.path, owner.line, f"{owner.id.name} -> {dep.name}: {exc}") from None
                 if not holds:
@@ -314,12 +316,7 @@ def read_lock(path: str | Path, root: str | None = None, default_groups: Sequenc
     pyproject.toml beside the lock unless given."""
     path = str(path)
     text = read_input(path)
-    try:
-        data = tomllib.loads(_without_artifact_urls(text))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, toml_error_line(exc), f"invalid TOML: {exc}") from None
-    except RecursionError:   # tomllib recurses once per nested array or inline table
-        raise InputError(path, 1, "invalid TOML: arrays or tables nested too deeply") from None
+    data = parse_toml(path, _without_artifact_urls(text))
 
     first_table = text.find("\n[")
     version_match = _TOP_VERSION.search(text, 0, first_table if first_table >= 0 else len(text))

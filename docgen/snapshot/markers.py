@@ -39,11 +39,6 @@ _GROUP_VAR = re.compile(r"\bgroup(\s*(?:==|!=))")
 
 _CONFLICT_ITEM = re.compile(r"""['"]((?:extra|group|project)-\d+-[^'"]*|[^'"]*)['"]""")
 
-_parsed: dict[str, tuple[Marker, frozenset[str]]] = {}
-_prepared: dict[tuple[tuple[str, str], ...], dict] = {}
-_results: dict[tuple, bool] = {}
-
-
 class MarkerError(ValueError):
     """A marker string that is not PEP 508; the lock reader reports it with the edge's file and line."""
 
@@ -63,13 +58,18 @@ def env_for(platform: dict[str, str] | None) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(env.items()))
 
 
-def evaluate(marker: str, env: tuple[tuple[str, str], ...], activated: AbstractSet[str]) -> bool:
-    """True if `marker` holds on `env` with the conflict items in `activated` switched on."""
-    parsed = _parsed.get(marker)
+def evaluate(marker: str, env: tuple[tuple[str, str], ...], activated: AbstractSet[str],
+             answers: dict | None = None) -> bool:
+    """True if `marker` holds on `env` with the conflict items in `activated` switched on. `answers` keeps
+    parsed markers, prepared environments and results for the next call (the lock reader keeps one per
+    lock); without it nothing is kept."""
+    if answers is None:
+        answers = {}
+    parsed = answers.get(marker)
     if parsed is None:
         text = _GROUP_VAR.sub(r"extra\1", marker) if "group" in marker else marker
         try:
-            parsed = _parsed[marker] = (Marker(text), frozenset(_CONFLICT_ITEM.findall(text)))
+            parsed = answers[marker] = (Marker(text), frozenset(_CONFLICT_ITEM.findall(text)))
         except InvalidMarker as exc:
             # packaging's message adds the marker and a caret line under it: keep the first line
             raise MarkerError(f"not a PEP 508 marker {marker!r}: {str(exc).splitlines()[0]}") from None
@@ -78,14 +78,14 @@ def evaluate(marker: str, env: tuple[tuple[str, str], ...], activated: AbstractS
     # Only the items the marker names can change its value: a walk asks the same marker again and again
     # with activated sets that differ elsewhere, so the answer is remembered per relevant subset.
     key = (marker, env, parsed[1].intersection(activated))
-    result = _results.get(key)
+    result = answers.get(key)
     if result is None:
-        prepared = _prepared.get(env)
+        prepared = answers.get(env)
         if prepared is None:
-            prepared = _prepared[env] = prepare_environment(dict(env), context="requirement")
+            prepared = answers[env] = prepare_environment(dict(env), context="requirement")
         prepared["extra"] = key[2]  # conflict items are already canonical names (lowercase, dashes)
         try:
-            result = _results[key] = parsed[0].evaluate_prepared(prepared)
+            result = answers[key] = parsed[0].evaluate_prepared(prepared)
         except (UndefinedComparison, UndefinedEnvironmentName) as exc:
             raise MarkerError(f"cannot evaluate marker {marker!r}: {exc}") from None
         except RecursionError:

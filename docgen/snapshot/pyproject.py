@@ -8,13 +8,12 @@ below its key.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from docgen.errors import InputError
-from docgen.io import read_input
+from docgen.io import read_toml
 from docgen.names import normalize
 
 
@@ -61,14 +60,6 @@ _REQ_NAME = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _BRACE = re.compile(r"\{")
 _KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
-
-
-def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
-    line = getattr(exc, "lineno", None)
-    if line is None:
-        found = re.search(r"at line (\d+)", str(exc))
-        line = int(found.group(1)) if found else None
-    return line
 
 
 class _Lines:
@@ -242,13 +233,7 @@ def _source_kind(entry: dict, name: str, line: int, path: Path) -> tuple[str, st
 
 
 def _load(path: Path) -> tuple[str, dict]:
-    text = read_input(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, toml_error_line(exc), f"invalid TOML: {exc}") from None
-    except RecursionError:   # tomllib recurses once per nested array or inline table
-        raise InputError(path, 1, "invalid TOML: arrays or tables nested too deeply") from None
+    text, data = read_toml(path)
     if not isinstance(data.get("project"), dict):
         raise InputError(path, 1, "no [project] table")
     return text, data

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import read_json_object
-from docgen.records import Record
 
 SYSTEM_COMMAND = "sys.executable"
 SYSTEM_FLAG = "NEMO_RL_PY_EXECUTABLES_SYSTEM"
@@ -36,17 +35,15 @@ _JSON_SYSTEM_KEY = f"with_{SYSTEM_FLAG}=1"
 _JSON_ENTRY_KEYS = ("actor", "py_executable", "command", _JSON_SYSTEM_KEY, "source")
 
 
-@lru_cache(maxsize=None)
 def extras_of(command: str) -> tuple[str, ...]:
-    """Every `--extra X` (or `--extra=X`) of a uv command, in order (cached: a registry repeats a handful
-    of commands dozens of times, and shlex is slow)."""
+    """Every `--extra X` (or `--extra=X`) of a uv command, in order."""
     tokens = shlex.split(command)
     extras = [tokens[i + 1] for i, tok in enumerate(tokens[:-1]) if tok == "--extra"]
     extras += [tok.partition("=")[2] for tok in tokens if tok.startswith("--extra=")]
     return tuple(extras)
 
 
-class RegistryEntry(Record):
+class RegistryEntry(NamedTuple):
     actor: str
     member: str | None  # PY_EXECUTABLES member of the default variant; None for an inline command
     command: str  # NEMO_RL_PY_EXECUTABLES_SYSTEM unset
@@ -68,7 +65,7 @@ class RegistryEntry(Record):
         return self.command == SYSTEM_COMMAND
 
 
-class Registry(Record):
+class Registry(NamedTuple):
     executables: dict[str, str]  # PY_EXECUTABLES member -> command, in class-body order
     entries: tuple[RegistryEntry, ...]  # ACTOR_ENVIRONMENT_REGISTRY order after every update
 

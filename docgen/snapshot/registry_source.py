@@ -12,10 +12,10 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import read_input
-from docgen.records import Record
 from docgen.snapshot.registry import (
     SYSTEM_COMMAND,
     SYSTEM_FLAG,
@@ -40,25 +40,25 @@ _FORK_COMMENT = re.compile(r"^[\s,]*#\s*(fork\s.*?)\s*$")
 # because upstream modules hold plenty of code the registry does not depend on.
 
 
-class _Command(Record):
+class _Command(NamedTuple):
     text: str
     member: str | None = None
 
 
-class _Unresolved(Record):
+class _Unresolved(NamedTuple):
     error: InputError
 
 
-class _External(Record):
+class _External(NamedTuple):
     module: str
 
 
-class _Class(Record):
+class _Class(NamedTuple):
     name: str
     members: dict[str, tuple[object, int]]  # name -> (value, line)
 
 
-class _Slot(Record):
+class _Slot(NamedTuple):
     command: _Command
     file: str
     line: int
@@ -70,7 +70,7 @@ class _Registry:
         self.slots = slots
 
 
-class _LazyImport(Record):
+class _LazyImport(NamedTuple):
     module: str | None  # dotted name; None when a relative import climbs out of the tree
     name: str
     file: Path
@@ -82,7 +82,7 @@ _ENVIRON = object()
 _ENV_GET = object()
 
 
-class _Module(Record):
+class _Module(NamedTuple):
     path: Path
     rel: str
     lines: list[str]

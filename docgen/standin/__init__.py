@@ -19,10 +19,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.names import normalize
-from docgen.records import Record
 from docgen.standin.registry_py import render_registry_source
 
 FILES = Path(__file__).resolve().parent / "files"
@@ -40,7 +40,7 @@ VLLM_MODULES = ("engine/__init__.py", "engine/llm_engine.py", "model_executor/__
                 "model_executor/layers.py", "worker/__init__.py")
 
 
-class StandinPackage(Record):
+class StandinPackage(NamedTuple):
     name: str  # normalised distribution name
     version: str
     path: str  # relative to the workspace root

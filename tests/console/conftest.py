@@ -20,7 +20,8 @@ def docker_client():
         client = docker.from_env(timeout=60)
         client.ping()
     except Exception as exc:
-        _unavailable(f"no Docker engine ({type(exc).__name__}); start one with scripts/docker-engine start")
+        _unavailable(f"no Docker engine ({type(exc).__name__}); set up with `bash scripts/bootstrap` "
+                     "(scripts/docker-engine start starts only the engine)")
     yield client
     client.close()
 
@@ -34,4 +35,5 @@ def runner_image(docker_client):
             return name
         except Exception:
             continue
-    _unavailable(f"none of {CANDIDATE_IMAGES} is built; build the image with scripts/build-image")
+    _unavailable(f"none of {CANDIDATE_IMAGES} is built; set up with `bash scripts/bootstrap` "
+                 "(scripts/build-image builds only the images)")

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from docgen.console.shell import SESSION_LABEL
+from docgen.console.watchdog import SESSION_LABEL
 from tests.console.docrun import run_page, session_env
 
 

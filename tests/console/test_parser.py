@@ -157,3 +157,24 @@ def test_prompt_after_a_backslash_is_stripped_and_the_backslash_kept():
     [step] = parse_steps(lines, "p.md", 1)
     assert step.command == "for a in x \\\n    y; do\n  echo $a\ndone"
     assert step.expected == ("x", "y")
+
+
+def test_a_backtick_fence_whose_info_holds_a_backtick_is_no_fence():
+    # the console parser used to open a fence here and hide the console block below it (CommonMark: no fence)
+    [block] = blocks("``` bash `x`\n# Next\n```console\n$ true\n```\n")
+    assert (block.line, block.heading) == (3, "next")
+
+
+def test_a_fence_nested_in_an_admonition_is_skipped_whole():
+    # the one fence rule reads nested fences (the block engine's and the prose lint's), so their lines are
+    # code, not headings or options; a closing run indented four more than the opening one is content
+    text = "!!! note\n\n    ```markdown\n    <!-- console: timeout=5 -->\n    ```\n\n```console\n$ true\n    ```\n```\n"
+    [block] = blocks(text)
+    assert block.line == 7 and block.options == BlockOptions() and block.steps[0].expected == ("    ```",)
+
+
+@pytest.mark.parametrize("fence", ["    ```console", "> ```console"])
+def test_a_console_block_nested_in_a_container_is_an_error(fence):
+    with pytest.raises(InputError) as err:
+        blocks(f"- item\n\n{fence}\n    $ true\n    ```\n")
+    assert err.value.line == 3 and "nested" in err.value.message

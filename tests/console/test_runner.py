@@ -11,6 +11,8 @@ import uuid
 
 import pytest
 
+from docgen.console.container import SessionContainer
+from docgen.console.watchdog import SESSION_LABEL
 from tests.console.docrun import run_page, session_env
 
 # One wrong expected line, one hang past its timeout, one unexpected non-zero exit, with passing
@@ -220,8 +222,6 @@ def test_container_is_hardened(tmp_path, runner_image, docker_client):
 
 @pytest.mark.docker
 def test_session_container_options_seen_by_the_engine(runner_image, docker_client):
-    from docgen.console.shell import SESSION_LABEL, SessionContainer
-
     session = SessionContainer(docker_client, runner_image)
     try:
         attrs = docker_client.api.inspect_container(session.id)
@@ -243,13 +243,11 @@ def test_session_container_options_seen_by_the_engine(runner_image, docker_clien
 
 @pytest.mark.docker
 def test_sigterm_removes_the_session_container(runner_image, docker_client):
-    from docgen.console.shell import SESSION_LABEL
-
     session_id = f"test-{uuid.uuid4().hex}"
     child = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import time, docker
-            from docgen.console.shell import SessionContainer
+            from docgen.console.container import SessionContainer
             SessionContainer(docker.from_env(), {runner_image!r})
             print("started", flush=True)
             time.sleep(300)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from docgen.console.shell import (
-    KEEPALIVE, OWNER_BOOT_LABEL, OWNER_HOST_LABEL, OWNER_PID_LABEL, OWNER_START_LABEL, SESSION_LABEL,
+from docgen.console.container import KEEPALIVE
+from docgen.console.watchdog import (
+    OWNER_BOOT_LABEL, OWNER_HOST_LABEL, OWNER_PID_LABEL, OWNER_START_LABEL, SESSION_LABEL,
     owner_is_gone, owner_labels, process_start, reap_orphans,
 )
 from tests.console.docrun import read_outcomes, run_page, session_env, start_page

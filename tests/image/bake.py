@@ -24,7 +24,7 @@ def probe_tag(purpose: str) -> str:
 
 def need_standin() -> None:
     if not (STANDIN / "uv.lock").is_file():
-        pytest.skip("no stand-in workspace at build/standin; run scripts/build-image")
+        pytest.skip("no stand-in workspace at build/standin; set up with `bash scripts/bootstrap` (or scripts/build-image)")
 
 
 def bake(target: str, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:

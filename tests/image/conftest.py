@@ -7,7 +7,7 @@ import pytest
 from docgen.console.evaluator import DEFAULT_IMAGE, IMAGE_ENV
 
 IMAGE = os.environ.get(IMAGE_ENV, DEFAULT_IMAGE)
-HOW = "run scripts/build-image"
+HOW = "set up with `bash scripts/bootstrap` (scripts/build-image rebuilds only the image)"
 
 
 def _unavailable(reason: str):

@@ -23,7 +23,7 @@ REF = "registry.invalid/nmp/rl-base:buildcache"
 
 def resolved(env: dict[str, str]) -> dict:
     if not shutil.which(DOCKER):
-        pytest.skip("no docker CLI")
+        pytest.skip(f"no docker CLI at {DOCKER}; set up with `bash scripts/bootstrap`")
     proc = subprocess.run([DOCKER, "buildx", "bake", "--print", "production", "hermetic", "hermetic-gym"],
                           cwd=ROOT, env={"PATH": "/usr/bin:/bin", **env}, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

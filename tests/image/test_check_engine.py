@@ -48,6 +48,6 @@ def test_no_engine_or_an_unreadable_version_is_reported(tmp_path):
 @pytest.mark.docker
 def test_the_engine_here_passes():
     if not shutil.which("/usr/bin/docker"):
-        pytest.skip("no docker CLI")
+        pytest.skip("no docker CLI at /usr/bin/docker; set up with `bash scripts/bootstrap`")
     proc = subprocess.run([str(SCRIPT)], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stderr

@@ -4,19 +4,20 @@ import pytest
 
 pytestmark = [pytest.mark.image, pytest.mark.docker]
 
-from tests.expected import PREFETCHED
+from tests.expected import model_facts
 
-VENV_DIR = "/opt/ray_venvs"
-VLLM_EXTRA = {a for a in PREFETCHED if ".vllm." in a or a.endswith("SyncRolloutActor")}
-TE_VENVS = ("nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2",
-            "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker")
+FACTS = model_facts()   # the model of this checkout; the image, read through docker exec, is the other side
+PREFETCHED = FACTS.prefetched
+VENV_DIR = FACTS.venv_dir
+VLLM_EXTRA = FACTS.vllm_venvs
+TE_VENVS = FACTS.te_venvs
 
 
 def site_packages(actor: str) -> str:
     return f"{VENV_DIR}/{actor}/lib/python3*/site-packages"
 
 
-def test_exactly_the_nine_prefetched_venvs(sh):
+def test_exactly_the_prefetched_venvs(sh):
     code, out = sh(f"ls -1 {VENV_DIR}")
     assert code == 0, out
     assert sorted(out.split()) == sorted(PREFETCHED)
@@ -32,7 +33,7 @@ def test_transformer_engine_built_once_and_shared_through_the_cache(sh):
                        '"import os, transformer_engine as te; print(te.__version__); print(os.path.realpath(te.__file__))"')
         assert code == 0, out
         version, real = out.split()
-        assert version == "2.15.0+42b8400"
+        assert version == FACTS.te_version
         assert real.startswith("/opt/uv_cache/"), real
         seen[actor] = real
     assert len(set(seen.values())) == 1, seen
@@ -57,8 +58,8 @@ def test_vllm_is_a_private_real_copy_in_exactly_the_vllm_venvs(sh):
 
 
 def test_default_user_is_the_runtime_user(sh):
-    assert sh("id -u")[1].strip() == "1000"
-    assert sh("id -g")[1].strip() == "1000"
+    assert sh("id -u")[1].strip() == FACTS.runtime_uid
+    assert sh("id -g")[1].strip() == FACTS.runtime_gid
 
 
 def test_runtime_user_cannot_write_the_cache_or_a_prefetched_venv(sh):

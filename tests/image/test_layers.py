@@ -13,14 +13,14 @@ import tarfile
 
 import pytest
 
-from tests.expected import PREFETCHED_VENVS
+from tests.expected import model_facts
 from tests.image.bake import DOCKER, bake, probe_tag, remove_tag
 from tests.image.conftest import IMAGE
 
 pytestmark = [pytest.mark.image, pytest.mark.docker, pytest.mark.slow]
 
 BUILDER_TAG = probe_tag("builder")
-VLLM_VENVS = {a for a, extras in PREFETCHED_VENVS.items() if "vllm" in extras}
+VLLM_VENVS = model_facts().vllm_venvs   # the model of this checkout; the saved layers are the other side
 VLLM_COPY = re.compile(r"^opt/(?:ray_venvs|gym_venvs)/([^/]+)/lib/python3\.\d+/site-packages/vllm(?:/|$)")
 # Removals the published stage may make (build-only tooling and stray caches): whiteouts of these only.
 ALLOWED_REMOVALS = re.compile(r"^(root/\.cache|home/nmpbuild/\.cache|tmp/[^/]+|usr/local/bin/(cmake|ctest|cpack)"

@@ -19,7 +19,8 @@ MISSING_ACTOR = "nemo_rl.environments.nemo_gym.NemoGym"
 def test_dropping_a_filter_fails_the_build_naming_the_actor(tmp_path, hermetic_image):
     standin = ROOT / "build" / "standin"
     if not (standin / "uv.lock").is_file() or not shutil.which(DOCKER):
-        pytest.skip("no stand-in workspace at build/standin; run scripts/build-image")
+        pytest.skip(f"needs the stand-in workspace at build/standin and a docker CLI at {DOCKER}; "
+                    "set up with `bash scripts/bootstrap`")
     text = (ROOT / "Dockerfile.nmp-rl-base").read_text()
     filter_line = re.compile(rf"^\s+{re.escape(DROPPED_FILTER)} \\\n", re.M)
     assert len(filter_line.findall(text)) == 1, "the prefetch filter line to drop is not in the Dockerfile"

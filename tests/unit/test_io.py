@@ -4,12 +4,17 @@ regular files only, and the page reader's refusal of symlinks (also one put in p
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
+from docgen.check import pipeline
 from docgen.errors import InputError
 from docgen.io import read_bytes
+from docgen.project import find_project
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("data", [b"", b"a", b"line\r\nother\rlast", bytes(range(256)) * 600])  # the last: chunks
@@ -65,39 +70,54 @@ def test_a_symlink_put_in_place_after_the_lstat_is_not_followed(tmp_path):
     assert read_bytes(path) == b"not mine\n"   # without an lstat, the reader follows links as before
 
 
-class _Project:
-    root = Path("/")
+def scratch_project(root: Path) -> Path:
+    """A project of this repository's Dockerfile and snapshot whose pages are docs/*.md and need no generator."""
+    (root / "snapshot").mkdir(parents=True)
+    (root / "docs").mkdir()
+    shutil.copy(REPO / "Dockerfile.nmp-rl-base", root / "Dockerfile.nmp-rl-base")
+    shutil.copy(REPO / "snapshot" / "nemo-rl.json", root / "snapshot" / "nemo-rl.json")
+    (root / "docgen.toml").write_text('pages = ["docs/*.md"]\nrequired = []\n')
+    return root
 
-    def display(self, path):
-        return f"shown:{Path(path).name}"
+
+def prepare_page(root: Path, name: str):
+    return pipeline.prepare(find_project(root=root), [root / "docs" / name])
 
 
 @pytest.mark.parametrize("dangling", [False, True])
 def test_the_page_reader_refuses_symlinks(tmp_path, dangling):
-    from docgen.check.pipeline import _read_owned
-
+    root = scratch_project(tmp_path / "project")
     target = tmp_path / "target.md"
     if not dangling:
         target.write_text("text\n")
-    link = tmp_path / "link.md"
-    link.symlink_to(target)
-    for shown in (None, "given.md"):
-        with pytest.raises(InputError) as err:
-            _read_owned(link, _Project(), "a page", shown)
-        assert err.value.path == (shown or "shown:link.md")
-        assert "a page docgen owns is a symlink" in err.value.message
+    (root / "docs" / "link.md").symlink_to(target)
+    with pytest.raises(InputError) as err:
+        prepare_page(root, "link.md")
+    assert err.value.path == "docs/link.md"
+    assert "a page docgen owns is a symlink" in err.value.message
+
+
+def test_the_facts_record_is_not_read_through_a_symlink(tmp_path):
+    root = scratch_project(tmp_path / "project")
+    (root / "docs" / "page.md").write_text("text\n")
+    (tmp_path / "facts.json").write_text("{}\n")
+    (root / "docs" / ".docgen-facts.json").symlink_to(tmp_path / "facts.json")
+    with pytest.raises(InputError) as err:
+        prepare_page(root, "page.md")
+    assert err.value.path == "docs/.docgen-facts.json"
+    assert "the facts record docgen owns is a symlink" in err.value.message
 
 
 def test_the_page_reader_keeps_line_endings_and_names_a_bad_byte_s_line(tmp_path):
-    from docgen.check.pipeline import _read_owned
-
-    page = tmp_path / "page.md"
+    root = scratch_project(tmp_path / "project")
+    page = root / "docs" / "page.md"
     page.write_bytes(b"one\r\ntwo\n")
-    assert _read_owned(page, _Project(), "a page") == (b"one\r\ntwo\n", "one\r\ntwo\n")
+    (read,) = prepare_page(root, "page.md").pages
+    assert (read.raw, read.doc.text, read.new_text) == (b"one\r\ntwo\n", "one\r\ntwo\n", "one\r\ntwo\n")
     page.write_bytes(b"one\r\ntwo \xff\n")
     with pytest.raises(InputError) as err:
-        _read_owned(page, _Project(), "a page", "docs/page.md")
+        prepare_page(root, "page.md")
     assert (err.value.path, err.value.line) == ("docs/page.md", 2)
     assert "not UTF-8 (byte 0xff)" in err.value.message
     with pytest.raises(InputError, match="No such file"):
-        _read_owned(tmp_path / "gone.md", _Project(), "a page")
+        prepare_page(root, "gone.md")

@@ -235,7 +235,7 @@ BAD_LOCKS = {
     "version 0": (SMALL_LOCK.replace("version = 1\n", "version = 0\n", 1), "version = 0",
                   "unsupported uv.lock version 0"),
     "no version": (SMALL_LOCK.replace("version = 1\n", "", 1), None, "no top-level version"),
-    "invalid toml": (SMALL_LOCK.replace('name = "pluggy"', 'name = "pluggy'), 'name = "pluggy', "invalid TOML"),
+    "invalid toml": (SMALL_LOCK.replace('name = "pluggy"', 'name = "pluggy'), 'name = "pluggy', "not valid TOML"),
     "package without name": (SMALL_LOCK.replace('name = "speedups"\n', ""), "SPEEDUPS", "without a name"),
     "missing package": (SMALL_LOCK.replace('{ name = "pluggy" }', '{ name = "pluggyx" }'), '{ name = "pluggyx" }',
                         "not in the lock"),
@@ -283,7 +283,7 @@ BAD_PYPROJECTS = {
         '[project]\nname = "app"\n[project.optional-dependencies]\nold = ["six"]\n'
         '[tool.uv]\nconflicts = [\n  [\n    { extra = "old" },\n    { extra = "neww" },\n  ],\n]\n',
         'extra = "neww"', "conflict names extra 'neww'"),
-    "invalid toml": ('[project]\nname = "app"\ndependencies = [\n  "six",\n  oops\n]\n', "oops", "invalid TOML"),
+    "invalid toml": ('[project]\nname = "app"\ndependencies = [\n  "six",\n  oops\n]\n', "oops", "not valid TOML"),
     "no project table": ('[tool.uv]\nmanaged = true\n', None, "no [project] table"),
 }
 

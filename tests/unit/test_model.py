@@ -265,53 +265,24 @@ def test_build_claim_label_mentions(text, label, possessive, expected):
     assert _mentions(text, label, ("'s", "'", "s", "") if possessive else ("",)) is expected
 
 
-# The claims' word tests and word splitter against the patterns they stand in for, on generated comments:
-# ASCII (the str scans) and not (the patterns themselves; under IGNORECASE the long s, the Kelvin sign and
-# the dotted and dotless i match ASCII letters).
-_CLAIM_TOKENS = ("not built", "NOT Warmed", "not  built", "value", "Values", "critic", "critical", "async", "ASYNC_x",
-                 "bookkeeping", "quantiz", "Quantization", "xquantize", "reuse", "reuses", "Reused", "reusing",
-                 "reusex", "build", "builds", "building", "builder", "rebuild", "compile", "Compiles", "compiled",
-                 "TE", "te's", "vllm", "deep_ep", "transformer-engine", "a.b+c-", "1abc", "_x", "x.", "-y", "3.0",
-                 "bo\u212a\u212aeeping", "a\u017fync", "bu\u0131ld", "bu\u0130ld", "\u00e9t\u00e9", "\u212a", "na\u00efve")
-_CLAIM_GLUE = (" ", " ", " ", "", "-", "_", ".", ",", "'", "(", ")", "/", "+", "\t", "\u00a0", "1")
+@pytest.mark.parametrize("kind, comment, agrees", [
+    ("value", "critic-free VALUE worker", True), ("value", "Values only", False),
+    ("value", "critic-free, async too", False),                       # names another reason as well
+    ("async", "ASYNC bookkeeping", True), ("async", "a\u017fync helper", True),   # the long s is an s, in any case
+    ("async", "boo\u212a\u212aeeping", True),                           # and the Kelvin sign a k
+    ("quantization", "Quantized on first use", True), ("quantization", "xquantize", False),
+    ("not-warmed", "backend NOT  built", False), ("not-warmed", "not warmed yet", True),
+    ("not-selected", "left out on purpose", True), ("not-selected", "a value worker", False),
+])
+def test_a_reason_comment_agrees_when_it_names_that_reason_alone(kind, comment, agrees):
+    from docgen.model.claims import comment_agrees
+
+    assert comment_agrees(kind, comment) is agrees
 
 
-def _claim_comments(seed: int, count: int):
-    import random
+def test_package_mentions_read_names_and_aliases_as_words():
+    from docgen.model.claims import package_mentions
 
-    rng = random.Random(seed)
-    for _ in range(count):
-        parts = []
-        for _ in range(rng.randint(0, 7)):
-            parts += [rng.choice(_CLAIM_TOKENS), rng.choice(_CLAIM_GLUE)]
-        text = "".join(parts)
-        yield text.encode("ascii", "ignore").decode() if rng.random() < 0.5 else text
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_claim_word_tests_agree_with_their_patterns(seed):
-    import re
-
-    from docgen.model.claims import _BUILD, _REASON_WORDS, _REUSE, says
-
-    tests = [*( (p, w, whole) for p, w, whole in _REASON_WORDS.values()), (*_REUSE, True), (*_BUILD, True)]
-    said = 0
-    for text in _claim_comments(seed, 4000):
-        for pattern, words, whole in tests:
-            expected = re.search(pattern, text, re.IGNORECASE) is not None
-            assert says(text, pattern, words, whole) is expected, (pattern, text)
-            said += expected
-    assert said > 3000
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_package_mention_words_agree_with_their_pattern(seed):
-    import re
-
-    from docgen.model.claims import _WORD, _ascii_words, package_mentions
-
-    for text in _claim_comments(seed, 4000):
-        if text.isascii():
-            assert _ascii_words(text) == re.findall(_WORD, text), text
     text = "reuses TE's build, deep_ep and vllm.; Transformer Engine"
     assert package_mentions(text, {"transformer-engine", "deep-ep", "vllm"}) == {"transformer-engine", "deep-ep", "vllm"}
+    assert package_mentions("myvllm te1 x.vllm+ caf\u00e9-vllm", {"vllm", "transformer-engine"}) == set()

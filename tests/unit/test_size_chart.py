@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from docgen.errors import InputError
 from docgen.inputs.image_size import load_image_size
 from docgen.render.generators import RenderInputs, render_block
+from docgen.render.size_chart import MAX_LABEL
 from docgen.model.digests import input_digest
 from tests.unit.blocks_fixtures import small_model
 
@@ -45,8 +47,18 @@ def test_a_record_of_another_dockerfile_says_so(model):
     moved = record(model)
     moved["inputs"]["dockerfile"] = "0000dead"
     out = render_block("image-size", {}, RenderInputs(model, moved))
-    assert out.startswith("> **Not current:** these figures were measured from an earlier dockerfile")
+    now = input_digest(model)["dockerfile"]
+    assert out.startswith("> **Not current:** these figures were measured from an earlier Dockerfile "
+                          f"(digest `0000dead`); the inputs have changed since (Dockerfile now `{now}`)")
+    assert "snapshot" not in out.split("\n", 1)[0]   # the snapshot did not move
     assert "dockerfile `0000dead`" in out and "bench/image_size.py --record" in out
+
+
+def test_a_record_naming_no_inputs_says_so(model):
+    bare = record(model)
+    del bare["inputs"]
+    out = render_block("image-size", {}, RenderInputs(model, bare))
+    assert out.startswith("> **Not current:** the record names no inputs it was measured from")
 
 
 def test_a_record_without_layers_or_venvs_has_no_chart(model):
@@ -60,6 +72,8 @@ def test_a_record_without_layers_or_venvs_has_no_chart(model):
     {"layers": [{"step": "x", "bytes": -1}]},
     {"venvs": [1]},
     {"venvs": {"/opt/v": "1 MB"}},
+    {"inputs": ["ea37bb42"]},
+    {"inputs": {"dockerfile": 1}},
 ])
 def test_malformed_chart_fields_are_bad_input(bad, tmp_path):
     path = tmp_path / "image-size.json"
@@ -69,15 +83,19 @@ def test_malformed_chart_fields_are_bad_input(bad, tmp_path):
     assert err.value.line and err.value.line > 1
 
 
+# A bar label keeps the characters [A-Za-z0-9 _./:+-] (anything else, quotes, commas and brackets above all,
+# would end mermaid's quoted label), turns each run of others and of blanks into one space, and is cut to
+# MAX_LABEL characters with "..." so it fits the page's column.
+LABEL_KEEPS = re.compile(r"[^A-Za-z0-9 _./:+-]")
+
+
 @pytest.mark.parametrize("text", ["", " ", "plain", "  a  b  ", 'RUN echo "a, b" [x]', "tab\tand\nnewline\r\x0b\x0c",
                                   "caf\u00e9 \u00e9t\u00e9", "\u00a0nbsp\u2028line\u3000", "a" * 40, "x,y;z|w" * 5,
                                   "/opt/ray_venvs/pkg.mod.WorkerA", "+-:./_", "\U0001f600 emoji", "A-Za-z0-9",
                                   "".join(map(chr, range(0, 300)))])
-def test_labels_agree_with_the_pattern_they_replaced(text):
-    import re
-
-    from docgen.render.size_chart import MAX_LABEL, _label
-
-    expected = re.sub(r"\s+", " ", re.sub(r"[^A-Za-z0-9 _./:+-]", " ", text).strip())
+def test_a_layer_step_becomes_a_label_mermaid_accepts(model, text):
+    expected = re.sub(r"\s+", " ", LABEL_KEEPS.sub(" ", text).strip())
     expected = expected if len(expected) <= MAX_LABEL else expected[: MAX_LABEL - 3].rstrip() + "..."
-    assert _label(text) == expected
+    measured = {"size_bytes": 3000, "image_id": "sha256:abc", "layers": [{"step": text, "bytes": 2000}]}
+    (layers,) = charts(render_block("image-size", {}, RenderInputs(model, measured)))
+    assert f'x-axis ["{expected}"]' in layers

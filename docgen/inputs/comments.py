@@ -1,0 +1,186 @@
+"""The image's conventions written as Dockerfile comments, each optional: ``N things -> M things`` count
+statements, the ``# Not prefetched`` list, ``filter -> extra`` table rows and ``# docgen: mixed-extras``
+declarations. What does not read as the convention is no fact, or a ``Note`` (file:line) the lint reports.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from docgen.inputs.syntax import is_comment
+from docgen.names import NUMBER_WORDS
+
+# A count as a comment states it, `<number> <noun>` ("Eight filters", "9 venvs"), and the blanks after it.
+# The noun is a letter, then letters, `_` or `-`.
+_COUNT_PAIR = re.compile(r"\b(\d+|" + "|".join(NUMBER_WORDS) + r")\s+((?![_-])[A-Za-z_-]+)\s*", re.IGNORECASE)
+_NOT_PREFETCHED_HEADER = re.compile(r"^\s*#\s*Not prefetched\b", re.IGNORECASE)
+_NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
+# A comment anywhere in the file that declares a filter meant to select actors of different extras.
+MIXED_DECLARATION = re.compile(r"\s*#\s*docgen:\s*mixed-extras\s+(\S+)")
+
+
+class CountStatement(NamedTuple):
+    counts: tuple[tuple[int, str], ...]
+    text: str
+    line: int
+
+
+class NotPrefetchedList(NamedTuple):
+    actors: tuple[tuple[str, str], ...]   # (FQN, reason) entries, one per comment line
+    line: int
+    prose: str = ""                       # the same written as a sentence on the header line (and after it)
+
+
+class MappingRow(NamedTuple):
+    """`#   <filter>  -> <extra>  (why)`: a comment table row saying which extra a filter's venvs get."""
+    filter: str
+    extra: str
+    why: str
+    line: int
+
+
+class Note(NamedTuple):
+    """A convention docgen found but could not read as written; the lint reports it (never an error)."""
+    line: int
+    check: str
+    message: str
+
+
+def mixed_extras(lines: list[str]) -> tuple[tuple[str, int], ...]:
+    """`# docgen: mixed-extras <filter>` declarations, with their lines."""
+    return tuple((m.group(1), n) for n, line in enumerate(lines, 1) if (m := MIXED_DECLARATION.match(line)))
+
+
+def count_statement(line: str, number: int) -> CountStatement | None:
+    """``# Eight filters -> nine venvs.`` -> ((8, 'filters'), (9, 'venvs'))."""
+    if "->" not in line or not is_comment(line):
+        return None
+    text = line.strip().lstrip("#").strip()
+    segments = text.split("->")
+    last = len(segments) - 1
+    pairs = []
+    for index, segment in enumerate(segments):
+        # a pair sits right before each arrow and right after it; a middle segment is exactly one pair
+        before_arrow = _pair_at_end(segment) if index < last else None
+        after_arrow = _pair_at_start(segment) if index > 0 else None
+        if (index < last and not before_arrow) or (index > 0 and not after_arrow):
+            return None
+        if before_arrow and after_arrow and before_arrow[:2] != after_arrow[:2]:
+            return None
+        pairs.append((segment, before_arrow or after_arrow))
+    numbers = [_number(segment[p[0]:p[1]]) for segment, p in pairs]
+    if None in numbers:
+        return None
+    return CountStatement(tuple((n, _plural(segment[p[2]:p[3]])) for n, (segment, p) in zip(numbers, pairs)),
+                          text, number)
+
+
+# A count pair found in a segment is read as (number start, number end, noun start, noun end, end of the
+# blanks after the noun).
+
+def _pair_of(match: re.Match[str] | None) -> tuple | None:
+    return match and (*match.span(1), *match.span(2), match.end())
+
+
+def _pair_at_start(segment: str) -> tuple | None:
+    """The count the segment starts with, after blanks."""
+    return _pair_of(_COUNT_PAIR.match(segment, len(segment) - len(segment.lstrip())))
+
+
+def _pair_at_end(segment: str) -> tuple | None:
+    """The count the segment ends with, before blanks: its noun is the last word, its number the end of
+    the word before (`x-one filters`), so the leftmost count that starts in that word, if it reaches the end."""
+    words = segment.rsplit(None, 2)
+    if len(words) < 2:
+        return None
+    noun_start = len(segment.rstrip()) - len(words[-1])
+    match = _COUNT_PAIR.search(segment, len(segment[:noun_start].rstrip()) - len(words[-2]))
+    return _pair_of(match) if match and match.end() == len(segment) else None
+
+
+def _number(word: str) -> int | None:
+    """The count a matched number spells; None for a word the case-insensitive pattern let through that
+    is no number word (`ſeven`: the long s folds to s), or for digits no count could have (int() refuses
+    to convert more than a few thousand)."""
+    if word.isdigit():   # \d matched: decimal digits, which int() reads in any script
+        return int(word) if len(word) <= 18 else None
+    word = word.lower()
+    return NUMBER_WORDS.index(word) if word in NUMBER_WORDS else None
+
+
+def _plural(noun: str) -> str:
+    noun = noun.lower()
+    return noun if noun.endswith("s") else noun + "s"
+
+
+def not_prefetched_list(lines: list[str]) -> tuple[NotPrefetchedList | None, tuple[Note, ...]]:
+    """The ``# Not prefetched`` comment: one ``<FQN>: <reason>`` entry per line below the header, or prose
+    on the header line itself ("# NOT prefetched: sglang, trtllm, ... and the async bookkeeping actors").
+    Several blocks are read together; an entry docgen cannot split is read as prose, with a note."""
+    actors: list[tuple[str, str]] = []
+    prose: list[str] = []
+    notes: list[Note] = []
+    first = None
+    i = 0
+    while i < len(lines):
+        if not (header := _NOT_PREFETCHED_HEADER.match(lines[i])):
+            i += 1
+            continue
+        number = i + 1
+        if first is not None:
+            notes.append(Note(number, "not-prefetched-list",
+                              f"a second '# Not prefetched' comment (first at line {first}); read together"))
+        first = first or number
+        tail = lines[i][header.end():].strip()
+        if tail.startswith("("):  # "(what this list is):" describes the entries below; no actors in it
+            tail = tail[tail.find(")") + 1:] if ")" in tail else ""
+        text = tail.strip().lstrip(":").strip()
+        block_entries = 0
+        i += 1
+        while text and i < len(lines) and is_comment(lines[i]) and not _NOT_PREFETCHED_ENTRY.match(lines[i]):
+            more = lines[i].lstrip()[1:].strip()  # a comment line: the text after its `#`
+            if not more:
+                break
+            text += " " + more  # prose wrapped over several comment lines
+            i += 1
+        while i < len(lines) and (entry := _NOT_PREFETCHED_ENTRY.match(lines[i])):
+            reason = _entry_reason(entry.group(2).strip())
+            if reason is None:
+                notes.append(Note(i + 1, "not-prefetched-list", "entry is not '<actor>: <reason>' or "
+                                  f"'<actor> - <reason>'; read as the actor with that reason: {lines[i].strip()!r}"))
+                actors.append((entry.group(1), entry.group(2).strip().strip("()").strip()))
+            else:
+                actors.append((entry.group(1), reason.strip()))
+            block_entries += 1
+            i += 1
+        if text:
+            prose.append(text)
+        elif not block_entries:
+            notes.append(Note(number, "not-prefetched-list", "'# Not prefetched' comment names no actors"))
+    if first is None:
+        return None, ()
+    return NotPrefetchedList(tuple(actors), first, " ".join(prose)), tuple(notes)
+
+
+def _entry_reason(rest: str) -> str | None:
+    """The reason written after an entry's actor: `: <reason>`, `- <reason>` or nothing (""); None for
+    any other form."""
+    if not rest:
+        return ""
+    if rest[0] == ":" or (rest[0] == "-" and rest[1:2].isspace()):
+        return rest[1:].lstrip()
+    return None
+
+
+# `#   <filter>   -> <extra>   (why)`: one row of a comment table mapping prefetch filters to extras.
+_MAPPING_ROW = re.compile(r"\s*#\s*(\S+)\s+->\s+([^\s(]+)\s*(?:\((.*)\))?\s*")
+
+
+def mapping_rows(lines: list[str], filters: set[str]) -> tuple[MappingRow, ...]:
+    """Rows whose left side is one of the prefetch filters (a header row or prose arrow is not one)."""
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if (match := _MAPPING_ROW.fullmatch(line)) and match.group(1) in filters:
+            rows.append(MappingRow(match.group(1), match.group(2), (match.group(3) or "").strip(), number))
+    return tuple(rows)
