@@ -148,11 +148,11 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     if args.dockerfile is not None:   # an explicit Dockerfile needs no project around it
-        dockerfile, display = Path(args.dockerfile).absolute(), str(args.dockerfile)
+        dockerfile, display = Path(args.dockerfile).absolute(), args.dockerfile   # shown as typed
     else:
         project = _project(args)
         _say_project(args, project)
-        dockerfile, display = project.dockerfile, project.display(project.dockerfile)
+        dockerfile, display = project.dockerfile, project.display(project.dockerfile)   # inside the root
     old, new = load_sides(args.old, args.new, args.registry_facts, args.old_registry_facts, args.new_registry_facts)
     result = compare(old, new, read_dockerfile(dockerfile), display)
     if args.summary:
@@ -238,16 +238,18 @@ def _add_standin(sub) -> None:
 
 
 def _add_diff(sub) -> None:
-    p = sub.add_parser("diff", help="review a NeMo-RL bump: actors, filters, venvs, packages, shared builds",
+    p = sub.add_parser("diff", help="review a NeMo-RL bump: actors, filters, venvs, source builds, packages",
                        description="Compare two NeMo-RL states (snapshot files or RL checkouts, read in memory) "
                                    "against the current Dockerfile: actors added, removed or renamed and whether "
-                                   "the prefetch filters still match them, venvs, packages per prefetched venv, "
-                                   "shared source builds, key versions. Exit 0 with the report, even when it is "
+                                   "the prefetch filters still match them, venvs, source builds and packages per "
+                                   "prefetched venv, shared source builds, conflict groups, key versions. Exit 0 "
+                                   "with the report, even when it is "
                                    "not empty; 2 on bad input.")
     _common(p, inputs=False)
-    p.add_argument("old", type=Path, metavar="OLD", help="a snapshot JSON file or an RL checkout folder")
-    p.add_argument("new", type=Path, metavar="NEW", help="a snapshot JSON file or an RL checkout folder")
-    p.add_argument("--dockerfile", type=Path, default=None, help="override the configured Dockerfile")
+    # strings, not Paths: the report names each path as the user typed it (`./old.json`, `../RL/`)
+    p.add_argument("old", metavar="OLD", help="a snapshot JSON file or an RL checkout folder")
+    p.add_argument("new", metavar="NEW", help="a snapshot JSON file or an RL checkout folder")
+    p.add_argument("--dockerfile", default=None, help="override the configured Dockerfile")
     p.add_argument("--registry-facts", type=Path, default=None, metavar="FILE",
                    help="read the actor registry of the checkout(s) among OLD and NEW from this JSON facts file")
     p.add_argument("--old-registry-facts", type=Path, default=None, metavar="FILE", help="the same, for OLD only")

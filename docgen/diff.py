@@ -5,9 +5,12 @@ written). `compare` is pure: it takes both sides and the current Dockerfile's fa
 JSON-able report (the contract of `--format json`); docgen.render.diff turns it into text or Markdown.
 
 The report answers, in order: which actors were added, removed or renamed and whether the Dockerfile's
-prefetch filters still match them; which venvs appear or disappear; per prefetched venv, which packages
-were added, removed or re-versioned; which source builds stop or start being shared between warmed
-extras; and the key versions (torch, vllm, transformer-engine, ray, Python).
+prefetch filters still match them; which venvs appear or disappear; per prefetched venv, which source
+builds (git, URL and path sources, sdists, editables) were gained, lost or changed, and which packages were
+added, removed or re-versioned, each change once with the venvs it reaches; which source builds stop or
+start being shared between warmed extras; the conflict groups; and the key versions (torch, vllm,
+transformer-engine, ray, Python). A package whose version stays and whose source moves only to another
+index is left out: the reviewer cannot act on it.
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ from docgen.errors import InputError
 from docgen.io import read_json_object
 from docgen.model import class_name_of, venv_path
 from docgen.model.build import actors_from_registry, build_model, filter_lines, prefetch_all, venv_dir_of
+from docgen.records import Memo
 from docgen.snapshot.build import build_snapshot, dump_snapshot
 from docgen.snapshot.load import combo_key, load_snapshot
 from docgen.snapshot.registry import SYSTEM_COMMAND
 
 if TYPE_CHECKING:
     from docgen.inputs.dockerfile import DockerfileFacts
-    from docgen.snapshot.load import Snapshot
+    from docgen.snapshot.load import Snapshot, SnapshotPackage
 
 KEY_PACKAGES = ("torch", "vllm", "transformer-engine", "ray")
 
@@ -40,9 +44,11 @@ class Side(NamedTuple):
 
 
 def load_side(path: str | Path, label: str | None = None, *, registry_facts: str | Path | None = None) -> Side:
-    """A snapshot file, or an RL checkout folder read with `build_snapshot` (in memory)."""
-    path = Path(path)
+    """A snapshot file, or an RL checkout folder read with `build_snapshot` (in memory). The label is the
+    path as the caller spelled it (a `str` keeps `./old.json` and a trailing slash; docgen never makes it
+    absolute)."""
     label = label or str(path)
+    path = Path(path)
     if path.is_dir():
         data = build_snapshot(path, registry_facts=registry_facts)
         text = dump_snapshot(data)
@@ -100,6 +106,7 @@ def _image(dockerfile: "DockerfileFacts", side: Side) -> _Image:
 def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_label: str | None = None) -> dict:
     """The whole report, JSON-able, lists in a stable order (registry order, then names)."""
     old_image, new_image = _image(dockerfile, old), _image(dockerfile, new)
+    moved = _moved_keys(old.snapshot, new.snapshot)
     actors = _actors(old, new, old_image, new_image)
     report = {
         "old": _describe(old),
@@ -112,10 +119,13 @@ def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_labe
         "actors": actors,
         "filters": _filters(dockerfile, old, new, old_image, new_image),
         "venvs": _venvs(old_image, new_image),
-        "packages": _packages(old, new, old_image, new_image),
+        "source_builds": _source_builds(old, new, old_image, new_image, moved),
+        "packages": _packages(old, new, old_image, new_image, moved),
         "shared_builds": _shared(old_image, new_image),
+        "conflicts": _conflicts(old, new),
         "key_versions": _key_versions(old, new),
     }
+    report["package_changes"] = _package_changes(report["packages"], old_image, new_image)
     report["summary"] = _summary(report)
     return report
 
@@ -207,11 +217,71 @@ def _venvs(old_image: _Image, new_image: _Image) -> dict:
             "removed": [row(old_image, f) for f in old_image.venvs if f not in new_image.venvs]}
 
 
-def _group(snapshot: "Snapshot", members) -> dict[str, list[tuple[str | None, str]]]:
+def package_id(pkg: "SnapshotPackage") -> tuple[str, str | None, str]:
+    """(name, version, source): how the diff tells packages apart. Two Transformer-Engine versions, or one
+    version from two git commits, are two packages; the lock's member key alone may name them alike."""
+    return (pkg.name, pkg.version, pkg.source)
+
+
+def is_source_build(pkg: "SnapshotPackage") -> bool:
+    """What the image builds or fetches outside any index: git, directory and editable sources, a path or URL
+    that holds source, a registry package with an sdist and no wheel (the lock's `source_built`), and a
+    wheel from a URL or a path (a wheel someone built, usually with a local version tag such as
+    `+cu13torch2.10`). A wheel from an index, local tag or not (`torch 2.11.0+cu130`), is none of these."""
+    return pkg.source_built or pkg.source_kind in ("git", "url", "path", "directory", "editable")
+
+
+def _venv_sets(old_image: _Image, new_image: _Image) -> dict[str, dict[str, list[str]]]:
+    """Install set (combo key) -> the venvs using it on each side; venvs with the same extras share one."""
+    groups: dict[str, dict[str, list[str]]] = {}
+    for image, which in ((old_image, "old"), (new_image, "new")):
+        for fqn, extras in image.venvs.items():
+            groups.setdefault(combo_key(extras), {"old": [], "new": []})[which].append(fqn)
+    return dict(sorted(groups.items()))
+
+
+def _members(snapshot: "Snapshot", key: str) -> frozenset[str] | None:
+    """The install set's member keys (None when the snapshot has no such set), kept once per snapshot."""
+    def compute():
+        members = snapshot.install_sets.get(key)
+        return None if members is None else frozenset(members)
+    return _MEMO.answer(snapshot, ("members", key), compute)
+
+
+def _build_keys(snapshot: "Snapshot") -> frozenset[str]:
+    """The member keys of every source build of the lock (is_source_build)."""
+    return _MEMO.answer(snapshot, "build_keys", lambda: frozenset(
+        k for k, p in snapshot.packages.items() if is_source_build(p)))
+
+
+_MEMO = Memo()   # the two snapshots of a diff
+
+
+def _moved_keys(old: "Snapshot", new: "Snapshot") -> frozenset[str]:
+    """Member keys both locks hold for packages of another source: a key is name==version, suffixed with
+    the source only when the lock holds that version twice, so a new git commit behind an unchanged
+    version keeps its key. Such a member is compared by package_id, not by key."""
+    before, after = old.packages, new.packages
+    return frozenset(k for k in before.keys() & after.keys() if before[k].source != after[k].source)
+
+
+def _set_change(old: "Snapshot", new: "Snapshot", key: str, moved: frozenset[str], only: bool = False):
+    """(OLD's set, NEW's set, package_ids gone, package_ids come) for one install set; `only`: source builds.
+    The sets are compared by key (C-speed set operations); only what differs becomes a package_id."""
+    before, after = _members(old, key), _members(new, key)
+    b, a = before or frozenset(), after or frozenset()
+    if only:
+        b, a = b & _build_keys(old), a & _build_keys(new)
+    both = b & a & moved
+    gone = [old.packages[k] for k in (b - a) | both]
+    came = [new.packages[k] for k in (a - b) | both]
+    return before, after, list(map(package_id, gone)), list(map(package_id, came))
+
+
+def _by_name(ids) -> dict[str, list[tuple[str | None, str]]]:
     out: dict[str, list[tuple[str | None, str]]] = {}
-    for member in members:
-        pkg = snapshot.packages[member]
-        out.setdefault(pkg.name, []).append((pkg.version, pkg.source))
+    for name, version, source in ids:
+        out.setdefault(name, []).append((version, source))
     return out
 
 
@@ -229,30 +299,37 @@ def _short_source(source: str) -> str:
     return kind
 
 
-def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image) -> list:
+def _build_source(source: str) -> str:
+    """_short_source, where a registry package built from source reads as the sdist it is."""
+    short = _short_source(source)
+    return "sdist" if short == "registry" else short
+
+
+def _same_but_index(gone: list[tuple[str | None, str]], came: list[tuple[str | None, str]]) -> bool:
+    """The same versions from sources that differ only where a reviewer cannot see it: another index (every
+    registry reads `registry`), or a git URL spelled otherwise at the same commit."""
+    return (sorted((v or "", _short_source(s)) for v, s in gone)
+            == sorted((v or "", _short_source(s)) for v, s in came))
+
+
+def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image, moved: frozenset[str]) -> list:
     """Per install set of a prefetched venv (venvs with the same extras share one set): the packages added,
-    removed and re-versioned (a changed version, or the same version from another source)."""
-    groups: dict[str, dict[str, list[str]]] = {}
-    for image, which in ((old_image, "old"), (new_image, "new")):
-        for fqn, extras in image.venvs.items():
-            group = groups.setdefault(combo_key(extras), {"old": [], "new": []})
-            group[which].append(fqn)
+    removed and re-versioned (a changed version, or the same version from another git commit, URL or path;
+    not the same version from another index)."""
     out = []
-    for key in sorted(groups):
-        before, after = old.snapshot.install_sets.get(key), new.snapshot.install_sets.get(key)
-        row = {"extras": key or "(base)", "old_venvs": groups[key]["old"], "new_venvs": groups[key]["new"],
+    for key, venvs in _venv_sets(old_image, new_image).items():
+        before, after, gone, came = _set_change(old.snapshot, new.snapshot, key, moved)
+        row = {"extras": key or "(base)", "old_venvs": venvs["old"], "new_venvs": venvs["new"],
                "old_missing": before is None, "new_missing": after is None,
                "added": [], "removed": [], "changed": []}
-        # a member is name==version(+source), so only the members one side lacks can differ
-        before, after = set(before or ()), set(after or ())
-        was, now = _group(old.snapshot, before - after), _group(new.snapshot, after - before)
+        was, now = _by_name(gone), _by_name(came)
         for name in sorted(set(was) | set(now)):
             gone, came = was.get(name), now.get(name)
             if gone is None:
                 row["added"].append({"name": name, "version": _version_text(came)})
             elif came is None:
                 row["removed"].append({"name": name, "version": _version_text(gone)})
-            else:
+            elif not _same_but_index(gone, came):
                 change = {"name": name, "old": _version_text(gone), "new": _version_text(came)}
                 if change["old"] == change["new"]:   # same version string, another git commit or URL
                     change["old"] = f"{change['old']} ({', '.join(_short_source(s) for _, s in sorted(gone))})"
@@ -260,6 +337,94 @@ def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image) -> lis
                 row["changed"].append(change)
         out.append(row)
     return out
+
+
+def _venvs_of(sets: list[str], venv_sets: dict[str, dict[str, list[str]]]) -> list[str]:
+    """The venvs (NEW's first, then those only OLD has) using any of `sets`, in set order."""
+    out: dict[str, None] = {}
+    for key in sets:
+        out.update(dict.fromkeys([*venv_sets[key]["new"], *venv_sets[key]["old"]]))
+    return list(out)
+
+
+def _merged(lines: dict[tuple, list[str]], entry, venv_sets: dict[str, dict[str, list[str]]]) -> list[dict]:
+    """One entry per change, naming every install set and venv it reaches (in the order first seen)."""
+    every = set(venv_sets)
+    return [{**entry(line), "extras": [k or "(base)" for k in sets], "venvs": _venvs_of(sets, venv_sets),
+             "every_venv": set(sets) == every and len(every) > 1}
+            for line, sets in lines.items()]
+
+
+def _package_changes(rows: list, old_image: _Image, new_image: _Image) -> list[dict]:
+    """The per-set package changes of `_packages`, each once: a change several install sets share is one
+    entry naming them and their venvs."""
+    venv_sets = _venv_sets(old_image, new_image)
+    lines: dict[tuple, list[str]] = {}
+    for row in rows:
+        key = "" if row["extras"] == "(base)" else row["extras"]
+        for x in row["added"]:
+            lines.setdefault(("added", x["name"], x["version"]), []).append(key)
+        for x in row["removed"]:
+            lines.setdefault(("removed", x["name"], x["version"]), []).append(key)
+        for x in row["changed"]:
+            lines.setdefault(("changed", x["name"], x["old"], x["new"]), []).append(key)
+
+    def entry(line: tuple) -> dict:
+        if line[0] == "changed":
+            return {"change": "changed", "name": line[1], "old": line[2], "new": line[3]}
+        return {"change": line[0], "name": line[1], "version": line[2]}
+    order = {"added": 0, "removed": 1, "changed": 2}
+    return sorted(_merged(lines, entry, venv_sets), key=lambda e: (order[e["change"]], e["name"]))
+
+
+def _source_builds(old: Side, new: Side, old_image: _Image, new_image: _Image,
+                   moved: frozenset[str]) -> list[dict]:
+    """Per install set of a prefetched venv, the source builds (is_source_build) gained, lost or changed,
+    told apart by package_id; each change once, with the venvs it reaches. A name that loses one build and
+    gains one in a set is a change (another version, commit or URL); one that gains a second version
+    beside the first is a gain."""
+    venv_sets = _venv_sets(old_image, new_image)
+    lines: dict[tuple, list[str]] = {}
+    for key in venv_sets:
+        _, _, gone, came = _set_change(old.snapshot, new.snapshot, key, moved, only=True)
+        lost, gained = _by_name(gone), _by_name(came)
+        for name in sorted(set(lost) | set(gained)):
+            was, now = sorted(lost.get(name, []), key=str), sorted(gained.get(name, []), key=str)
+            if len(was) == 1 and len(now) == 1:
+                if not _same_but_index(was, now):
+                    lines.setdefault(("changed", name, was[0], now[0]), []).append(key)
+                continue
+            for build in was:
+                lines.setdefault(("lost", name, build), []).append(key)
+            for build in now:
+                lines.setdefault(("gained", name, build), []).append(key)
+
+    def build(version: str | None, source: str) -> dict:
+        return {"version": version or "(no version)", "source": _build_source(source)}
+
+    def entry(line: tuple) -> dict:
+        if line[0] == "changed":
+            return {"change": "changed", "name": line[1], "old": build(*line[2]), "new": build(*line[3])}
+        return {"change": line[0], "name": line[1], **build(*line[2])}
+    order = {"gained": 0, "lost": 1, "changed": 2}
+    return sorted(_merged(lines, entry, venv_sets),
+                  key=lambda e: (order[e["change"]], e["name"], e.get("version") or e["old"]["version"]))
+
+
+def _conflicts(old: Side, new: Side) -> dict:
+    """The lock's conflict groups ([tool.uv] conflicts): how many on each side, and which appear or go.
+    A group is the set of its items, so reordering one changes nothing."""
+    def groups(snapshot: "Snapshot") -> dict[frozenset, str]:
+        out = {}
+        for group in snapshot.conflicts:
+            items = [f"{package or snapshot.project_name}[{extra}]" for package, extra in group]
+            out.setdefault(frozenset(items), " / ".join(items))
+        return out
+
+    before, after = groups(old.snapshot), groups(new.snapshot)
+    return {"old_count": len(old.snapshot.conflicts), "new_count": len(new.snapshot.conflicts),
+            "added": [label for g, label in after.items() if g not in before],
+            "removed": [label for g, label in before.items() if g not in after]}
 
 
 def _shared(old_image: _Image, new_image: _Image) -> dict:
@@ -326,11 +491,17 @@ def _summary(report: dict) -> dict:
         "filters_stale": sum(f["status"] == "no-match" for f in report["filters"]),
         "filters_changed": sum(f["status"] == "changed" for f in report["filters"]),
         "venvs_added": len(report["venvs"]["added"]), "venvs_removed": len(report["venvs"]["removed"]),
-        "packages_added": sum(len(p["added"]) for p in report["packages"]),
-        "packages_removed": sum(len(p["removed"]) for p in report["packages"]),
-        "packages_changed": sum(len(p["changed"]) for p in report["packages"]),
+        "source_builds_gained": sum(b["change"] == "gained" for b in report["source_builds"]),
+        "source_builds_lost": sum(b["change"] == "lost" for b in report["source_builds"]),
+        "source_builds_changed": sum(b["change"] == "changed" for b in report["source_builds"]),
+        # each change once, however many venvs it reaches (report["package_changes"])
+        "packages_added": sum(p["change"] == "added" for p in report["package_changes"]),
+        "packages_removed": sum(p["change"] == "removed" for p in report["package_changes"]),
+        "packages_changed": sum(p["change"] == "changed" for p in report["package_changes"]),
         "shared_builds_gained": len(report["shared_builds"]["gained"]),
         "shared_builds_lost": len(report["shared_builds"]["lost"]),
         "shared_builds_changed": len(report["shared_builds"]["changed"]),
+        "conflict_groups_added": len(report["conflicts"]["added"]),
+        "conflict_groups_removed": len(report["conflicts"]["removed"]),
         "key_versions_changed": [k["name"] for k in report["key_versions"] if k["changed"]],
     }

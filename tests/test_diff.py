@@ -366,7 +366,9 @@ def test_markdown_and_the_job_summary(base: Path, tmp_path: Path) -> None:
     assert summary.read_text() == "## earlier step\n" + md   # appended, not replaced
     assert md.startswith("### NeMo-RL bump") and "| **ray** | 2.56.1 | 2.57.0 |" in md
     assert "| torch | 2.11.0+cu130 | 2.11.0+cu130 |" in md
-    assert "<details><summary><code>vllm</code> package changes</summary>" in md and "! ray 2.56.1 -> 2.57.0" in md
+    # ray moves in every venv: one line for all of them, not one per install set
+    assert "<details><summary>1 package change(s), each once with the venvs it reaches</summary>" in md
+    assert md.count("! ray 2.56.1 -> 2.57.0") == 1 and "! ray 2.56.1 -> 2.57.0  in every venv (9)" in md
 
 
 @pytest.mark.parametrize(("args", "env", "message"), [
@@ -423,7 +425,24 @@ BUMPS = {
     "version-bump": ('fsdp = ["packaging==24.0"]', 'fsdp = ["packaging==24.1"]'),
     "python-bump": ('requires-python = ">=3.11"', None),
     "mcore-drops-te-lib": ('mcore = ["pluggy==1.4.0", "te-lib"]', 'mcore = ["pluggy==1.4.0"]'),
+    # a package built from a path source joins mcore (the test writes libs/opt-lib and its uv source)
+    "mcore-gains-a-path-build": ('mcore = ["pluggy==1.4.0", "te-lib"]', 'mcore = ["pluggy==1.4.0", "te-lib", "opt-lib"]'),
 }
+
+
+def _add_path_package(ws: Path, name: str, version: str) -> None:
+    lib = ws / "libs" / name
+    (lib / "src" / name.replace("-", "_")).mkdir(parents=True)
+    (lib / "src" / name.replace("-", "_") / "__init__.py").write_text("")
+    (lib / "pyproject.toml").write_text(
+        f'[project]\nname = "{name}"\nversion = "{version}"\nrequires-python = ">=3.11"\n\n'
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        f'[tool.hatch.build.targets.wheel]\npackages = ["src/{name.replace("-", "_")}"]\n')
+    pyproject = ws / "pyproject.toml"
+    text = pyproject.read_text()
+    anchor = 'te-lib = { path = "libs/te-lib" }\n'
+    assert anchor in text
+    pyproject.write_text(text.replace(anchor, f'{anchor}{name} = {{ path = "libs/{name}" }}\n'))
 
 
 @pytest.mark.slow
@@ -437,6 +456,8 @@ def test_workspace_relocked_by_uv(locked_before: Path, tmp_path: Path, bump: str
     text = pyproject.read_text()
     assert old_line in text
     pyproject.write_text(text.replace(old_line, new_line))
+    if bump == "mcore-gains-a-path-build":
+        _add_path_package(after, "opt-lib", "0.4.0")
     _uv_lock(after)
 
     facts = str(WORKSPACE / "registry.json")
@@ -455,9 +476,308 @@ def test_workspace_relocked_by_uv(locked_before: Path, tmp_path: Path, bump: str
         assert changed == {}
         py = next(k for k in report["key_versions"] if k["name"] == "python")
         assert py["changed"] and (py["old"]["requires_python"], py["new"]["requires_python"]) == (">=3.11", _py_now())
+    elif bump == "mcore-gains-a-path-build":
+        assert changed == {"mcore": ([{"name": "opt-lib", "version": "0.4.0"}], [], [])}
+        assert report["source_builds"] == [{"change": "gained", "name": "opt-lib", "version": "0.4.0",
+                                            "source": "directory opt-lib", "extras": ["mcore"],
+                                            "venvs": rows["mcore"]["new_venvs"], "every_venv": False}]
+        text = docgen("diff", str(locked_before), str(after), "--registry-facts", facts,
+                      "--dockerfile", str(WORKSPACE / "Dockerfile")).stdout
+        assert "source builds +1 -0 ~0" in text.splitlines()[3]
     else:
         assert changed == {"mcore": ([], [{"name": "te-lib", "version": "2.15.0"}], [])}
         assert shared["lost"] == [{"package": "te-lib", "old": [{"version": "2.15.0", "source": "directory te-lib",
                                                          "extras": ["automodel", "mcore"]}]}]
+        assert [(b["change"], b["name"], b["extras"]) for b in report["source_builds"]] == [
+            ("lost", "te-lib", ["mcore"])]
     if bump != "mcore-drops-te-lib":
         assert shared == {"gained": [], "lost": [], "changed": []}
+    if bump not in ("mcore-drops-te-lib", "mcore-gains-a-path-build"):
+        assert report["source_builds"] == []
+
+
+# ------------------------------------------------- the committed snapshot and changed copies (no reference)
+# These run on every machine: OLD or NEW is snapshot/nemo-rl.json, the real snapshot the docs are made from,
+# and the other side a copy changed the way a NeMo-RL bump changes it. Expected names, versions and venvs
+# are read from the snapshot and the report itself, not typed from the docs.
+
+COMMITTED = REPO / "snapshot" / "nemo-rl.json"
+
+
+def committed() -> dict:
+    return json.loads(COMMITTED.read_text())
+
+
+def write_json(data: dict, path: Path) -> Path:
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def _sets_holding(data: dict, key: str) -> list[str]:
+    return [s for s, members in data["lock"]["install_sets"].items() if key in members]
+
+
+def _drop_package(data: dict, key: str) -> None:
+    for members in data["lock"]["install_sets"].values():
+        if key in members:
+            members.remove(key)
+    del data["lock"]["packages"][key]
+    data["lock"]["shared_builds"] = [s for s in data["lock"]["shared_builds"] if s["package"] != key]
+
+
+def _git_commit(source: str) -> str:
+    return source.rsplit("#", 1)[1][:12]
+
+
+def _lines_naming(text: str, word: str) -> list[str]:
+    return [line for line in text.splitlines() if word in line]
+
+
+TEXT_SECTIONS = ("Source builds per prefetched venv", "Packages per prefetched venv", "Shared source builds",
+                 "Conflict groups:", "Key versions:")
+
+
+def _section(text: str, title: str) -> str:
+    """One section of the text report, up to the next one."""
+    start = text.index(title)
+    later = [text.index(t, start) for t in TEXT_SECTIONS[TEXT_SECTIONS.index(title) + 1:]]
+    return text[start:min(later, default=len(text))]
+
+
+def test_git_build_added_to_mcore_headlines_source_builds_plus_one(tmp_path: Path) -> None:
+    """The upstream change the issue names: a git package, built from source, joins the mcore extra (here
+    emerging-optimizers, which the committed lock holds for mcore only; OLD is the lock without it)."""
+    data = committed()
+    key = next(k for k, p in data["lock"]["packages"].items() if p["name"] == "emerging-optimizers")
+    pkg = data["lock"]["packages"][key]
+    assert pkg["source_kind"] == "git" and pkg["source_built"]
+    assert sorted(_sets_holding(data, key)) == ["mcore", "mcore+modelopt"]
+    _drop_package(data, key)
+    old = write_json(data, tmp_path / "old.json")
+
+    report = diff_json(old, COMMITTED)
+    assert report["summary"]["source_builds_gained"] == 1
+    assert report["summary"]["source_builds_lost"] == report["summary"]["source_builds_changed"] == 0
+    assert report["source_builds"] == [{
+        "change": "gained", "name": "emerging-optimizers", "version": pkg["version"],
+        "source": f"git {_git_commit(pkg['source'])}", "extras": ["mcore"], "venvs": [MEGATRON],
+        "every_venv": False}]
+    text = docgen("diff", str(old), str(COMMITTED)).stdout
+    headline = text.splitlines()[3]
+    assert "source builds +1 -0 ~0" in headline, headline
+    section = _section(text, "Source builds per prefetched venv")
+    assert f"  + emerging-optimizers {pkg['version']} (git {_git_commit(pkg['source'])})  in mcore: " \
+           "MegatronPolicyWorker" in section, section
+    md = docgen("diff", str(old), str(COMMITTED), "--format", "markdown").stdout
+    assert "#### Source builds per prefetched venv: +1 -0 ~0" in md
+    assert f"- gained `emerging-optimizers {pkg['version']} (git {_git_commit(pkg['source'])})` in mcore: " \
+           "MegatronPolicyWorker" in md
+
+
+def test_a_second_te_version_shows_beside_the_first(tmp_path: Path) -> None:
+    """Builds are told apart by (name, version, source): fsdp gaining another Transformer-Engine, while
+    automodel and mcore keep theirs, is a gain, not hidden behind "TE is already built"."""
+    data = committed()
+    [old_key] = _keys_named(data, TE)
+    te = data["lock"]["packages"][old_key]
+    new_version, commit = "2.16.0+0a1b2c3", "0a1b2c3" + "d" * 33
+    new_key = f"{TE}=={new_version}"
+    data["lock"]["packages"][new_key] = {**te, "version": new_version,
+                                         "source": te["source"].rsplit("#", 1)[0] + "#" + commit}
+    data["lock"]["install_sets"]["fsdp"] = sorted([*data["lock"]["install_sets"]["fsdp"], new_key])
+    new = write_json(data, tmp_path / "new.json")
+
+    report = diff_json(COMMITTED, new)
+    assert [(b["change"], b["name"], b["version"], b["source"], b["extras"]) for b in report["source_builds"]] == [
+        ("gained", TE, new_version, f"git {commit[:12]}", ["fsdp"])]
+    key_te = next(k for k in report["key_versions"] if k["name"] == TE)
+    assert [v["version"] for v in key_te["new"]] == sorted([te["version"], new_version])
+    text = docgen("diff", str(COMMITTED), str(new)).stdout
+    assert f"  + {TE} {new_version} (git {commit[:12]})  in fsdp: DTensorPolicyWorker" in text
+
+
+def test_same_version_from_another_commit_is_a_changed_build_on_one_line(tmp_path: Path) -> None:
+    """causal-conv1d moves to another git commit and keeps 1.5.4, so its lock key stays the same; the build
+    changed all the same, in three venvs, and is reported once naming them."""
+    data = committed()
+    [key] = _keys_named(data, "causal-conv1d")
+    pkg = data["lock"]["packages"][key]
+    new_commit = "c" * 40
+    data["lock"]["packages"][key] = {**pkg, "source": pkg["source"].replace(pkg["source"].rsplit("#", 1)[1],
+                                                                             new_commit)}
+    new = write_json(data, tmp_path / "new.json")
+
+    report = diff_json(COMMITTED, new)
+    [build] = report["source_builds"]
+    assert build["change"] == "changed" and build["name"] == "causal-conv1d"
+    assert build["old"] == {"version": pkg["version"], "source": f"git {_git_commit(pkg['source'])}"}
+    assert build["new"] == {"version": pkg["version"], "source": f"git {new_commit[:12]}"}
+    prefetched = {p["extras"] for p in report["packages"]}
+    assert build["extras"] == sorted(s for s in _sets_holding(committed(), key) if s in prefetched)
+    assert len(build["extras"]) > 1 and report["summary"]["source_builds_changed"] == 1
+    [change] = report["package_changes"]
+    assert change["extras"] == build["extras"] and report["summary"]["packages_changed"] == 1
+    text = docgen("diff", str(COMMITTED), str(new)).stdout
+    for title in ("Source builds per prefetched venv", "Packages per prefetched venv"):
+        [line] = _lines_naming(_section(text, title), "causal-conv1d")
+        assert "1.5.4 (git " in line and all(f"{e}: " in line for e in build["extras"]), line
+
+
+@pytest.mark.parametrize("name", ["wget", "flash-attn"])
+def test_sdist_and_url_wheel_builds_count(tmp_path: Path, name: str) -> None:
+    """An sdist-only registry package (wget) and a wheel from a URL (flash-attn, with its builder's local
+    tag) are source builds; removing either is a lost build naming its venvs."""
+    data = committed()
+    [key] = _keys_named(data, name)
+    pkg = data["lock"]["packages"][key]
+    _drop_package(data, key)
+    new = write_json(data, tmp_path / "new.json")
+
+    report = diff_json(COMMITTED, new)
+    [build] = report["source_builds"]
+    assert (build["change"], build["name"], build["version"]) == ("lost", name, pkg["version"])
+    assert build["source"] == ("sdist" if pkg["source_kind"] == "registry" else f"url {pkg['source'].rsplit('/', 1)[1]}")
+    assert report["summary"]["source_builds_lost"] == 1 and report["summary"]["packages_removed"] == 1
+
+
+def test_registry_wheels_are_not_source_builds(tmp_path: Path) -> None:
+    """torch from its index carries a local tag (+cu130) but is downloaded as a wheel: a re-version is a
+    package change in every venv, on one line, and no source build."""
+    data = committed()
+    [key] = _keys_named(data, "torch")
+    _replace_package(data, key, "torch==2.12.0+cu130", version="2.12.0+cu130")
+    new = write_json(data, tmp_path / "new.json")
+
+    report = diff_json(COMMITTED, new)
+    assert report["source_builds"] == [] and "source builds +0 -0 ~0" in docgen("diff", str(COMMITTED), str(new)).stdout
+    [change] = report["package_changes"]
+    assert change["every_venv"] and len(change["venvs"]) == report["venvs"]["new_count"]
+    text = docgen("diff", str(COMMITTED), str(new)).stdout
+    assert _lines_naming(text, "~ torch") == [
+        f"    ~ torch 2.11.0+cu130 -> 2.12.0+cu130  in every venv ({report['venvs']['new_count']})"]
+
+
+def test_an_addition_in_several_venvs_is_one_line_naming_them(tmp_path: Path) -> None:
+    data = committed()
+    data["lock"]["packages"]["tiny-tokenizer==0.3.1"] = {
+        "name": "tiny-tokenizer", "version": "0.3.1", "source": "registry+https://index.invalid/simple",
+        "source_kind": "registry", "source_built": False, "editable": False}
+    for key in ("vllm", "modelopt+vllm", "mcore", "mcore+modelopt"):
+        data["lock"]["install_sets"][key] = sorted([*data["lock"]["install_sets"][key], "tiny-tokenizer==0.3.1"])
+    new = write_json(data, tmp_path / "new.json")
+
+    report = diff_json(COMMITTED, new)
+    assert report["summary"]["packages_added"] == 1 and report["source_builds"] == []
+    [added] = report["package_changes"]
+    assert (added["change"], added["name"], added["extras"]) == ("added", "tiny-tokenizer", ["mcore", "vllm"])
+    vllm_venvs = next(p["new_venvs"] for p in report["packages"] if p["extras"] == "vllm")
+    assert added["venvs"] == [MEGATRON, *vllm_venvs]
+    rows = {p["extras"]: p for p in report["packages"]}
+    assert len(rows["mcore"]["added"]) == len(rows["vllm"]["added"]) == 1   # still counted per install set
+    for fmt, sign in (("text", "+"), ("markdown", "+")):
+        out = docgen("diff", str(COMMITTED), str(new), "--format", fmt).stdout
+        [line] = _lines_naming(out, "tiny-tokenizer")
+        assert line.strip().startswith(f"{sign} tiny-tokenizer 0.3.1  in mcore: MegatronPolicyWorker; vllm: ")
+        assert all(v.rsplit(".", 1)[1] in line for v in vllm_venvs), line
+
+
+def test_a_removal_in_several_venvs_is_one_line(tmp_path: Path) -> None:
+    data = committed()
+    [key] = _keys_named(data, "deep-ep")[:1] if len(_keys_named(data, "deep-ep")) == 1 else [
+        k for k in _keys_named(data, "deep-ep") if "mcore" in _sets_holding(data, k)]
+    _drop_package(data, key)
+    new = write_json(data, tmp_path / "new.json")
+
+    report = diff_json(COMMITTED, new)
+    [lost] = report["source_builds"]
+    assert lost["change"] == "lost" and lost["name"] == "deep-ep" and len(lost["extras"]) == 3
+    assert report["summary"]["source_builds_lost"] == 1 and report["summary"]["shared_builds_lost"] == 1
+    text = docgen("diff", str(COMMITTED), str(new)).stdout
+    for title in ("Source builds per prefetched venv", "Packages per prefetched venv"):
+        [line] = _lines_naming(_section(text, title), "deep-ep")   # once each, not once per install set
+        assert line.lstrip().startswith("- deep-ep 1.2.1+29d31c0") and "; vllm: " in line, line
+
+
+@pytest.mark.parametrize("key_changes", [False, True])
+def test_a_change_of_index_alone_is_left_out(tmp_path: Path, key_changes: bool) -> None:
+    """triton 3.6.0 served from another index (the lock key may then carry the source, when the lock holds
+    the version twice): nothing a reviewer can act on, so nothing printed."""
+    data = committed()
+    [key] = _keys_named(data, "triton")
+    pkg = data["lock"]["packages"][key]
+    new_key = f"{key}@registry:mirror.invalid" if key_changes else key
+    _replace_package(data, key, new_key, source="registry+https://mirror.invalid/simple")
+    new = write_json(data, tmp_path / "new.json")
+    assert data["lock"]["packages"][new_key]["version"] == pkg["version"]
+
+    report = diff_json(COMMITTED, new)
+    assert report["package_changes"] == [] and report["source_builds"] == []
+    assert all(not (p["added"] or p["removed"] or p["changed"]) for p in report["packages"])
+    for fmt in ("text", "markdown"):
+        assert "triton" not in docgen("diff", str(COMMITTED), str(new), "--format", fmt).stdout
+
+
+def test_an_sdist_from_another_index_is_left_out_too(tmp_path: Path) -> None:
+    data = committed()
+    [key] = _keys_named(data, "wget")
+    _replace_package(data, key, f"{key}@registry:mirror.invalid", source="registry+https://mirror.invalid/simple")
+    report = diff_json(COMMITTED, write_json(data, tmp_path / "new.json"))
+    assert report["source_builds"] == [] and report["package_changes"] == []
+
+
+def test_conflict_groups_counted_and_named(tmp_path: Path) -> None:
+    data = committed()
+    groups = data["project"]["conflicts"]
+    assert len(groups) > 12
+    data["project"]["conflicts"] = groups[:12]
+    old = write_json(data, tmp_path / "old.json")
+
+    def label(group: list[dict]) -> str:
+        return " / ".join(f"{item['package'] or data['project']['name']}[{item['extra']}]" for item in group)
+
+    report = diff_json(old, COMMITTED)
+    assert report["conflicts"] == {"old_count": 12, "new_count": len(groups),
+                                   "added": [label(g) for g in groups[12:]], "removed": []}
+    assert report["summary"]["conflict_groups_added"] == len(groups) - 12
+    text = docgen("diff", str(old), str(COMMITTED)).stdout
+    assert f"conflict groups 12 -> {len(groups)}" in text.splitlines()[3]
+    section = _section(text, "Conflict groups:")
+    assert section.splitlines()[0] == f"Conflict groups: 12 -> {len(groups)}"
+    assert [line[4:] for line in section.splitlines()[1:] if line.startswith("  + ")] == report["conflicts"]["added"]
+    md = docgen("diff", str(old), str(COMMITTED), "--format", "markdown").stdout
+    assert f"#### Conflict groups: 12 -> {len(groups)}" in md and f"- added `{label(groups[12])}`" in md
+    # the same groups with their items in another order are the same groups
+    data = committed()
+    data["project"]["conflicts"] = [list(reversed(g)) for g in reversed(data["project"]["conflicts"])]
+    report = diff_json(COMMITTED, write_json(data, tmp_path / "reordered.json"))
+    assert report["conflicts"]["added"] == report["conflicts"]["removed"] == []
+    assert "conflict groups 17 (unchanged)".replace("17", str(len(groups))) in docgen(
+        "diff", str(COMMITTED), str(tmp_path / "reordered.json")).stdout
+
+
+def test_paths_are_printed_as_typed(tmp_path: Path) -> None:
+    """OLD, NEW and --dockerfile keep their spelling (`./`, `..`); the configured Dockerfile is named as the
+    configuration names it, even outside the root; no absolute path docgen made up reaches a report."""
+    (tmp_path / "sub").mkdir()
+    shutil.copy(COMMITTED, tmp_path / "old.json")
+    shutil.copy(COMMITTED, tmp_path / "new.json")
+    for fmt in ("text", "markdown"):
+        out = docgen("diff", "--root", str(REPO), "./old.json", "sub/../new.json", "--format", fmt, cwd=tmp_path).stdout
+        assert "./old.json (snapshot" in out and "sub/../new.json (snapshot" in out, out[:400]
+        assert str(tmp_path) not in out and str(REPO) not in out
+    out = docgen("diff", "./old.json", "new.json", "--dockerfile", "sub/../Dockerfile.copy", "--format", "markdown",
+                 cwd=tmp_path) if shutil.copy(REPO / "Dockerfile.nmp-rl-base", tmp_path / "Dockerfile.copy") else None
+    assert out.returncode == 0, out.stderr
+    assert "- Dockerfile: `sub/../Dockerfile.copy`" in out.stdout and str(tmp_path) not in out.stdout
+
+    # run from a folder below a project root: the configured Dockerfile as its configuration names it
+    project = tmp_path / "project"
+    (project / "images").mkdir(parents=True)
+    (project / "work").mkdir()
+    shutil.copy(REPO / "Dockerfile.nmp-rl-base", project / "images" / "Dockerfile")
+    (project / "docgen.toml").write_text('dockerfile = "images/Dockerfile"\n')
+    run = docgen("diff", "../../old.json", "../../new.json", cwd=project / "work")
+    assert run.returncode == 0, run.stderr
+    assert "\nDockerfile images/Dockerfile: " in run.stdout and str(tmp_path) not in run.stdout
+    md = docgen("diff", "../../old.json", "../../new.json", "--format", "markdown", cwd=project / "work").stdout
+    assert "- Dockerfile: `images/Dockerfile`" in md and "- OLD: ../../old.json (snapshot" in md

@@ -76,22 +76,68 @@ def _shared_change(x: dict) -> str:
     return f"{_shared_rows(x['old'], same)} -> {_shared_rows(x['new'], same)}"
 
 
-def _headline(s: dict) -> str:
+def _headline(r: dict) -> str:
+    s, c = r["summary"], r["conflicts"]
     parts = [f"{s['actors_added']} actor(s) added, {s['actors_removed']} removed, {s['actors_renamed']} renamed",
              f"{s['filters_stale']} filter(s) match nothing",
              f"venvs +{s['venvs_added']} -{s['venvs_removed']}",
+             f"source builds +{s['source_builds_gained']} -{s['source_builds_lost']} ~{s['source_builds_changed']}",
              f"packages +{s['packages_added']} -{s['packages_removed']} ~{s['packages_changed']}",
-             f"shared builds +{s['shared_builds_gained']} -{s['shared_builds_lost']} ~{s['shared_builds_changed']}"]
+             f"shared builds +{s['shared_builds_gained']} -{s['shared_builds_lost']} ~{s['shared_builds_changed']}",
+             f"conflict groups {c['old_count']} -> {c['new_count']}" if _conflicts_changed(c)
+             else f"conflict groups {c['new_count']} (unchanged)"]
     keys = s["key_versions_changed"]
     parts.append(f"key versions changed: {', '.join(keys)}" if keys else "key versions unchanged")
     return "; ".join(parts)
 
 
-def _pkg_lines(p: dict) -> list[tuple[str, str]]:
-    """(sign, text) per package change, for either format."""
-    return ([("+", f"{x['name']} {x['version']}") for x in p["added"]]
-            + [("-", f"{x['name']} {x['version']}") for x in p["removed"]]
-            + [("~", f"{x['name']} {x['old']} -> {x['new']}") for x in p["changed"]])
+def _conflicts_changed(c: dict) -> bool:
+    return bool(c["added"] or c["removed"]) or c["old_count"] != c["new_count"]
+
+
+def _where(entry: dict) -> str:
+    """The venvs a merged change reaches: every one, or each install set with its venvs' class names."""
+    if entry["every_venv"]:
+        return f"every venv ({len(entry['venvs'])})"
+    return "; ".join(f"{extras}: {', '.join(class_name_of(v) for v in venvs)}" if venvs else extras
+                     for extras, venvs in entry["sets"])
+
+
+def _with_sets(entries: list[dict], packages: list[dict]) -> list[dict]:
+    """Each merged change with (install set, its venvs) pairs, for _where."""
+    venvs = {p["extras"]: list(dict.fromkeys([*p["new_venvs"], *p["old_venvs"]])) for p in packages}
+    return [{**e, "sets": [(x, venvs.get(x, [])) for x in e["extras"]]} for e in entries]
+
+
+def _change_lines(r: dict) -> list[tuple[str, str, str]]:
+    """(sign, change, where) per package change, each once with the venvs it reaches, for either format."""
+    out = []
+    for e in _with_sets(r["package_changes"], r["packages"]):
+        sign = {"added": "+", "removed": "-", "changed": "~"}[e["change"]]
+        text = f"{e['name']} {e['old']} -> {e['new']}" if e["change"] == "changed" else f"{e['name']} {e['version']}"
+        out.append((sign, text, _where(e)))
+    return out
+
+
+def _build(b: dict) -> str:
+    return f"{b['version']} ({b['source']})"
+
+
+def _build_lines(r: dict) -> list[tuple[str, str, str]]:
+    """(sign, build, where) per source build gained, lost or changed."""
+    out = []
+    for e in _with_sets(r["source_builds"], r["packages"]):
+        if e["change"] == "changed":
+            out.append(("~", f"{e['name']} {_build(e['old'])} -> {_build(e['new'])}", _where(e)))
+        else:
+            out.append(("+" if e["change"] == "gained" else "-", f"{e['name']} {_build(e)}", _where(e)))
+    return out
+
+
+def _counts(p: dict) -> str:
+    if not (p["added"] or p["removed"] or p["changed"]):
+        return "unchanged"
+    return f"+{len(p['added'])} -{len(p['removed'])} ~{len(p['changed'])}"
 
 
 def _venv_names(p: dict) -> str:
@@ -118,7 +164,7 @@ def _set_note(p: dict) -> str:
 def diff_text(r: dict) -> str:
     out = [f"OLD {_side(r['old'])}", f"NEW {_side(r['new'])}",
            f"Dockerfile {r['dockerfile']['path']}: {len(r['dockerfile']['filters'])} prefetch filters",
-           _headline(r["summary"])]
+           _headline(r)]
     for which in ("old", "new"):
         if r["dockerfile"]["problems"][which]:
             out.append(f"! the Dockerfile does not fit {which.upper()}: {r['dockerfile']['problems'][which]}")
@@ -141,12 +187,14 @@ def diff_text(r: dict) -> str:
     out += ["", f"Venvs: {v['old_count']} -> {v['new_count']}"]
     out += [f"  + {x['path']} [{_extras(x['extras'])}]" for x in v["added"]]
     out += [f"  - {x['path']} [{_extras(x['extras'])}]" for x in v["removed"]]
+    out += ["", "Source builds per prefetched venv (git, URL and path sources, sdists, editables):"]
+    out += [f"  {sign} {text}  in {where}" for sign, text, where in _build_lines(r)] or ["  unchanged"]
     out += ["", "Packages per prefetched venv (one install set per extras):"]
-    for p in r["packages"]:
-        changes = _pkg_lines(p)
-        counts = f"+{len(p['added'])} -{len(p['removed'])} ~{len(p['changed'])}" if changes else "unchanged"
-        out.append(f"  {p['extras']} ({_venv_names(p)}): {counts}{_set_note(p)}")
-        out += [f"    {sign} {text}" for sign, text in changes]
+    out += [f"  {p['extras']} ({_venv_names(p)}): {_counts(p)}{_set_note(p)}" for p in r["packages"]]
+    changes = _change_lines(r)
+    if changes:
+        out += ["  each change once, with the venvs it reaches:"]
+        out += [f"    {sign} {text}  in {where}" for sign, text, where in changes]
     s = r["shared_builds"]
     out += ["", "Shared source builds (between warmed extras):"]
     out += [f"  + {x['package']}: {_shared_rows(x['new'])}" for x in s["gained"]]
@@ -154,6 +202,10 @@ def diff_text(r: dict) -> str:
     out += [f"  ~ {x['package']}: {_shared_change(x)}" for x in s["changed"]]
     if not any(s.values()):
         out.append("  unchanged")
+    c = r["conflicts"]
+    out += ["", f"Conflict groups: {c['old_count']} -> {c['new_count']}" if _conflicts_changed(c)
+            else f"Conflict groups: {c['new_count']} (unchanged)"]
+    out += [f"  + {g}" for g in c["added"]] + [f"  - {g}" for g in c["removed"]]
     out += ["", "Key versions:"]
     for k in r["key_versions"]:
         if k["name"] == "python":
@@ -174,7 +226,7 @@ def diff_markdown(r: dict) -> str:
     out = ["### NeMo-RL bump: what changes for the image", "",
            f"- OLD: {_cell(_side(r['old']))}", f"- NEW: {_cell(_side(r['new']))}",
            f"- Dockerfile: `{r['dockerfile']['path']}` ({len(r['dockerfile']['filters'])} prefetch filters)",
-           "", f"**{_headline(r['summary'])}**", ""]
+           "", f"**{_headline(r)}**", ""]
     for which in ("old", "new"):
         if r["dockerfile"]["problems"][which]:
             problem = _cell(r["dockerfile"]["problems"][which])
@@ -204,18 +256,24 @@ def diff_markdown(r: dict) -> str:
     out += [f"- removed `{x['path']}` ({_extras(x['extras'])})" for x in v["removed"]]
     if not v["added"] and not v["removed"]:
         out.append("The same venvs.")
+    builds = _build_lines(r)
+    out += ["", f"#### Source builds per prefetched venv: +{r['summary']['source_builds_gained']} "
+            f"-{r['summary']['source_builds_lost']} ~{r['summary']['source_builds_changed']}", ""]
+    out += [f"- {({'+': 'gained', '-': 'lost', '~': 'changed'})[sign]} `{_cell(text)}` in {_cell(where)}"
+            for sign, text, where in builds] or ["No source build gained, lost or changed (git, URL and path "
+                                                 "sources, sdists, editables)."]
     out += ["", "#### Packages per prefetched venv", "",
             "| extras | venvs | added | removed | re-versioned |", "|---|---|---|---|---|"]
-    details = []
     for p in r["packages"]:
         out.append(f"| `{p['extras']}`{_cell(_set_note(p))} | {_venv_names(p)} | {len(p['added'])} | "
                    f"{len(p['removed'])} | {len(p['changed'])} |")
-        if _pkg_lines(p):
-            details += [f"<details><summary><code>{p['extras']}</code> package changes</summary>", "", "```diff"]
-            details += [f"{sign} {text}".replace("~ ", "! ", 1) if sign == "~" else f"{sign} {text}"
-                        for sign, text in _pkg_lines(p)]
-            details += ["```", "", "</details>", ""]
-    out += [""] + details
+    changes = _change_lines(r)
+    out.append("")
+    if changes:   # `!` is how a diff block colours a changed line
+        out += [f"<details><summary>{len(changes)} package change(s), each once with the venvs it reaches"
+                "</summary>", "", "```diff"]
+        out += [f"{'!' if sign == '~' else sign} {text}  in {where}" for sign, text, where in changes]
+        out += ["```", "", "</details>", ""]
     s = r["shared_builds"]
     out += ["#### Shared source builds", ""]
     out += [f"- gained `{x['package']}`: {_shared_rows(x['new'])}" for x in s["gained"]]
@@ -223,6 +281,12 @@ def diff_markdown(r: dict) -> str:
     out += [f"- changed `{x['package']}`: {_shared_change(x)}" for x in s["changed"]]
     if not any(s.values()):
         out.append("The same source builds are shared.")
+    c = r["conflicts"]
+    out += ["", f"#### Conflict groups: {c['old_count']} -> {c['new_count']}" if _conflicts_changed(c)
+            else f"#### Conflict groups: {c['new_count']} (unchanged)", ""]
+    out += [f"- added `{_cell(g)}`" for g in c["added"]] + [f"- removed `{_cell(g)}`" for g in c["removed"]]
+    if not _conflicts_changed(c):
+        out.append("The same conflict groups.")
     out += ["", "#### Key versions", "", "| | OLD | NEW |", "|---|---|---|"]
     for k in r["key_versions"]:
         if k["name"] == "python":
