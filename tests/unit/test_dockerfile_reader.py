@@ -836,7 +836,8 @@ def test_backtick_fixture_facts():
         ("VENV_DIR", "/opt/ray_venvs", "base", 14),
         ("EXTRAS", None, "builder", 20),
     ]
-    assert {e.key: e.value for e in facts.envs_of("final")} == {"NEMO_RL_VENV_DIR": "${VENV_DIR}", "UV_LINK_MODE": "copy"}
+    assert {e.key: e.value for e in facts.envs_of("final")} == {"NEMO_RL_VENV_DIR": "/opt/ray_venvs", "UV_LINK_MODE": "copy"}
+    assert {e.key: e.raw for e in facts.envs_of("final")} == {"NEMO_RL_VENV_DIR": "${VENV_DIR}", "UV_LINK_MODE": None}
     assert [(w.extras, w.line) for w in facts.warm_syncs] == [(("vllm",), 24), (("fsdp",), 26)]
     assert facts.prefetch == PrefetchCall(("vllm.vllm_worker", "nemo_gym.NemoGym"), (), 28, filter_lines=(29, 30),
                                           script="tools/prefetch_venvs.py", stage="builder")
