@@ -72,6 +72,12 @@ class Snapshot(Record):
     packages: dict[str, SnapshotPackage]
     install_sets: dict[str, tuple[str, ...]]
     shared_builds: tuple[SharedBuildFact, ...]
+    requires_python: str | None = None            # pyproject's requires-python (else the lock's)
+    text: str = ""                                # the snapshot as read: where a fact is, for findings
+
+    def line_of(self, needle: str) -> int | None:
+        """The line of the snapshot where ``needle`` (a JSON string, quotes included) first appears."""
+        return _line_of(self.text, needle) if self.text else None
 
     def install_set(self, extras: Iterable[str] = ()) -> tuple[SnapshotPackage, ...]:
         key = combo_key(extras)
@@ -326,6 +332,8 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
             install_sets={k: tuple(v) for k, v in lock["install_sets"].items()},
             shared_builds=tuple(SharedBuildFact(key=s["package"], extras=tuple(s["extras"]))
                                 for s in lock["shared_builds"]),
+            requires_python=project.get("requires_python"),
+            text=text,
         )
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         # json keeps no positions; name the line of the field when it is there, else the first line
