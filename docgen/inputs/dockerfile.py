@@ -153,6 +153,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     not_prefetched, not_prefetched_notes = not_prefetched_list(lines)
     warm = [_warm_syncs(cmd, path) for cmd in shell]
     filters = {f for call in calls for f in call.filters}
+    mapping, mapping_notes = mapping_rows(lines, filters) if filters else ((), ())
     arg_facts, env_facts, scope_notes = resolve(syntax, path)   # after the scripts: an error there comes first
     return DockerfileFacts(
         path=path,
@@ -170,8 +171,9 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         prefetch_calls=calls,
         gym_prefetch=gym,
         pip_installs=tuple(p for ins, cmd in runs for p in _pip_installs(cmd, path, ins.comment)),
-        mapping=mapping_rows(lines, filters) if filters else (),
-        notes=tuple(n for _, found in warm for n in found) + verify_notes + not_prefetched_notes + scope_notes,
+        mapping=mapping,
+        notes=tuple(n for _, found in warm for n in found) + verify_notes + not_prefetched_notes + mapping_notes
+              + scope_notes,
     )
 
 
