@@ -145,15 +145,23 @@ def not_prefetched_list(lines: list[str]) -> tuple[NotPrefetchedList | None, tup
             text += " " + more  # prose wrapped over several comment lines
             i += 1
         while i < len(lines) and (entry := _NOT_PREFETCHED_ENTRY.match(lines[i])):
-            reason = _entry_reason(entry.group(2).strip())
+            column = entry.start(1)
+            rest = entry.group(2).strip()
+            i += 1
+            while i < len(lines) and _continues_entry(lines[i], column):
+                rest += " " + lines[i].lstrip()[1:].strip()   # a reason wrapped onto the next comment line
+                i += 1
+            reason = _entry_reason(rest)
             if reason is None:
-                notes.append(Note(i + 1, "not-prefetched-list", "entry is not '<actor>: <reason>' or "
-                                  f"'<actor> - <reason>'; read as the actor with that reason: {lines[i].strip()!r}"))
-                actors.append((entry.group(1), entry.group(2).strip().strip("()").strip()))
+                notes.append(Note(i, "not-prefetched-list", "entry is not '<actor>: <reason>' or "
+                                  f"'<actor> - <reason>'; read as the actor with that reason: {rest!r}"))
+                actors.append((entry.group(1), rest.strip("()").strip()))
             else:
                 actors.append((entry.group(1), reason.strip()))
             block_entries += 1
-            i += 1
+        if block_entries and i < len(lines) and (odd := _ODD_ENTRY.match(lines[i])):
+            notes.append(Note(i + 1, "not-prefetched-list", f"comment line right below the `# Not prefetched` "
+                              f"entries reads like an entry but names no actor FQN ({odd.group(1)!r}); left out"))
         if text:
             prose.append(text)
         elif not block_entries:
@@ -161,6 +169,22 @@ def not_prefetched_list(lines: list[str]) -> tuple[NotPrefetchedList | None, tup
     if first is None:
         return None, ()
     return NotPrefetchedList(tuple(actors), first, " ".join(prose)), tuple(notes)
+
+
+# A comment line shaped like an entry (`#   Name: reason`) whose name is no dotted FQN.
+_ODD_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_][\w-]*):\s+\S")
+
+
+def _continues_entry(line: str, column: int) -> bool:
+    """A comment line below an entry that carries on its reason: its text starts right of the entry's
+    FQN, and it is no entry itself."""
+    if not is_comment(line):
+        return False
+    entry = _NOT_PREFETCHED_ENTRY.match(line)
+    if entry and entry.start(1) <= column:
+        return False
+    body = line.lstrip()[1:].lstrip()
+    return bool(body) and len(line) - len(body) > column
 
 
 def _entry_reason(rest: str) -> str | None:
