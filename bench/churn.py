@@ -66,7 +66,7 @@ def add_cuda_arch(root: Path) -> str:
     m = re.search(r'^ARG TORCH_CUDA_ARCH_LIST="([^"]*)"$', text, re.M)
     if not m:
         raise SystemExit(f'{path}: no ARG TORCH_CUDA_ARCH_LIST="..." line')
-    new = f"8.0 {m[1]}"
+    new = f"{m[1]} 12.0"   # a newer architecture: the floor (the highest minimum of the arch lists) stays
     path.write_text(text[: m.start()] + f'ARG TORCH_CUDA_ARCH_LIST="{new}"' + text[m.end():])
     return f"TORCH_CUDA_ARCH_LIST {m[1]!r} -> {new!r}"
 

@@ -27,7 +27,7 @@ def no_engine(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("change, needle, moved", [
     ("uv", "0.11.", "Dockerfile"),
-    ("cuda-arch", "8.0", "Dockerfile"),
+    ("cuda-arch", "12.0", "Dockerfile"),
     ("snapshot", "ray", "NeMo-RL snapshot"),
 ])
 def test_a_change_ends_green_and_changes_only_lines_with_content(change, needle, moved, tmp_path):

@@ -48,7 +48,8 @@ def _observed(name: str) -> dict:
     assert inventory.returncode == 0 and "Traceback" not in inventory.stderr, inventory.stderr
     lint = docgen("lint", "--format", "json", *_cli_args(name), cwd=cwd)
     assert lint.returncode in (0, 1) and "Traceback" not in lint.stderr, lint.stderr
-    findings = [[f["check"], f["line"], f["message"]] for f in json.loads(lint.stdout)["findings"]]
+    # a cross-input finding names the snapshot's side as given (an absolute path here): pinned relative
+    findings = [[f["check"], f["line"], f["message"].replace(f"{ROOT}/", "")] for f in json.loads(lint.stdout)["findings"]]
     assert (lint.returncode == 1) == bool(findings)
     return {"inventory": json.loads(inventory.stdout), "lint": findings}
 
@@ -108,8 +109,11 @@ def test_older_shape_without_automodel_and_mcore():
     assert [f["filter"] for f in inventory["filters"]] == [
         "dtensor_policy_worker.DTensorPolicyWorker", "vllm_worker.VllmGenerationWorker", "sync_rollout_actor.SyncRolloutActor"]
     assert inventory["counts"]["venvs"] == 3 and inventory["shared_builds"] == [] and inventory["gym_venvs"] == []
-    # the `for fqn in` loop is read as the verification loop; the absent not-prefetched list is a finding
-    assert [check for check, _, _ in _expected("older-three-filters")["lint"]] == ["not-prefetched-list"]
+    # the `for fqn in` loop is read as the verification loop; the absent not-prefetched list is a finding,
+    # and so is its CUDA 12 base image under this snapshot's cu130 torch (each side with its line)
+    lint = _expected("older-three-filters")["lint"]
+    assert [check for check, _, _ in lint] == ["cuda-vs-wheels", "not-prefetched-list"]
+    assert lint[0][1] == 4 and "CUDA 12" in lint[0][2] and f"({SNAPSHOT.relative_to(ROOT)}:" in lint[0][2]
 
 
 def test_split_calls_union_and_gym_on_by_default():

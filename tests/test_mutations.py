@@ -403,7 +403,8 @@ MUTATIONS = [
              ("paths.checkout", "py-executables"), gone=("/opt/nemo-rl",)),
     Mutation("change the CUDA arch defaults",
              edit(DOCKERFILE, 'ARG TORCH_CUDA_ARCH_LIST="9.0 10.0"', 'ARG TORCH_CUDA_ARCH_LIST="8.0 9.0 10.0"'),
-             ("cuda_arch.floor",), gone=("compute capability 9.0", "Hopper, and newer", "`9.0 10.0`")),
+             # the floor is the highest of the lists' minima: TE still starts at 9.0, so 8.0 is a finding
+             ("[arch-floor]", "compiles for 8.0"), gone=("`9.0 10.0`",), still=("arch-floor",)),
     Mutation("change the TE arch list", edit(DOCKERFILE, 'ARG NVTE_CUDA_ARCHS="90;100"', 'ARG NVTE_CUDA_ARCHS="90;100;120"'),
              ("build-options",), gone=("`90;100`",)),
     Mutation("change the uv version", edit(DOCKERFILE, "ARG UV_VERSION=0.11.33", "ARG UV_VERSION=0.12.0"),
@@ -544,7 +545,8 @@ MUTATIONS = [
     Mutation("TE build threads change", edit(DOCKERFILE, "ARG NVTE_BUILD_THREADS_PER_JOB=2", "ARG NVTE_BUILD_THREADS_PER_JOB=4"),
              ("NVTE_BUILD_THREADS_PER_JOB 2 -> 4", "build-options")),
     Mutation("the torch arch list drops Hopper", edit(DOCKERFILE, 'ARG TORCH_CUDA_ARCH_LIST="9.0 10.0"', 'ARG TORCH_CUDA_ARCH_LIST="10.0"'),
-             ("TORCH_CUDA_ARCH_LIST 9.0 10.0 -> 10.0", "cuda_arch.floor"), gone=("compute capability 9.0",)),
+             ("TORCH_CUDA_ARCH_LIST 9.0 10.0 -> 10.0", "cuda_arch.floor", "[arch-floor]"), gone=("compute capability 9.0",),
+             still=("arch-floor",)),
     Mutation("a driver-venv install is added",
              edit(DOCKERFILE, DRIVER_INSTALL, DRIVER_INSTALL + 'uv pip install --python "${UV_PROJECT_ENVIRONMENT}/bin/python" "wandb==0.25.1"   # experiment tracking\n'),
              ("driver_installs 1 -> 2", "driver-installs")),
@@ -601,22 +603,16 @@ def test_the_unmutated_copy_is_clean_and_checks_the_same_twice(tmp_path: Path):
     assert run("check", "--root", str(root)) == (0, run("check", "--root", str(root))[1])
 
 
-# Issue 22's classes that `check` does not catch yet (the cross-input and meaning rules other branches add):
+# Issue 22's classes that `check` does not catch yet (the meaning rules; the cross-input ones are in CROSS_MUTATIONS):
 # each fails today, and strict xfail turns green-by-accident into a failure, so the marker must go (and the
 # names be set to the new rule's words) when the rule lands.
 PENDING_ISSUE_22 = [
-    Mutation("requires-python is raised past the Dockerfile's Python", snapshot_json(_requires_python(">=3.14,<3.15")),
-             ("requires-python", "PYTHON_VERSION")),
     Mutation("a page hand-writes the build uid", edit("docs/index.md", HEADING, HEADING + "\nThe build user is uid 2000.\n"),
              ("[prose]", "build.uid"), still=("prose",)),
     Mutation("the build UID changes under a hand-typed uid", edit(DOCKERFILE, "ARG BUILD_UID=2000", "ARG BUILD_UID=3000"),
              ("BUILD_UID 2000 -> 3000",), gone=("(uid 2000)",)),
-    Mutation("the TE arch list alone is trimmed to Blackwell", edit(DOCKERFILE, 'ARG NVTE_CUDA_ARCHS="90;100"', 'ARG NVTE_CUDA_ARCHS="100"'),
-             ("cuda_arch.floor",), gone=("compute capability 9.0",)),
     Mutation("TE becomes a prebuilt wheel under a comment that builds it", snapshot_json(_wheel(TE_KEY)),
              ("[warm-order]", "transformer-engine"), still=("warm-order",)),
-    Mutation("a CUDA 12 base image under cu130 wheels", edit(DOCKERFILE, "26.07-cuda13.3", "25.05-cuda12.9"),
-             ("cu130",)),
 ]
 
 
@@ -691,3 +687,111 @@ def test_an_allow_marker_without_a_reason_is_bad_input_and_changes_nothing(tmp_p
     assert {p: p.read_bytes() for p in (root / "docs").rglob("*") if p.is_file()} == before
     page.write_text(page.read_text().replace("<!-- docgen:allow -->", "<!-- docgen:allow an example count -->"))
     assert run("check", "--root", str(root))[0] == 0
+
+
+# ================================================================================================
+# Issue 22 (points 1-3): inputs held to each other, ARG/ENV values expanded, comments read whole.
+# Each case: `check` exits 1 before `write`; after `write` no page states the old fact, and what remains
+# is only the finding that names the inconsistent input (fixed by editing that input, not the docs).
+# ================================================================================================
+
+BASE_IMAGE_LINE = "ARG BASE_IMAGE=nvcr.io/nvidia/cuda-dl-base:26.07-cuda13.3-devel-ubuntu24.04"
+PIN_COMMENT = "# Pin the interpreter for every later uv call, and never download another one at run time.\n"
+VENV_ENV = "    NEMO_RL_VENV_DIR=/opt/ray_venvs \\\n"
+PREFETCH_RUN = "RUN --mount=type=secret,id=cacert,mode=0444 <<\"EOF\" bash -exu -o pipefail\numask 022\nif [ -f /run/secrets/cacert ]; then export SSL_CERT_FILE=/run/secrets/cacert; fi\nexport UV_LINK_MODE=symlink\n# Eight filters"
+
+
+def _mapping_block(megatron_extra: str = "mcore", close: str = ")") -> str:
+    """The `filter -> extra (why)` comment of a real production version: 3 of 8 rows wrap their reason."""
+    return (
+        "# The per-filter mapping (which extra each filter's venvs get):\n"
+        "#   filter                                          -> extra      (why)\n"
+        "#   dtensor_policy_worker.DTensorPolicyWorker       -> fsdp       (FSDP1 policy)\n"
+        "#   dtensor_policy_worker_v2.DTensorPolicyWorkerV2  -> automodel  (FSDP2 policy; builds TE once,\n"
+        "#                                                                  shared with mcore)\n"
+        f"#   megatron_policy_worker.MegatronPolicyWorker     -> {megatron_extra:<10} (Megatron policy,\n"
+        f"#                                                                  reuses the TE wheel{close}\n"
+        "#   vllm.vllm_worker                                -> vllm       (sync and async generation)\n"
+        "#   sync_rollout_actor.SyncRolloutActor             -> vllm       (rollouts) in the vllm venv\n"
+        "#   nemo_gym.NemoGym                                -> nemo_gym   (Gym bridge: the\n"
+        "#                                                                  environment side)\n"
+        "#   nemo_gym_actor.SandboxedGymActor                -> nemo_gym   (sandboxed Gym)\n"
+        "#   broker_actor.SandboxEpisodeBrokerActor          -> nemo_gym   (episode broker)\n"
+    )
+
+
+def _plant_mapping(**kwargs) -> Callable[[Path], None]:
+    return edit(DOCKERFILE, "# Not prefetched (uv actors", _mapping_block(**kwargs) + "\n# Not prefetched (uv actors")
+
+
+def _requires_python(spec: str) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        data["project"]["requires_python"] = spec
+    return change
+
+
+def _move_nemo_gym_to_vllm(data: dict) -> None:
+    for actor in data["registry"]["actors"]:
+        if actor["actor"] == "nemo_rl.environments.nemo_gym.NemoGym":
+            actor["command"] = actor["command"].replace("--extra nemo_gym", "--extra vllm")
+
+
+CROSS_MUTATIONS = [
+    # ---- inputs against each other (22.1)
+    Mutation("NeMo-RL raises requires-python past the Dockerfile's Python",
+             snapshot_json(_requires_python(">=3.14")),
+             ("[python-vs-requires]", "ARG PYTHON_VERSION=3.13.14", "requires-python >=3.14", "snapshot/nemo-rl.json:"),
+             still=("python-vs-requires",)),
+    Mutation("the Dockerfile's Python drops below requires-python",
+             edit(DOCKERFILE, "ARG PYTHON_VERSION=3.13.14", "ARG PYTHON_VERSION=3.13.12"),
+             ("[python-vs-requires]", "python.version"), gone=("3.13.14",), still=("python-vs-requires",)),
+    Mutation("a CUDA 12 base image under cu130 wheels",
+             edit(DOCKERFILE, BASE_IMAGE_LINE, BASE_IMAGE_LINE.replace("26.07-cuda13.3", "25.03-cuda12.8")),
+             ("[cuda-vs-wheels]", "CUDA 12", "torch 2.11.0+cu130"), gone=("26.07-cuda13.3",),
+             still=("cuda-vs-wheels",)),
+    Mutation("the lock moves torch to cu128 under a CUDA 13 base",
+             edit(SNAPSHOT, "2.11.0+cu130", "2.11.0+cu128", count=0),
+             ("[cuda-vs-wheels]", "built for CUDA 12 (cu128)"), gone=("2.11.0+cu130",), still=("cuda-vs-wheels",)),
+    Mutation("NVTE_CUDA_ARCHS trimmed to Blackwell",
+             edit(DOCKERFILE, 'ARG NVTE_CUDA_ARCHS="90;100"', 'ARG NVTE_CUDA_ARCHS="100"'),
+             ("[arch-floor]", "cuda_arch.floor", "TORCH_CUDA_ARCH_LIST='9.0 10.0' compiles for 9.0"),
+             gone=("compute capability 9.0", "`90;100`"), still=("arch-floor",)),
+    Mutation("both arch lists trimmed to Blackwell",
+             edits(edit(DOCKERFILE, 'ARG NVTE_CUDA_ARCHS="90;100"', 'ARG NVTE_CUDA_ARCHS="100"'),
+                   edit(DOCKERFILE, 'ARG TORCH_CUDA_ARCH_LIST="9.0 10.0"', 'ARG TORCH_CUDA_ARCH_LIST="10.0"')),
+             ("cuda_arch.floor",), gone=("compute capability 9.0", "`9.0 10.0`")),
+    Mutation("the venv directory moves into an ARG, RUN steps still hard-code it",
+             edits(edit(DOCKERFILE, PIN_COMMENT, "# Where the actor venvs live.\nARG RAY_VENV_DIR=/opt/ray_venvs\n" + PIN_COMMENT),
+                   edit(DOCKERFILE, VENV_ENV, "    NEMO_RL_VENV_DIR=${RAY_VENV_DIR} \\\n")),
+             ("[hard-coded-path]", "RUN hard-codes /opt/ray_venvs", "use ${NEMO_RL_VENV_DIR}"),
+             planted=("${RAY_VENV_DIR}",), still=("hard-coded-path",)),
+    # ---- ARG/ENV values expanded where the model uses them (22.2)
+    Mutation("the venv directory moves into an ARG with a new value",
+             edits(edit(DOCKERFILE, PIN_COMMENT, "# Where the actor venvs live.\nARG RAY_VENV_DIR=/opt/actor_venvs\n" + PIN_COMMENT),
+                   edit(DOCKERFILE, VENV_ENV, "    NEMO_RL_VENV_DIR=${RAY_VENV_DIR} \\\n"),
+                   edit(DOCKERFILE, "/opt/ray_venvs", "/opt/actor_venvs", count=0)),
+             ("console-venvs", "paths.venv_dir", "[hard-coded-path]"),
+             gone=("/opt/ray_venvs",), planted=("${RAY_VENV_DIR}",), still=("hard-coded-path",)),
+    Mutation("the venv directory in a global ARG the stage never redeclares",
+             edits(edit(DOCKERFILE, "ARG RUNTIME_GID=1000\n", "ARG RUNTIME_GID=1000\n# Where the actor venvs live.\nARG RAY_VENV_DIR=/opt/ray_venvs\n"),
+                   edit(DOCKERFILE, VENV_ENV, "    NEMO_RL_VENV_DIR=${RAY_VENV_DIR} \\\n")),
+             ("[unresolved-variable]", "bare `ARG RAY_VENV_DIR`"),
+             planted=("${RAY_VENV_DIR}",), still=("unresolved-variable", "hard-coded-path", "verify-list")),
+    # ---- comments read whole (22.3)
+    Mutation("a wrong extra planted on a wrapped mapping row",
+             _plant_mapping(megatron_extra="automodel"),
+             ("[mapping-comment]", "'megatron_policy_worker.MegatronPolicyWorker' to 'automodel'"),
+             still=("mapping-comment",)),
+    Mutation("a wrapped mapping row whose parenthesis never closes",
+             _plant_mapping(close=""),
+             ("[mapping-comment]", "never closed"), still=("mapping-comment",)),
+    Mutation("NemoGym moves to the vllm extra while the mapping row still says nemo_gym",
+             edits(_plant_mapping(), snapshot_json(_move_nemo_gym_to_vllm)),
+             ("[mapping-comment]", "'nemo_gym.NemoGym'"),
+             still=("mapping-comment", "not-prefetched-reason")),
+]
+
+
+@pytest.mark.parametrize("mutation", CROSS_MUTATIONS, ids=[m.name for m in CROSS_MUTATIONS])
+def test_cross_input_mutation(mutation: Mutation, tmp_path: Path):
+    test_mutation(mutation, tmp_path)

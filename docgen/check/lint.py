@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
+from docgen.model.cross import arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement
 from docgen.names import normalize
 from docgen.render.values import number_word
 
@@ -236,6 +237,33 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
     return found
 
 
+# ------------------------------------------------------------------------------------- inputs vs inputs
+
+def check_cross_inputs(model: "ImageModel") -> list[Finding]:
+    """One fact two inputs state, held to both (issue 22): Python against requires-python, the base
+    image's CUDA against the wheels' CUDA builds, every arch list against the floor the docs state, a
+    path a RUN spells out against the build ARG that holds it. Each names the other side's file:line."""
+    path = model.dockerfile.path
+    return [Finding(path, m.line, m.check, f"{m.message} ({m.other})")
+            for m in (*python_requirement(model), *cuda_mismatches(model), *arch_mismatches(model),
+                      *hard_coded_paths(model))]
+
+
+def check_unresolved_paths(model: "ImageModel") -> list[Finding]:
+    """A directory the pages state must be a real path: a reference left in it (a name only the base
+    image could set) would reach every page as a placeholder."""
+    path = model.dockerfile.path
+    found = []
+    for what, key, value in (("the actor venv directory", "NEMO_RL_VENV_DIR", model.venv_dir),
+                             *(("the Gym venv directory", "NEMO_GYM_VENV_DIR", g.venv_dir) for g in model.gym[:1])):
+        if "$" in value:
+            env = next((e for e in reversed(model.dockerfile.envs) if e.key == key), None)
+            found.append(Finding(path, env.line if env else None, "unresolved-variable",
+                                 f"{what} {key}={value} names a variable no ARG or ENV of the Dockerfile sets "
+                                 "in that stage: docgen cannot state the path"))
+    return found
+
+
 # ------------------------------------------------------------------------------------------- warm order
 
 def check_warm_order(model: "ImageModel") -> list[Finding]:
@@ -295,6 +323,8 @@ def lint(model: "ImageModel") -> list[Finding]:
         *check_prefetch_present(model),
         *check_reader_notes(model),
         *check_provenance(model),
+        *check_cross_inputs(model),
+        *check_unresolved_paths(model),
         *check_mapping_comment(model),
         *check_gym_arg_scope(model),
         *check_filters_match(model),

@@ -69,7 +69,7 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
                          f"required: unknown generator(s) {', '.join(required_unknown)}")
     dockerfile_text = read_input(project.dockerfile, "the Dockerfile", newline="")
     model = build_model(parse_dockerfile(dockerfile_text, project.display(project.dockerfile)),
-                        load_snapshot(project.snapshot))
+                        load_snapshot(project.snapshot, shown=project.display(project.snapshot)))
     explicit = bool(paths)
     page_paths = [Path.cwd() / p for p in paths] if explicit else project.page_paths()
     params = {name: g.params for name, g in GENERATORS.items()}

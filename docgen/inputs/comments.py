@@ -145,15 +145,23 @@ def not_prefetched_list(lines: list[str]) -> tuple[NotPrefetchedList | None, tup
             text += " " + more  # prose wrapped over several comment lines
             i += 1
         while i < len(lines) and (entry := _NOT_PREFETCHED_ENTRY.match(lines[i])):
-            reason = _entry_reason(entry.group(2).strip())
+            column = entry.start(1)
+            rest = entry.group(2).strip()
+            i += 1
+            while i < len(lines) and _continues_entry(lines[i], column):
+                rest += " " + lines[i].lstrip()[1:].strip()   # a reason wrapped onto the next comment line
+                i += 1
+            reason = _entry_reason(rest)
             if reason is None:
-                notes.append(Note(i + 1, "not-prefetched-list", "entry is not '<actor>: <reason>' or "
-                                  f"'<actor> - <reason>'; read as the actor with that reason: {lines[i].strip()!r}"))
-                actors.append((entry.group(1), entry.group(2).strip().strip("()").strip()))
+                notes.append(Note(i, "not-prefetched-list", "entry is not '<actor>: <reason>' or "
+                                  f"'<actor> - <reason>'; read as the actor with that reason: {rest!r}"))
+                actors.append((entry.group(1), rest.strip("()").strip()))
             else:
                 actors.append((entry.group(1), reason.strip()))
             block_entries += 1
-            i += 1
+        if block_entries and i < len(lines) and (odd := _ODD_ENTRY.match(lines[i])):
+            notes.append(Note(i + 1, "not-prefetched-list", f"comment line right below the `# Not prefetched` "
+                              f"entries reads like an entry but names no actor FQN ({odd.group(1)!r}); left out"))
         if text:
             prose.append(text)
         elif not block_entries:
@@ -161,6 +169,22 @@ def not_prefetched_list(lines: list[str]) -> tuple[NotPrefetchedList | None, tup
     if first is None:
         return None, ()
     return NotPrefetchedList(tuple(actors), first, " ".join(prose)), tuple(notes)
+
+
+# A comment line shaped like an entry (`#   Name: reason`) whose name is no dotted FQN.
+_ODD_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_][\w-]*):\s+\S")
+
+
+def _continues_entry(line: str, column: int) -> bool:
+    """A comment line below an entry that carries on its reason: its text starts right of the entry's
+    FQN, and it is no entry itself."""
+    if not is_comment(line):
+        return False
+    entry = _NOT_PREFETCHED_ENTRY.match(line)
+    if entry and entry.start(1) <= column:
+        return False
+    body = line.lstrip()[1:].lstrip()
+    return bool(body) and len(line) - len(body) > column
 
 
 def _entry_reason(rest: str) -> str | None:
@@ -173,14 +197,72 @@ def _entry_reason(rest: str) -> str | None:
     return None
 
 
-# `#   <filter>   -> <extra>   (why)`: one row of a comment table mapping prefetch filters to extras.
-_MAPPING_ROW = re.compile(r"\s*#\s*(\S+)\s+->\s+([^\s(]+)\s*(?:\((.*)\))?\s*")
+# `#   <filter>   -> <extra>   (why)`: one row of a comment table mapping prefetch filters to extras. The
+# reason may wrap onto the indented comment lines below the row, and text may follow its `)`.
+_MAPPING_ROW = re.compile(r"\s*#\s*(\S+)\s+->\s+(.*?)\s*")
+_FILTER_LIKE = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+")
 
 
-def mapping_rows(lines: list[str], filters: set[str]) -> tuple[MappingRow, ...]:
-    """Rows whose left side is one of the prefetch filters (a header row or prose arrow is not one)."""
-    rows = []
-    for number, line in enumerate(lines, 1):
-        if (match := _MAPPING_ROW.fullmatch(line)) and match.group(1) in filters:
-            rows.append(MappingRow(match.group(1), match.group(2), (match.group(3) or "").strip(), number))
-    return tuple(rows)
+def mapping_rows(lines: list[str], filters: set[str]) -> tuple[tuple[MappingRow, ...], tuple[Note, ...]]:
+    """Rows whose left side is one of the prefetch filters (a header row or prose arrow is not one), each
+    read whole: its reason continues on the comment lines below it whose text starts right of the row's `->`.
+    A row that names something shaped like a filter but no prefetch filter, or whose `(` never closes, is
+    a note: no row is read in part without a word."""
+    rows: list[MappingRow] = []
+    notes: list[Note] = []
+    number = 0
+    while number < len(lines):
+        line = lines[number]
+        number += 1
+        match = _MAPPING_ROW.fullmatch(line)
+        if match is None or not is_comment(line):
+            continue
+        left, rest = match.group(1), match.group(2)
+        arrow = line.index("->", match.end(1))
+        if left not in filters:
+            if _FILTER_LIKE.fullmatch(left):
+                notes.append(Note(number, "mapping-comment", f"comment row maps {left!r}, which is no prefetch "
+                                  f"filter; docgen cannot check it against the registry: {line.strip()!r}"))
+            continue
+        row_line = number
+        while number < len(lines) and _continues_row(lines[number], arrow):
+            rest += " " + lines[number].lstrip()[1:].strip()
+            number += 1
+        extra, _, why = rest.partition(" ") if not rest.startswith("(") else ("", "", rest)
+        extra, why = extra.strip(), why.strip()
+        if "(" in extra:                      # `vllm(why)`: the reason starts inside the extra's word
+            extra, _, more = extra.partition("(")
+            why = "(" + more + (" " + why if why else "")
+        if not extra:
+            notes.append(Note(row_line, "mapping-comment", f"comment row for filter {left!r} names no extra after "
+                              f"`->`; left unread: {line.strip()!r}"))
+            continue
+        reason, problem = _row_reason(why)
+        if problem:
+            notes.append(Note(row_line, "mapping-comment", f"comment row for filter {left!r}: {problem}; read "
+                              f"as extra {extra!r} with the reason {reason!r}"))
+        rows.append(MappingRow(left, extra, reason, row_line))
+    return tuple(rows), tuple(notes)
+
+
+def _continues_row(line: str, arrow: int) -> bool:
+    """A comment line below a row that carries on its reason: its text starts right of the row's `->`
+    (under the extra or the reason), and it is no row itself."""
+    if not is_comment(line):
+        return False
+    body = line.lstrip()[1:].lstrip()
+    return bool(body) and len(line) - len(body) > arrow and " -> " not in body
+
+
+def _row_reason(why: str) -> tuple[str, str | None]:
+    """The reason of a row: `(why)`, `(why) more` (the text after the `)` belongs to it) or bare text;
+    with what is wrong when the parenthesis never closes."""
+    if not why.startswith("("):
+        return why, None
+    depth = 0
+    for index, char in enumerate(why):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            inner, after = why[1:index].strip(), why[index + 1:].strip()
+            return (f"{inner} {after}" if inner and after else inner or after), None
+    return why[1:].strip(), "its `(` is never closed"

@@ -29,11 +29,11 @@ from docgen.errors import InputError
 from docgen.inputs.comments import (
     CountStatement, MappingRow, Note, NotPrefetchedList, count_statement, mapping_rows, mixed_extras, not_prefetched_list,
 )
+from docgen.inputs.scope import resolve
 from docgen.inputs.scripts import ShellCommand, after, after_located, command_words, loop_values, shell_commands
 from docgen.inputs.shellwords import variable_name, variables
 from docgen.inputs.syntax import (
-    HEREDOC_KEYWORDS, KEYWORDS, Arg, EnvVar, Heredoc, Instruction, Stage, args, envs, parse_syntax, split_lines,
-    stage_label,
+    HEREDOC_KEYWORDS, KEYWORDS, Arg, EnvVar, Heredoc, Instruction, Stage, parse_syntax, split_lines, stage_label,
 )
 from docgen.io import read_input
 
@@ -153,13 +153,15 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     not_prefetched, not_prefetched_notes = not_prefetched_list(lines)
     warm = [_warm_syncs(cmd, path) for cmd in shell]
     filters = {f for call in calls for f in call.filters}
+    mapping, mapping_notes = mapping_rows(lines, filters) if filters else ((), ())
+    arg_facts, env_facts, scope_notes = resolve(syntax, path)   # after the scripts: an error there comes first
     return DockerfileFacts(
         path=path,
         syntax_directive=syntax.syntax_directive,
         instructions=instructions,
         stages=syntax.stages,
-        args=args(syntax, path),      # after the scripts: an error there is reported first, as it always was
-        envs=envs(syntax, path),
+        args=arg_facts,
+        envs=env_facts,
         warm_syncs=tuple(w for syncs, _ in warm for w in syncs),
         prefetch=calls[0] if calls else None,
         verify=verify,
@@ -169,8 +171,9 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         prefetch_calls=calls,
         gym_prefetch=gym,
         pip_installs=tuple(p for ins, cmd in runs for p in _pip_installs(cmd, path, ins.comment)),
-        mapping=mapping_rows(lines, filters) if filters else (),
-        notes=tuple(n for _, found in warm for n in found) + verify_notes + not_prefetched_notes,
+        mapping=mapping,
+        notes=tuple(n for _, found in warm for n in found) + verify_notes + not_prefetched_notes + mapping_notes
+              + scope_notes,
     )
 
 

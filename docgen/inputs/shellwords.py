@@ -139,3 +139,79 @@ def heredoc_name(word: str) -> str | None:
     except ValueError:
         return None
     return words[0][0] if words else None
+
+
+# BuildKit's expansion of an instruction's words (ARG, ENV, FROM, USER, WORKDIR, ...): `$NAME`, `${NAME}`,
+# `${NAME:-word}` / `${NAME-word}` (word when unset, `:` also when empty), `${NAME:+word}` / `${NAME+word}`
+# (word when set, `:` only when not empty), `${NAME:?msg}` / `${NAME?msg}`. Nothing is expanded inside
+# single quotes, nor after the escape character.
+_EXPANSION = {
+    "\\": re.compile(r"\\.|\$\{(?P<braced>\w+)(?P<op>:?[-+?])?(?P<word>[^}]*)\}|\$(?P<bare>\w+)", re.DOTALL),
+    "`": re.compile(r"`.|\$\{(?P<braced>\w+)(?P<op>:?[-+?])?(?P<word>[^}]*)\}|\$(?P<bare>\w+)", re.DOTALL),
+}
+
+
+def expand_references(text: str, lookup, escape: str = "\\") -> tuple[str, tuple[str, ...]]:
+    """``text`` with every reference replaced by BuildKit's rules; ``lookup(name)`` is the value in scope,
+    None when the name is not set. Returns the text and the names that could not be resolved (unset and
+    without a default form); an unresolved reference is left as written."""
+    unresolved: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group("braced") or match.group("bare")
+        if name is None:
+            return match.group(0)   # an escaped character: left for the unquoting
+        op, word = match.group("op"), match.group("word") or ""
+        if match.group("braced") and op is None and word:
+            return match.group(0)   # a form BuildKit's older frontends reject (`${X#pat}`): left as written
+        value = lookup(name)
+        if op is None:
+            if value is None:
+                unresolved.append(name)
+                return match.group(0)
+            return value
+        empty_counts = op.startswith(":")
+        is_set = value is not None and (value != "" or not empty_counts)
+        kind = op[-1]
+        if kind == "-":
+            return value if is_set else expand_references(word, lookup, escape)[0]
+        if kind == "+":
+            return expand_references(word, lookup, escape)[0] if is_set else ""
+        if not is_set:               # `?`: BuildKit fails the build with the message
+            unresolved.append(name)
+            return match.group(0)
+        return value
+
+    if "$" not in text:
+        return text, ()
+    return _EXPANSION["`" if escape == "`" else "\\"].sub(one, text), tuple(dict.fromkeys(unresolved))
+
+
+def split_expanded(text: str, lookup, escape: str = "\\") -> tuple[list[tuple[str, int]], tuple[str, ...]]:
+    """`split_words` of an instruction's text (the Dockerfile's escape character), each word expanded as
+    BuildKit expands it: unquoted and double-quoted text is expanded, single-quoted text is not. Returns the
+    words and the names that could not be resolved. Raises ValueError for an open quote."""
+    words: list[tuple[str, int]] = []
+    parts: list[str] = []
+    unresolved: list[str] = []
+    start = 0
+    for kind, begin, end in _chunks(text, 0, escape):
+        if kind == "space":
+            if parts:
+                words.append(("".join(parts), start))
+                parts = []
+            continue
+        if kind == "open":
+            if text[begin] == escape:
+                continue
+            raise ValueError("No closing quotation")
+        if not parts:
+            start = begin
+        chunk = text[begin:end]
+        if kind in ("plain", "dq", "hash", "op"):
+            chunk, missing = expand_references(chunk, lookup, escape)
+            unresolved += missing
+        parts.append(_unquote(kind, chunk, escape))
+    if parts:
+        words.append(("".join(parts), start))
+    return words, tuple(dict.fromkeys(unresolved))

@@ -12,7 +12,7 @@ import re
 from typing import NamedTuple
 
 from docgen.errors import InputError
-from docgen.inputs.shellwords import heredoc_name, shell_words, split_words
+from docgen.inputs.shellwords import heredoc_name, shell_words
 
 KEYWORDS = frozenset(
     "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN SHELL "
@@ -59,13 +59,15 @@ class Arg(NamedTuple):
     stage: str | None
     line: int
     comment: str
+    raw: str | None = None      # the default as written, when expansion changed it (`default` is expanded)
 
 
 class EnvVar(NamedTuple):
     key: str
-    value: str
+    value: str                  # expanded as BuildKit expands it (docgen.inputs.scope)
     stage: str | None
     line: int
+    raw: str | None = None      # the value as written, when expansion changed it
 
 
 class Syntax(NamedTuple):
@@ -84,16 +86,6 @@ def parse_syntax(text: str, path: str) -> Syntax:
     if not stages:  # BuildKit builds nothing from it: "dockerfile contains no stages to build"
         raise InputError(path, len(lines) or None, "no FROM instruction: the Dockerfile contains no stages to build")
     return Syntax(lines, escape, syntax_line, instructions, stages)
-
-
-def args(syntax: Syntax, path: str) -> tuple[Arg, ...]:
-    """Every ARG's names and defaults, in file order."""
-    return tuple(a for ins in syntax.instructions if ins.keyword == "ARG" for a in _args(ins, path, syntax.escape))
-
-
-def envs(syntax: Syntax, path: str) -> tuple[EnvVar, ...]:
-    """Every ENV's keys and values, in file order."""
-    return tuple(e for ins in syntax.instructions if ins.keyword == "ENV" for e in _envs(ins, path, syntax.escape))
 
 
 def split_lines(text: str) -> list[str]:
@@ -273,41 +265,3 @@ def _from(ins: Instruction, path: str) -> tuple[str | None, str]:
     if len(words) != 1:
         raise InputError(path, ins.start_line, "FROM expects 'image [AS name]'")
     return None, words[0]
-
-
-def _words(ins: Instruction, path: str, escape: str) -> list[str]:
-    """The instruction's words as BuildKit's lexer reads them, with the Dockerfile's escape character."""
-    try:
-        return [word for word, _ in split_words(ins.args, operators=False, escape=escape)]
-    except ValueError as exc:
-        raise InputError(path, ins.start_line, f"{ins.keyword}: cannot split {ins.args!r}: {exc}") from None
-
-
-def _args(ins: Instruction, path: str, escape: str) -> list[Arg]:
-    words = _words(ins, path, escape)
-    if not words:
-        raise InputError(path, ins.start_line, "ARG without a name")
-    found = []
-    for word in words:
-        name, has_default, default = word.partition("=")
-        if not name:
-            raise InputError(path, ins.start_line, f"ARG without a name in {word!r}")
-        found.append(Arg(name, default if has_default else None, ins.stage, ins.start_line, ins.comment))
-    return found
-
-
-def _envs(ins: Instruction, path: str, escape: str) -> list[EnvVar]:
-    words = _words(ins, path, escape)
-    if not words:
-        raise InputError(path, ins.start_line, "ENV with no value")
-    if "=" not in words[0]:  # legacy form: ENV KEY value with spaces
-        if len(words) < 2:
-            raise InputError(path, ins.start_line, f"ENV {words[0]} with no value")
-        return [EnvVar(words[0], " ".join(words[1:]), ins.stage, ins.start_line)]
-    found = []
-    for word in words:
-        key, has_value, value = word.partition("=")
-        if not has_value or not key:
-            raise InputError(path, ins.start_line, f"ENV expects KEY=VALUE, got {word!r}")
-        found.append(EnvVar(key, value, ins.stage, ins.start_line))
-    return found

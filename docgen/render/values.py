@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from docgen.errors import ArgError
 from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
+from docgen.model.cross import arch_floor, format_capability
 from docgen.model.stages import base_venv
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
@@ -122,9 +123,13 @@ def _checkout(model: "ImageModel") -> str:
 
 
 def _arch_floor(model: "ImageModel") -> str:
-    """The lowest compute capability the torch extensions compile for (TORCH_CUDA_ARCH_LIST)."""
-    archs = arg_default(model, "TORCH_CUDA_ARCH_LIST").replace(";", " ").split()
-    return min((a.replace("+PTX", "") for a in archs), key=lambda a: tuple(int(x) for x in a.split(".") if x.isdigit()))
+    """The oldest compute capability every part of the image runs on: the highest of the minima of the
+    build's architecture lists (TORCH_CUDA_ARCH_LIST, NVTE_CUDA_ARCHS, ...)."""
+    floor = arch_floor(model)
+    if floor is None:
+        raise ArgError(f"{model.dockerfile.path} sets no CUDA architecture list (an ARG or ENV named *ARCH*), "
+                       "and the docs state the hardware floor")
+    return format_capability(floor[1])
 
 
 # NVIDIA's name for each compute capability generation the docs may name as the floor.
@@ -135,7 +140,7 @@ ARCH_NAMES = {"7.0": "Volta", "7.5": "Turing", "8.0": "Ampere", "8.6": "Ampere",
 def _arch_floor_name(model: "ImageModel") -> str:
     floor = _arch_floor(model)
     if floor not in ARCH_NAMES:
-        raise ArgError(f"TORCH_CUDA_ARCH_LIST floor {floor} in {model.dockerfile.path}: docgen knows no "
+        raise ArgError(f"CUDA architecture floor {floor} in {model.dockerfile.path}: docgen knows no "
                        "architecture name for it (add it to ARCH_NAMES in docgen/render/values.py)")
     return ARCH_NAMES[floor]
 

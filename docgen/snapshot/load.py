@@ -72,6 +72,12 @@ class Snapshot(NamedTuple):
     packages: dict[str, SnapshotPackage]
     install_sets: dict[str, tuple[str, ...]]
     shared_builds: tuple[SharedBuildFact, ...]
+    requires_python: str | None = None            # pyproject's requires-python (else the lock's)
+    text: str = ""                                # the snapshot as read: where a fact is, for findings
+
+    def line_of(self, needle: str) -> int | None:
+        """The line of the snapshot where ``needle`` (a JSON string, quotes included) first appears."""
+        return _line_of(self.text, needle) if self.text else None
 
     def install_set(self, extras: Iterable[str] = ()) -> tuple[SnapshotPackage, ...]:
         key = combo_key(extras)
@@ -264,14 +270,16 @@ def _line_of_path(text: str, path: tuple) -> int:
 
 # --------------------------------------------------------------------------------------------- loading
 
-def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | None = None) -> Snapshot:
+def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | None = None,
+                  shown: str | None = None) -> Snapshot:
     """The snapshot at `path`; or, given `text` (and optionally its parsed `data`), one made in memory
-    (`docgen diff` on an RL checkout), with `path` only naming it in messages."""
-    path = Path(path)
+    (`docgen diff` on an RL checkout), with `path` only naming it in messages. `shown` names it in messages
+    and findings as the user knows it (relative to the project root) when the reader is given another path."""
     if text is None:
         text, data = read_json_object(path, "the snapshot")
     elif data is None:
         data = json.loads(text)
+    path = Path(shown) if shown is not None else Path(path)
     if data.get("format") != FORMAT:
         found = data.get("format")
         raise InputError(path, 1, f"unsupported snapshot format {found!r} (docgen {__version__} reads {FORMAT})")
@@ -326,6 +334,8 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
             install_sets={k: tuple(v) for k, v in lock["install_sets"].items()},
             shared_builds=tuple(SharedBuildFact(key=s["package"], extras=tuple(s["extras"]))
                                 for s in lock["shared_builds"]),
+            requires_python=project.get("requires_python"),
+            text=text,
         )
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         # json keeps no positions; name the line of the field when it is there, else the first line

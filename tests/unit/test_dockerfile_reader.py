@@ -839,7 +839,8 @@ def test_backtick_fixture_facts():
         ("VENV_DIR", "/opt/ray_venvs", "base", 14),
         ("EXTRAS", None, "builder", 20),
     ]
-    assert {e.key: e.value for e in facts.envs_of("final")} == {"NEMO_RL_VENV_DIR": "${VENV_DIR}", "UV_LINK_MODE": "copy"}
+    assert {e.key: e.value for e in facts.envs_of("final")} == {"NEMO_RL_VENV_DIR": "/opt/ray_venvs", "UV_LINK_MODE": "copy"}
+    assert {e.key: e.raw for e in facts.envs_of("final")} == {"NEMO_RL_VENV_DIR": "${VENV_DIR}", "UV_LINK_MODE": None}
     assert [(w.extras, w.line) for w in facts.warm_syncs] == [(("vllm",), 24), (("fsdp",), 26)]
     assert facts.prefetch == PrefetchCall(("vllm.vllm_worker", "nemo_gym.NemoGym"), (), 28, filter_lines=(29, 30),
                                           script="tools/prefetch_venvs.py", stage="builder")
@@ -1158,3 +1159,92 @@ def test_variables_and_their_expansion():
     assert variables(text) == ("A", "B", "C")
     assert expand(text, {"A": "1", "B": "", "C": "3"}) == 'run 1/x  "${C:-d}" 1 ${d#/p} $'
     assert expand("$UNKNOWN ${X}y", {"X": "v"}) == "$UNKNOWN vy"
+
+
+# ---- issue 22: comments read whole, values expanded by BuildKit's rules --------------------------------
+
+# The shape of one real production version: 3 of its 8 rows wrap their reason, one has text after the `)`.
+WRAPPED_ROWS = """\
+FROM debian AS base
+# The per-filter mapping (which extra each filter's venvs get):
+#   filter                                          -> extra      (why)
+#   dtensor_policy_worker.DTensorPolicyWorker       -> fsdp       (FSDP1 policy)
+#   dtensor_policy_worker_v2.DTensorPolicyWorkerV2  -> automodel  (FSDP2 policy; builds TE once,
+#                                                                  shared with mcore)
+#   megatron_policy_worker.MegatronPolicyWorker     -> mcore      (Megatron policy) reuses TE
+#   vllm.vllm_worker                                -> vllm       (sync and async generation,
+#                                                                  both classes)
+#   sync_rollout_actor.SyncRolloutActor             -> vllm       (rollouts)
+#   nemo_gym.NemoGym                                -> nemo_gym   (Gym bridge: the
+#                                                                  environment side)
+#   nemo_gym_actor.SandboxedGymActor                -> nemo_gym   (sandboxed Gym)
+#   broker_actor.SandboxEpisodeBrokerActor          -> nemo_gym   (episode broker)
+RUN uv run python nemo_rl/utils/prefetch_venvs.py dtensor_policy_worker.DTensorPolicyWorker \\
+    dtensor_policy_worker_v2.DTensorPolicyWorkerV2 megatron_policy_worker.MegatronPolicyWorker vllm.vllm_worker \\
+    sync_rollout_actor.SyncRolloutActor nemo_gym.NemoGym nemo_gym_actor.SandboxedGymActor \\
+    broker_actor.SandboxEpisodeBrokerActor
+"""
+
+
+def test_mapping_rows_with_wrapped_reasons_and_text_after_the_parenthesis_are_read_whole():
+    facts = parse_dockerfile(WRAPPED_ROWS, "Dockerfile")
+    rows = {r.filter: (r.extra, r.why, r.line) for r in facts.mapping}
+    assert len(rows) == 8 and not [n for n in facts.notes if n.check == "mapping-comment"]
+    assert rows["dtensor_policy_worker_v2.DTensorPolicyWorkerV2"] == (
+        "automodel", "FSDP2 policy; builds TE once, shared with mcore", 5)
+    assert rows["megatron_policy_worker.MegatronPolicyWorker"] == ("mcore", "Megatron policy reuses TE", 7)
+    assert rows["vllm.vllm_worker"] == ("vllm", "sync and async generation, both classes", 8)
+    assert rows["nemo_gym.NemoGym"] == ("nemo_gym", "Gym bridge: the environment side", 11)
+    assert rows["broker_actor.SandboxEpisodeBrokerActor"] == ("nemo_gym", "episode broker", 14)
+
+
+def test_a_mapping_row_that_cannot_be_read_is_a_note_never_a_silent_drop():
+    text = WRAPPED_ROWS.replace("(sandboxed Gym)", "(sandboxed Gym").replace(
+        "#   broker_actor.SandboxEpisodeBrokerActor ", "#   broker_actor.SandboxEpisodeBroker ")
+    facts = parse_dockerfile(text, "Dockerfile")
+    notes = [(n.line, n.message) for n in facts.notes if n.check == "mapping-comment"]
+    assert [line for line, _ in notes] == [13, 14]
+    assert "never closed" in notes[0][1] and "'broker_actor.SandboxEpisodeBroker'" in notes[1][1]
+    assert {r.filter: r.why for r in facts.mapping}["nemo_gym_actor.SandboxedGymActor"] == "sandboxed Gym"
+
+
+def test_not_prefetched_entries_keep_a_reason_wrapped_onto_the_next_line():
+    facts = parse_dockerfile("""\
+FROM debian
+# Not prefetched:
+#   nemo_rl.algorithms.async_utils.ReplayBuffer: async bookkeeping actor, built
+#       on first use by the driver
+#   nemo_rl.algorithms.async_utils.AsyncTrajectoryCollector: async bookkeeping actor
+#   ReplayBufferV2: async bookkeeping actor
+RUN true
+""", "Dockerfile")
+    assert facts.not_prefetched.actors == (
+        ("nemo_rl.algorithms.async_utils.ReplayBuffer", "async bookkeeping actor, built on first use by the driver"),
+        ("nemo_rl.algorithms.async_utils.AsyncTrajectoryCollector", "async bookkeeping actor"))
+    assert [(n.line, n.check) for n in facts.notes] == [(6, "not-prefetched-list")]
+
+
+def test_arg_and_env_values_expand_by_buildkit_scope():
+    facts = parse_dockerfile("""\
+ARG ROOT=/opt
+ARG GLOBAL_ONLY=/g
+FROM debian AS base
+ARG ROOT
+ARG VENVS=${ROOT}/ray_venvs
+ENV NEMO_RL_VENV_DIR=${VENVS} \\
+    DEFAULTED=${UNSET_HERE:-fallback} ALT=${ROOT:+set} SINGLE='${ROOT}' \\
+    PATH=/x:$PATH
+ENV SEEN_BEFORE=$NEMO_RL_VENV_DIR/a FIRST=1 SAME_INSTRUCTION=${FIRST:-not-yet}
+FROM base AS child
+ENV CHILD=${NEMO_RL_VENV_DIR}/c OUT_OF_SCOPE=${GLOBAL_ONLY}/x STAGE_ARG=${VENVS}
+""", "Dockerfile")
+    env = {e.key: e.value for e in facts.envs}
+    assert env["NEMO_RL_VENV_DIR"] == "/opt/ray_venvs" and env["DEFAULTED"] == "fallback"
+    assert env["ALT"] == "set" and env["SINGLE"] == "${ROOT}" and env["PATH"] == "/x:$PATH"
+    assert env["SEEN_BEFORE"] == "/opt/ray_venvs/a" and env["SAME_INSTRUCTION"] == "not-yet"
+    # ENV passes to the child stage; ARGs do not, and a global one needs a bare redeclaration
+    assert env["CHILD"] == "/opt/ray_venvs/c" and env["OUT_OF_SCOPE"] == "/x" and env["STAGE_ARG"] == ""
+    assert {e.key: e.raw for e in facts.envs}["NEMO_RL_VENV_DIR"] == "${VENVS}"
+    notes = [(n.line, n.check, n.message) for n in facts.notes]
+    assert [(line, check) for line, check, _ in notes] == [(11, "unresolved-variable")]
+    assert "GLOBAL_ONLY" in notes[0][2] and "bare `ARG GLOBAL_ONLY`" in notes[0][2] and "VENVS" in notes[0][2]

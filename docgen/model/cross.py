@@ -1,0 +1,269 @@
+"""Facts two inputs state each, read from both sides so the lint can hold them to each other (issue 22):
+
+- `python_requirement`: the Python the Dockerfile installs against NeMo-RL's ``requires-python`` and the
+  interpreter the snapshot's install sets were resolved for;
+- `cuda_mismatches`: the CUDA major of the base image against the ``+cuNNN`` builds of torch and vLLM in
+  the lock;
+- `arch_lists` and `arch_floor`: every CUDA architecture list the build compiles for (any ARG or ENV whose
+  name holds ``ARCH``), and the hardware floor they leave together: the highest of their minima;
+- `hard_coded_paths`: a RUN step that writes out a path a build ARG holds, instead of the variable.
+
+Each fact names its line on the Dockerfile side and, where the snapshot has one, on the snapshot side.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from docgen.model.stages import expand_global_args
+from docgen.snapshot.load import PLATFORM
+
+if TYPE_CHECKING:
+    from docgen.inputs.dockerfile import Arg
+    from docgen.model import ImageModel
+
+
+class Mismatch(NamedTuple):
+    """One fact two inputs state differently: where each side says it, and what each says."""
+    check: str
+    line: int | None              # Dockerfile line
+    other: str                    # the other side: `path:line` or a path
+    message: str
+
+
+def _snapshot_where(model: "ImageModel", needle: str) -> str:
+    line = model.snapshot.line_of(needle)
+    return model.snapshot.path if line is None else f"{model.snapshot.path}:{line}"
+
+
+def _last_arg(model: "ImageModel", name: str) -> "Arg | None":
+    """The ARG `name` with a default that a build uses: a stage's own over the global one, the last."""
+    found = [a for a in model.dockerfile.args if a.name == name and a.default is not None]
+    staged = [a for a in found if a.stage is not None]
+    return (staged or found or [None])[-1]
+
+
+# --------------------------------------------------------------------------------------------- Python
+
+def _release(text: str) -> tuple[int, ...] | None:
+    parts = text.strip().split(".")
+    return tuple(int(p) for p in parts) if parts and all(p.isdigit() for p in parts) else None
+
+
+def _padded(a: tuple[int, ...], size: int) -> tuple[int, ...]:
+    return a + (0,) * (size - len(a))
+
+
+def _satisfies(version: tuple[int, ...], spec: str) -> bool | None:
+    """Whether a release satisfies a PEP 440 specifier set of plain releases (`>=3.13.14,<3.14`,
+    `==3.13.*`, `~=3.12`); None for a clause docgen does not read."""
+    for clause in (c.strip() for c in spec.split(",") if c.strip()):
+        match = re.fullmatch(r"(===|==|!=|~=|<=|>=|<|>)\s*([0-9][0-9.]*)(\.\*)?", clause)
+        if match is None:
+            return None
+        op, text, star = match.groups()
+        bound = _release(text.rstrip("."))
+        if bound is None:
+            return None
+        size = max(len(bound), len(version))
+        v, b = _padded(version, size), _padded(bound, size)
+        if star:
+            same = version[:len(bound)] == bound
+            ok = same if op == "==" else (not same) if op == "!=" else None
+        elif op == "~=":
+            ok = v >= b and version[:len(bound) - 1] == bound[:-1]
+        else:
+            ok = {"==": v == b, "===": v == b, "!=": v != b, "<=": v <= b, ">=": v >= b, "<": v < b, ">": v > b}[op]
+        if ok is None:
+            return None
+        if not ok:
+            return False
+    return True
+
+
+def python_requirement(model: "ImageModel") -> list[Mismatch]:
+    """PYTHON_VERSION against `requires-python`, and against the CPython the snapshot resolved for."""
+    arg = _last_arg(model, "PYTHON_VERSION")
+    if arg is None or not arg.default:
+        return []
+    version = _release(arg.default)
+    if version is None:
+        return []
+    found = []
+    spec = model.snapshot.requires_python
+    if spec:
+        # `3.13` (a system Python) names a series: it fits when some release of it does
+        candidates = [version] if len(version) > 2 else [version + (patch,) for patch in range(100)]
+        verdicts = [_satisfies(c, spec) for c in candidates]
+        if None not in verdicts and not any(verdicts):
+            found.append(Mismatch("python-vs-requires", arg.line, _snapshot_where(model, "requires_python"),
+                                  f"ARG PYTHON_VERSION={arg.default} does not satisfy NeMo-RL's requires-python "
+                                  f"{spec}: `uv sync` refuses to install the project with it"))
+    resolved = re.search(r"CPython (\d+)\.(\d+)", PLATFORM)
+    if resolved and version[:2] != (int(resolved.group(1)), int(resolved.group(2))):
+        found.append(Mismatch("python-vs-snapshot", arg.line, model.snapshot.path,
+                              f"ARG PYTHON_VERSION={arg.default}, but the snapshot's install sets were resolved "
+                              f"for {PLATFORM}: the packages the pages list are another interpreter's"))
+    return found
+
+
+# ----------------------------------------------------------------------------------------------- CUDA
+
+_IMAGE_CUDA = re.compile(r"cuda[-_:]?v?(\d+)\.\d+", re.IGNORECASE)
+_WHEEL_CUDA = re.compile(r"(?<![a-z])cu(\d{2,3})(?!\d)")
+CUDA_PACKAGES = ("torch", "vllm")
+
+
+def _base_image(model: "ImageModel") -> tuple[str, int | None] | None:
+    """The outside image the build's stages rest on (expanded), with the line that states it: the global
+    ARG the FROM names when there is one, else the FROM line itself."""
+    names = {s.name for s in model.dockerfile.stages if s.name}
+    for stage in model.dockerfile.stages:
+        if stage.base.lower() in names or stage.base.lower() == "scratch":
+            continue
+        image = expand_global_args(model, stage.base)
+        if not _IMAGE_CUDA.search(image):
+            continue
+        ref = re.fullmatch(r"\$\{?(\w+)\}?", stage.base)
+        arg = next((a for a in model.dockerfile.args if ref and a.name == ref.group(1) and a.stage is None), None)
+        return image, arg.line if arg else stage.line
+    return None
+
+
+def cuda_mismatches(model: "ImageModel") -> list[Mismatch]:
+    """The base image's CUDA major against the `+cuNNN` build of torch and vLLM in any install set."""
+    base = _base_image(model)
+    if base is None:
+        return []
+    image, line = base
+    major = int(_IMAGE_CUDA.search(image).group(1))
+    found = []
+    seen = set()
+    for pkg in model.snapshot.packages.values():
+        if pkg.name not in CUDA_PACKAGES or pkg.key in seen:
+            continue
+        seen.add(pkg.key)
+        build = _WHEEL_CUDA.search(f"{pkg.version or ''} {pkg.source.rsplit('/', 1)[-1]}")
+        if build is None:
+            continue
+        wheel_major = int(build.group(1)[:-1])
+        if wheel_major != major:
+            found.append(Mismatch("cuda-vs-wheels", line, _snapshot_where(model, pkg.key),
+                                  f"the base image {image} is CUDA {major}, but the lock installs {pkg.name} "
+                                  f"{pkg.version} built for CUDA {wheel_major} (cu{build.group(1)})"))
+    return found
+
+
+# ------------------------------------------------------------------------------------- architectures
+
+class ArchList(NamedTuple):
+    name: str                               # the ARG or ENV
+    line: int
+    value: str
+    archs: tuple[tuple[int, int], ...]      # compute capabilities, (major, minor)
+
+    @property
+    def minimum(self) -> tuple[int, int] | None:
+        return min(self.archs) if self.archs else None
+
+
+def _capability(word: str) -> tuple[int, int] | None:
+    """`9.0`, `9.0+PTX`, `90`, `90a`, `100`, `sm_90`, `compute_100a` -> (major, minor); None for `all`."""
+    word = word.lower().removeprefix("sm_").removeprefix("compute_")
+    word = re.sub(r"(\+ptx|[af])$", "", word)
+    if re.fullmatch(r"\d+\.\d", word):
+        major, minor = word.split(".")
+        return int(major), int(minor)
+    if re.fullmatch(r"\d{2,3}", word):
+        return int(word[:-1]), int(word[-1])
+    return None
+
+
+def format_capability(arch: tuple[int, int]) -> str:
+    return f"{arch[0]}.{arch[1]}"
+
+
+def arch_lists(model: "ImageModel") -> tuple[ArchList, ...]:
+    """Every CUDA architecture list the build sets (ARG defaults and ENV values whose name holds ARCH),
+    the last value of each name."""
+    found: dict[str, ArchList] = {}
+    items = [(a.name, a.default, a.line) for a in model.dockerfile.args if a.default is not None]
+    items += [(e.key, e.value, e.line) for e in model.dockerfile.envs]
+    for name, value, line in sorted(items, key=lambda item: item[2]):
+        if "ARCH" not in name.upper():
+            continue
+        archs = tuple(c for w in re.split(r"[\s;,]+", value) if w and (c := _capability(w)))
+        if archs:
+            found[name] = ArchList(name, line, value, archs)
+    return tuple(found.values())
+
+
+def arch_floor(model: "ImageModel") -> tuple[ArchList, tuple[int, int]] | None:
+    """The oldest GPU every part of the image runs on: the highest of the lists' minima, and the list
+    that sets it (None: the build names no architecture)."""
+    lists = arch_lists(model)
+    if not lists:
+        return None
+    setter = max(lists, key=lambda a: a.minimum)
+    return setter, setter.minimum
+
+
+def arch_mismatches(model: "ImageModel") -> list[Mismatch]:
+    """A list that compiles for GPUs below the floor another list sets: those GPUs cannot run the image
+    (the docs state the floor), so the lower entries are wasted build time, or the other list lost them."""
+    floor = arch_floor(model)
+    if floor is None:
+        return []
+    setter, arch = floor
+    return [Mismatch("arch-floor", a.line, f"{model.dockerfile.path}:{setter.line}",
+                     f"{a.name}={a.value!r} compiles for {', '.join(format_capability(x) for x in a.archs if x < arch)}, "
+                     f"below the hardware floor {format_capability(arch)} that {setter.name}={setter.value!r} sets "
+                     f"(the docs state the highest minimum); drop them here or add them to {setter.name}")
+            for a in arch_lists(model) if a.minimum < arch]
+
+
+# ------------------------------------------------------------------------------------------ paths
+
+def _run_texts(model: "ImageModel"):
+    """(stage, first line, text) of each RUN: its heredoc bodies at their lines, else its arguments."""
+    for ins in model.dockerfile.instructions:
+        if ins.keyword != "RUN":
+            continue
+        if ins.heredocs:
+            for heredoc in ins.heredocs:
+                yield ins.stage, heredoc.start_line, heredoc.body
+        else:
+            yield ins.stage, ins.start_line, ins.args
+
+
+def hard_coded_paths(model: "ImageModel") -> list[Mismatch]:
+    """A RUN that spells out a path a build ARG holds (directly, or through an ENV it sets): a
+    `--build-arg` moves the variable and leaves the literal behind. Paths only ENV literals hold are
+    left alone: no build argument can move them apart."""
+    path = model.dockerfile.path
+    held: dict[str, list[tuple[str, str, int, str | None]]] = {}   # path -> (kind, name, line, stage)
+    arg_names = {a.name for a in model.dockerfile.args}
+    for a in model.dockerfile.args:
+        if a.default and a.default.startswith("/") and len(a.default) > 1:
+            held.setdefault(a.default.rstrip("/"), []).append(("ARG", a.name, a.line, a.stage))
+    for e in model.dockerfile.envs:
+        if e.raw and e.value.startswith("/") and any(f"${n}" in e.raw or f"${{{n}" in e.raw for n in arg_names):
+            held.setdefault(e.value.rstrip("/"), []).append(("ENV", e.key, e.line, e.stage))
+    if not held:
+        return []
+    pattern = re.compile(r"(?<![\w./$-])(" + "|".join(re.escape(p) for p in sorted(held, key=len, reverse=True))
+                         + r")(?![\w.-])")
+    found = []
+    for stage, first, text in _run_texts(model):
+        for match in pattern.finditer(text):
+            line = first + text.count("\n", 0, match.start())
+            holders = held[match.group(1)]
+            # ENV reaches every later stage; an ARG only its own stage (a global one, once redeclared)
+            visible = [h for h in holders if h[0] == "ENV" and h[2] < line] + [
+                h for h in holders if h[0] == "ARG" and h[3] == stage and h[2] < line]
+            kind, name, at, _ = (visible or holders)[0]
+            hint = f"use ${{{name}}}" if visible else f"declare `ARG {name}` in stage {stage!r} and use ${{{name}}}"
+            found.append(Mismatch("hard-coded-path", line, f"{path}:{at}",
+                                  f"RUN hard-codes {match.group(1)}, which {kind} {name} holds: {hint}"))
+    return found
