@@ -2,9 +2,10 @@
 
 A shell reads commands on stdin like a reader typing them. The end of each command is reported on a
 separate descriptor (fd 9, the shell's original stderr), never on the stdout a block writes to: after the
-command, bash reads a fresh random token from stdin (sent behind the command, so it is not in the shell's
-variables, environment or history while the block runs), writes `TOKEN status t0 t1 stdout-open` to fd 9
-and fences its stdout with the same token. Clock readings are integer microseconds, whatever the locale's
+command, bash writes `TOKEN status t0 t1 stdout-open` to fd 9 and fences its stdout with the same fresh
+random token. The token is a literal on the line that runs the command, after it: bash has parsed that
+line before the block starts, so it is not in the shell's variables, environment, history or unread
+input while the block runs. Clock readings are integer microseconds, whatever the locale's
 decimal point.
 """
 
@@ -102,18 +103,24 @@ class PersistentShell:
         delimiter = f"__DOCGEN_{secrets.token_hex(8)}"
         # The command travels in a quoted here-document and runs through eval: a syntax error then
         # fails only this command (status 2) instead of leaving bash waiting for the rest of it.
-        # </dev/null keeps a command that reads stdin from eating the next command (and the token).
-        # `builtin` everywhere: a block that defines a function called printf, read or eval must not be
-        # able to rewrite the status it reports
+        # </dev/null keeps a command that reads stdin from eating the next command.
+        # The token is a literal on the line that runs the command: bash has read and parsed that whole line
+        # before the block starts, so nothing is left in the command stream (which bash keeps on fd 10 and
+        # up while the block runs with </dev/null) for the block to read ahead, and no variable holds it.
+        # After the block: verbose and xtrace off (they would echo the next line, token included, or trace
+        # it), the block's DEBUG trap set aside (it would run before the printf, seeing BASH_COMMAND), and
+        # both put back after the record. `builtin` everywhere: a block that defines a function called
+        # printf, read or eval must not be able to rewrite the status it reports.
         self._transport.send(
             (
                 f"IFS= builtin read -r -d '' __docgen_command <<'{delimiter}'\n{command}\n{delimiter}\n"
                 f"__docgen_t0={_digits('EPOCHREALTIME')}; builtin eval \"$__docgen_command\" </dev/null; __docgen_s=$?; "
-                f"__docgen_t1={_digits('EPOCHREALTIME')}; builtin test -e /dev/fd/1 && __docgen_o=1 || __docgen_o=0; "
-                "IFS= builtin read -r __docgen_k; "
-                f"builtin printf '%s %s %s %s %s\\n' \"$__docgen_k\" $__docgen_s ${{__docgen_t0:-0}} ${{__docgen_t1:-0}} $__docgen_o >&{CONTROL_FD}; "
-                "builtin test $__docgen_o = 1 && builtin printf '\\n%s\\n' \"$__docgen_k\"; builtin unset __docgen_k\n"
-                f"{token}\n"
+                f"__docgen_t1={_digits('EPOCHREALTIME')}; __docgen_f=$-; builtin set +vx; "
+                "builtin test -e /dev/fd/1 && __docgen_o=1 || __docgen_o=0; "
+                "__docgen_x=$(builtin trap -p DEBUG); builtin trap - DEBUG; "
+                f"builtin printf '%s %s %s %s %s\\n' {token} $__docgen_s ${{__docgen_t0:-0}} ${{__docgen_t1:-0}} $__docgen_o >&{CONTROL_FD}; "
+                f"builtin test $__docgen_o = 1 && builtin printf '\\n%s\\n' {token}; builtin eval \"$__docgen_x\"; "
+                "[[ $__docgen_f == *x* ]] && builtin set -x; builtin unset __docgen_x __docgen_f\n"
             ).encode()
         )
         fields, output = self._read_until_end(token, started + timeout, command)

@@ -157,3 +157,35 @@ def test_each_session_gets_its_own_workspace(tmp_path):
     places = {(tmp_path / f"{name}.pwd").read_text() for name in ("a", "b")}
     assert len(places) == 2
     assert all(read_outcomes(tmp_path / name)["page.md::where::1"].outcome == "passed" for name in ("a", "b"))
+
+
+def test_a_block_cannot_read_the_end_token_from_the_shells_saved_stdin(tmp_path):
+    # bash keeps its own stdin (the command stream) on fd 10 and up while a block runs with </dev/null;
+    # whatever the block reads there, it must not find the token that ends its own command
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        steal = ("for fd in $(ls /proc/$$/fd); do [ \"$fd\" -ge 10 ] 2>/dev/null || continue; "
+                 "IFS= read -r -t 1 -u \"$fd\" tok && "
+                 "{ printf '%s 0 1 2 1\\n' \"$tok\" >&9; printf '\\n%s\\n' \"$tok\"; }; done; "
+                 "sleep 0.3; echo real-end; exit_7() { return 7; }; exit_7")
+        result = shell.run(steal, 10)
+        assert result.exit_status == 7 and result.output[-1] == "real-end", result
+        assert shell.run("echo next", 5).output == ["next"]
+    finally:
+        shell.close()
+
+
+def test_a_debug_trap_or_verbose_mode_cannot_see_the_end_token(tmp_path):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        # the trap forges a record from any 32-hex word of the command about to run
+        forger = ("trap 'for w in $BASH_COMMAND; do [[ $w =~ ^[0-9a-f]{32}$ ]] && "
+                  "{ printf \"%s 0 1 2 1\\n\" $w >&9; printf \"\\n%s\\n\" $w; }; done' DEBUG")
+        assert shell.run(forger + "; false", 10).exit_status == 1
+        kept = shell.run("trap -p DEBUG | grep -c BASH_COMMAND; false", 10)     # still set, and forged nothing
+        assert (kept.exit_status, kept.output) == (1, ["1"])
+        assert shell.run("trap - DEBUG; exec 2>" + str(tmp_path / "echoed") + "; set -v", 10).exit_status == 0
+        leak = f"grep -oE '[0-9a-f]{{32}}' {tmp_path / 'echoed'} | while read -r w; do printf '%s 0 1 2 1\\n' $w >&9; done; false"
+        assert shell.run(leak, 10).exit_status == 1
+    finally:
+        shell.close()
