@@ -203,13 +203,54 @@ def _kill_on_parent_death() -> None:
         pass
 
 
+# A host shell runs as init of its own PID namespace when the machine allows it (root, or unprivileged user
+# namespaces): when it dies, the kernel kills every process in the namespace, one a block detached with
+# `setsid` or double-forked included. /proc inside shows the namespace, so $$, $! and ps agree.
+PID_NAMESPACE = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc"]
+_namespace_prefix: list[str] | None = None
+
+
+def namespace_prefix() -> list[str]:
+    """The command that starts a host shell in a new PID namespace, or [] when this machine cannot."""
+    global _namespace_prefix
+    if _namespace_prefix is None:
+        _namespace_prefix = []
+        if shutil.which("unshare"):
+            for prefix in (PID_NAMESPACE, [PID_NAMESPACE[0], "--user", "--map-current-user", *PID_NAMESPACE[1:]]):
+                try:
+                    if subprocess.run([*prefix, "true"], capture_output=True, timeout=10).returncode == 0:
+                        _namespace_prefix = prefix
+                        break
+                except (OSError, subprocess.TimeoutExpired):
+                    continue
+    return _namespace_prefix
+
+
+SHELL_MARK_ENV = "DOCGEN_CONSOLE_HOST_SHELL"
+
+
+def _kill_marked(mark: str) -> None:
+    """Without a PID namespace: SIGKILL every process of this user whose environment carries `mark` (what a
+    block left running in another session; a block that also clears its environment escapes this)."""
+    needle = f"{SHELL_MARK_ENV}={mark}".encode()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes().split(b"\0"):
+                os.kill(int(environ.parent.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue
+
+
 class HostProcessTransport:
-    """bash on the host in its own session (so a timeout can kill the command's process group), killed
-    with its group by the session watchdog when this process dies in any way, and by a death signal."""
+    """bash on the host in its own session and, where the machine allows, its own PID namespace (so a
+    timeout or the end of the shell kills everything a block started), killed by the session watchdog
+    when this process dies in any way, and by a death signal."""
 
     def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        self._mark = os.urandom(8).hex()   # not a secret (it is in the environment on purpose)
         self._proc = subprocess.Popen(
-            ["bash", "--noprofile", "--norc"], cwd=cwd, env=env, start_new_session=True,
+            [*namespace_prefix(), "bash", "--noprofile", "--norc"], cwd=cwd,
+            env={**env, SHELL_MARK_ENV: self._mark}, start_new_session=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=_kill_on_parent_death,
         )
@@ -237,7 +278,9 @@ class HostProcessTransport:
         return 0, b""
 
     def kill_group(self, pgid: int) -> None:
-        os.killpg(pgid, signal.SIGKILL)
+        # the group this transport started, never the PID the shell reports: in a PID namespace the shell
+        # is 1 to itself, and killpg(1) names the host's init group
+        os.killpg(self._proc.pid, signal.SIGKILL)
 
     def close(self) -> None:
         if self._proc.stdin is not None and not self._proc.stdin.closed:
@@ -254,6 +297,8 @@ class HostProcessTransport:
             os.killpg(self._proc.pid, signal.SIGKILL)   # whatever the shell left running in its group
         except OSError:
             pass
+        if not namespace_prefix():     # (in a namespace, the kernel ended the rest with the shell)
+            _kill_marked(self._mark)
         for stream in (self._proc.stdout, self._proc.stderr):
             if stream is not None:
                 stream.close()

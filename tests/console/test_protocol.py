@@ -109,8 +109,9 @@ LINGERING_PAGE = textwrap.dedent(
 
     <!-- console: where=host timeout=300 -->
     ```console
-    $ pwd > {report}/workspace; sleep 913 & echo $! > {report}/pid; echo $$ > {report}/shell
-    $ touch {report}/ready; sleep 300
+    $ pwd > {report}/workspace; sleep 915 & echo started
+    started
+    $ touch {report}/ready; sleep 916
     ```
     """
 )
@@ -135,7 +136,10 @@ def test_host_shells_and_their_workspace_end_with_the_session(tmp_path, signum):
             assert time.monotonic() < deadline and child.poll() is None, child.stdout.read() if child.poll() is not None else "no start"
             time.sleep(0.1)
         workspace = Path((report / "workspace").read_text().strip())
-        pids = [int((report / name).read_text()) for name in ("pid", "shell")]
+        # host PIDs, found from outside: the shell may run in a PID namespace of its own
+        background, foreground = _processes(b"sleep\x00915\x00"), _processes(b"sleep\x00916\x00")
+        assert len(background) == len(foreground) == 1
+        pids = [*background, *foreground, _parent(foreground[0])]
         assert workspace.is_dir() and all(_alive(pid) for pid in pids)
         child.send_signal(signum)
         child.wait(timeout=60)
@@ -189,3 +193,43 @@ def test_a_debug_trap_or_verbose_mode_cannot_see_the_end_token(tmp_path):
         assert shell.run(leak, 10).exit_status == 1
     finally:
         shell.close()
+
+
+@pytest.mark.parametrize("namespace", [True, False], ids=["pid-namespace", "environment-scan"])
+def test_a_host_block_started_with_setsid_does_not_outlive_its_shell(tmp_path, monkeypatch, namespace):
+    if namespace and not shell_module.namespace_prefix():
+        pytest.skip("this machine lets no process make a PID namespace")
+    if not namespace:
+        monkeypatch.setattr(shell_module, "_namespace_prefix", [])
+    marker = tmp_path / "escaped.pid"
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        shell.run(f"setsid sh -c 'echo $$ > {marker}; exec sleep 913' >/dev/null 2>&1 </dev/null & sleep 0.5", 10)
+    finally:
+        shell.close()
+    assert marker.exists(), "the block's setsid process never started"
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _sleep_913():
+        time.sleep(0.05)
+    assert not _sleep_913(), "a setsid process of a host block outlived the session's shell"
+
+
+def _sleep_913() -> list[int]:
+    return _processes(b"sleep\x00913\x00")
+
+
+def _processes(cmdline: bytes) -> list[int]:
+    """Host PIDs of live processes with this command line (a block's own PIDs may be namespaced)."""
+    found = []
+    for path in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if path.read_bytes() == cmdline and _alive(int(path.parent.name)):
+                found.append(int(path.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
