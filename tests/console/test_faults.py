@@ -164,6 +164,10 @@ LEAVES_THINGS = textwrap.dedent(
     $ touch /tmp/left-behind /dev/shm/left-behind; mkdir -p /tmp/d && chmod 0 /tmp/d
     $ setsid sleep 917 >/dev/null 2>&1 < /dev/null & echo started
     started
+    $ python3 -c "import ctypes; c = ctypes.CDLL(None); print(c.msgget(917, 0o1600) >= 0, c.shmget(918, 4096, 0o1600) >= 0, c.semget(919, 1, 0o1600) >= 0)"
+    True True True
+    $ cat /proc/sysvipc/msg /proc/sysvipc/shm /proc/sysvipc/sem | wc -l
+    6
     ```
     """
 )
@@ -180,13 +184,15 @@ FINDS_NOTHING = textwrap.dedent(
     $ for f in /proc/[0-9]*/cmdline; do cat "$f"; echo; done 2>/dev/null | grep -ac '^sleep.917'
     0
     [1]
+    $ cat /proc/sysvipc/msg /proc/sysvipc/shm /proc/sysvipc/sem | wc -l
+    3
     ```
     """
 )
 
 
 @pytest.mark.docker
-def test_each_page_gets_a_clean_tmp_and_no_processes_of_earlier_pages(tmp_path, runner_image):
+def test_each_page_gets_a_clean_tmp_no_processes_and_no_ipc_objects_of_earlier_pages(tmp_path, runner_image):
     _, env = session_env(runner_image)
     # pages run in name order: page.md, then z-page.md in the same session container
     outcomes, proc = run_page(tmp_path, LEAVES_THINGS, env=env, extra_pages={"z-page.md": FINDS_NOTHING})
