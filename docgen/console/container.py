@@ -153,9 +153,9 @@ class SessionContainer:
             watchdog().watch_file(self.lease.path)
         except BaseException:
             # interrupted (Ctrl-C) after the engine made the container but before it was registered
+            # The lease stays locked (and its file stays) until this process ends: a container the engine
+            # finishes creating after this gives up is then an orphan the next session's reaper removes.
             self._remove_own_by_label()
-            if self.container is None:
-                self.lease.release()
             raise
 
     @property
@@ -276,7 +276,7 @@ def describe_stopped(state: dict) -> str:
     why = f"the container stopped (exit code {state.get('ExitCode')}"
     if state.get("OOMKilled"):
         why += ", killed for running out of memory"
-    return why + "; a block that ends PID 1, e.g. `kill 1`, stops it)"
+    return why + "; a block that ends PID 1, e.g. `kill 1`, stops it, and so does a `docker stop` from outside)"
 
 
 def _short(exc: Exception) -> str:

@@ -44,6 +44,7 @@ for pgid in groups:
         pass
 for folder in folders:
     shutil.rmtree(folder, ignore_errors=True)
+removed_all = True
 if containers:
     try:
         import docker
@@ -51,11 +52,13 @@ if containers:
         for container in containers:
             try:
                 client.api.remove_container(container, force=True)
-            except Exception:
-                pass
+            except Exception as exc:
+                removed_all &= getattr(exc, "status_code", None) == 404
     except Exception:
-        pass   # no engine: the next session's reaper removes them (their leases are unlocked now)
-for name in files:   # after the containers: a lease file outliving its container is harmless, not the reverse
+        removed_all = False   # no engine: the next session's reaper removes them (their leases are unlocked now)
+# Lease files only once their containers are gone: a container whose lease file is missing waits out its
+# expiry label, while one whose file is here and unlocked is reaped by the next session at once.
+for name in files if removed_all else ():
     try:
         os.unlink(name)
     except OSError:
