@@ -270,3 +270,34 @@ def test_a_hung_engine_fails_each_block_in_bounded_time_and_says_so(tmp_path):
     # one 3 s wait plus a child pytest's start (a few seconds on a loaded machine), not 3 s per block or call
     assert elapsed < 3 + 20, elapsed
     print(f"hung engine: 3 blocks failed in {elapsed:.1f} s (engine timeout 3 s)")
+
+
+def test_one_timed_out_engine_call_fails_every_later_call_at_once_and_other_errors_pass_through():
+    import requests
+
+    from docgen.console.engine import Engine, EngineHung
+
+    class Client:
+        class api:   # noqa: N801 - the shape of docker's client.api
+            timeout = 7
+
+    calls = []
+
+    def hang(*args, **kwargs):
+        calls.append(args)
+        raise requests.exceptions.ReadTimeout("UnixHTTPConnectionPool(host='localhost', port=None): Read timed out.")
+
+    engine = Engine(Client())
+    with pytest.raises(EngineHung, match=r"did not answer within 7 s \(to inspect the session container\)"):
+        engine.call("inspect the session container", hang, "id")
+    with pytest.raises(EngineHung, match="within 7 s"):
+        engine.call("remove the session container", hang, "id")
+    assert calls == [("id",)]
+
+    def refuse():
+        raise ValueError("no such container")
+
+    other = Engine(Client())
+    with pytest.raises(ValueError):
+        other.call("inspect the session container", refuse)
+    assert other.hung is None
