@@ -15,6 +15,7 @@ from sybil import Document, Example, Region, Sybil
 
 from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
 from docgen.console.container import PIDS_LIMIT, SessionContainer
+from docgen.console.engine import Engine, EngineHung, engine_timeout, hung_while_connecting
 from docgen.console.shell import CommandTimeout, PersistentShell, ShellError, copy_worktree, host_shell
 from docgen.console.watchdog import watchdog
 from docgen.io import Output, decode, read_bytes, write_files
@@ -43,6 +44,9 @@ class ConsoleSession:
         self._client_factory = client_factory
         self.container: SessionContainer | None = None
         self._unavailable: str | None = None
+        self._hung: str | None = None   # the engine stopped answering: every later image block fails at once
+        self.engine: Engine | None = None
+        self.image_id: str | None = None   # pinned at the first container: a retag mid-run changes nothing
         self._workspace: Path | None = None
         self._shells: dict[tuple[str, str], PersistentShell] = {}
         self.replaced = 0           # containers started again after a block broke one
@@ -52,34 +56,74 @@ class ConsoleSession:
     def ensure_container(self) -> SessionContainer:
         if self.container is not None:
             return self.container
+        if self._hung is not None:
+            raise EngineHung(self._hung)
         if self._unavailable is None:
             try:
-                self.container = SessionContainer(self._client(), self.image)
+                engine = self._engine()
+                self.container = SessionContainer(engine, self._pinned_image(engine))
                 return self.container
             except ImageUnavailable as exc:
                 self._unavailable = str(exc)
+            except EngineHung as exc:
+                self._hung = str(exc)
+                raise
         raise ImageUnavailable(self._unavailable)
 
-    def _client(self) -> Any:
+    def _engine(self) -> Engine:
+        if self.engine is not None:
+            return self.engine
         import docker   # only sessions that run image blocks pay for the import
 
         try:
-            client = self._client_factory() if self._client_factory else docker.from_env(timeout=60)
-            client.ping()
+            client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
+        except Exception as exc:   # the client asks the engine its API version on creation
+            hung = hung_while_connecting(exc, engine_timeout())
+            if hung is not None:
+                raise EngineHung(hung) from None
+            raise ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one with scripts/docker-engine start") from None
+        engine = Engine(client)
+        try:
+            engine.call("answer a ping", client.ping)
+        except EngineHung:
+            raise
         except Exception as exc:
             raise ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one with scripts/docker-engine start") from None
+        self.engine = engine
+        return engine
+
+    def _pinned_image(self, engine: Engine) -> str:
+        """The image ID the session runs: found from the name once; later containers reuse it, and a tag
+        that now names another image is reported, not followed."""
+        import docker
+
         try:
-            client.images.get(self.image)
+            found = engine.call("look up the image", engine.client.images.get, self.image)
         except docker.errors.ImageNotFound:
-            raise ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}") from None
-        return client
+            if self.image_id is None:
+                raise ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}") from None
+            found = None
+        if self.image_id is None:
+            self.image_id = found.id
+        elif found is None or found.id != self.image_id:
+            now = "no longer names an image" if found is None else f"now names another image ({found.id[:19]})"
+            warnings.warn(f"{self.image} {now} since this session started; the fresh session container runs the "
+                          f"image the session started with ({self.image_id[:19]})", stacklevel=1)
+        return self.image_id
 
     def container_trouble(self) -> str | None:
         """Why the session container cannot run the next block (None: it can). A block that ends PID 1
-        stops it; one that exhausts the pids limit leaves it unable to start a shell."""
+        stops it; one that exhausts the pids limit leaves it unable to start a shell. When the engine does
+        not answer, that is the trouble (and nothing replaces the container)."""
+        if self._hung is not None:
+            return self._hung
         if self.container is None:
             return None
-        return self.container.trouble()
+        try:
+            return self.container.trouble()
+        except EngineHung as exc:
+            self._hung = str(exc)
+            return self._hung
 
     def replace_container(self) -> None:
         """Drop every image shell and the container; the next image block starts a fresh one."""
@@ -90,7 +134,7 @@ class ConsoleSession:
             try:
                 container.remove()
             except Exception:
-                pass   # a later session's reaper removes what is left (its owner, this process, is gone then)
+                pass   # still registered: the exit handler, the watchdog or a later session's reaper removes it
             self.replaced += 1
             self.oom_seen = 0
 
@@ -117,8 +161,14 @@ class ConsoleSession:
         for key in [k for k in self._shells if k[0] == document]:
             used_image |= key[1] != "host"
             self._shells.pop(key).kill()
-        if used_image and self.container is not None and self.container.reset() is not None:
-            self.replace_container()
+        if used_image and self.container is not None and self._hung is None:
+            try:
+                problem = self.container.reset()
+            except EngineHung as exc:
+                self._hung = str(exc)
+                raise
+            if problem is not None:
+                self.replace_container()
 
     def workspace(self) -> Path:
         if self._workspace is None:
@@ -189,10 +239,15 @@ class ConsoleEvaluator:
             if os.environ.get(REQUIRE_ENV) == "1":
                 return f"{REQUIRE_ENV}=1 and {exc}"
             _skip(str(exc))
+        except EngineHung as exc:
+            session._hung = str(exc)
+            return f"{_relative(block.path)}:{block.line} [{block.test_id}] where=image\n{exc}"
         except Exception as exc:   # the container took no new shell: start a fresh one for what follows
             if block.options.where == "host":
                 raise
             trouble = session.container_trouble() or f"{type(exc).__name__}: {exc}"
+            if session._hung is not None:
+                return f"{_relative(block.path)}:{block.line} [{block.test_id}] where=image\n{trouble}"
             session.replace_container()
             return (f"{_relative(block.path)}:{block.line} [{block.test_id}] where=image\n"
                     f"could not start a shell in the session container: {trouble}; "
@@ -215,7 +270,9 @@ class ConsoleEvaluator:
                 else:
                     reason = f"the shell's connection failed ({type(exc).__name__}: {exc})"
                 trouble = session.container_trouble() if in_image else None
-                if trouble:
+                if trouble and session._hung is not None:
+                    follow = trouble
+                elif trouble:
                     session.replace_container()
                     follow = f"{trouble}; a fresh session container runs the blocks that follow"
                 else:
@@ -249,7 +306,7 @@ class ConsoleEvaluator:
 
 def _oom_note(session: ConsoleSession) -> list[str]:
     """A line saying the kernel killed something for memory since the last look, else nothing."""
-    if session.container is None:
+    if session.container is None or session._hung is not None:
         return []
     kills = session.container.oom_kills()
     if not kills or kills <= session.oom_seen:

@@ -2,9 +2,10 @@
 
 A shell reads commands on stdin like a reader typing them. The end of each command is reported on a
 separate descriptor (fd 9, the shell's original stderr), never on the stdout a block writes to: after the
-command, bash reads a fresh random token from stdin (sent behind the command, so it is not in the shell's
-variables, environment or history while the block runs), writes `TOKEN status t0 t1 stdout-open` to fd 9
-and fences its stdout with the same token. Clock readings are integer microseconds, whatever the locale's
+command, bash writes `TOKEN status t0 t1 stdout-open` to fd 9 and fences its stdout with the same fresh
+random token. The token is a literal on the line that runs the command, after it: bash has parsed that
+line before the block starts, so it is not in the shell's variables, environment, history or unread
+input while the block runs. Clock readings are integer microseconds, whatever the locale's
 decimal point.
 """
 
@@ -102,18 +103,24 @@ class PersistentShell:
         delimiter = f"__DOCGEN_{secrets.token_hex(8)}"
         # The command travels in a quoted here-document and runs through eval: a syntax error then
         # fails only this command (status 2) instead of leaving bash waiting for the rest of it.
-        # </dev/null keeps a command that reads stdin from eating the next command (and the token).
-        # `builtin` everywhere: a block that defines a function called printf, read or eval must not be
-        # able to rewrite the status it reports
+        # </dev/null keeps a command that reads stdin from eating the next command.
+        # The token is a literal on the line that runs the command: bash has read and parsed that whole line
+        # before the block starts, so nothing is left in the command stream (which bash keeps on fd 10 and
+        # up while the block runs with </dev/null) for the block to read ahead, and no variable holds it.
+        # After the block: verbose and xtrace off (they would echo the next line, token included, or trace
+        # it), the block's DEBUG trap set aside (it would run before the printf, seeing BASH_COMMAND), and
+        # both put back after the record. `builtin` everywhere: a block that defines a function called
+        # printf, read or eval must not be able to rewrite the status it reports.
         self._transport.send(
             (
                 f"IFS= builtin read -r -d '' __docgen_command <<'{delimiter}'\n{command}\n{delimiter}\n"
                 f"__docgen_t0={_digits('EPOCHREALTIME')}; builtin eval \"$__docgen_command\" </dev/null; __docgen_s=$?; "
-                f"__docgen_t1={_digits('EPOCHREALTIME')}; builtin test -e /dev/fd/1 && __docgen_o=1 || __docgen_o=0; "
-                "IFS= builtin read -r __docgen_k; "
-                f"builtin printf '%s %s %s %s %s\\n' \"$__docgen_k\" $__docgen_s ${{__docgen_t0:-0}} ${{__docgen_t1:-0}} $__docgen_o >&{CONTROL_FD}; "
-                "builtin test $__docgen_o = 1 && builtin printf '\\n%s\\n' \"$__docgen_k\"; builtin unset __docgen_k\n"
-                f"{token}\n"
+                f"__docgen_t1={_digits('EPOCHREALTIME')}; __docgen_f=$-; builtin set +vx; "
+                "builtin test -e /dev/fd/1 && __docgen_o=1 || __docgen_o=0; "
+                "__docgen_x=$(builtin trap -p DEBUG); builtin trap - DEBUG; "
+                f"builtin printf '%s %s %s %s %s\\n' {token} $__docgen_s ${{__docgen_t0:-0}} ${{__docgen_t1:-0}} $__docgen_o >&{CONTROL_FD}; "
+                f"builtin test $__docgen_o = 1 && builtin printf '\\n%s\\n' {token}; builtin eval \"$__docgen_x\"; "
+                "[[ $__docgen_f == *x* ]] && builtin set -x; builtin unset __docgen_x __docgen_f\n"
             ).encode()
         )
         fields, output = self._read_until_end(token, started + timeout, command)
@@ -196,13 +203,54 @@ def _kill_on_parent_death() -> None:
         pass
 
 
+# A host shell runs as init of its own PID namespace when the machine allows it (root, or unprivileged user
+# namespaces): when it dies, the kernel kills every process in the namespace, one a block detached with
+# `setsid` or double-forked included. /proc inside shows the namespace, so $$, $! and ps agree.
+PID_NAMESPACE = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc"]
+_namespace_prefix: list[str] | None = None
+
+
+def namespace_prefix() -> list[str]:
+    """The command that starts a host shell in a new PID namespace, or [] when this machine cannot."""
+    global _namespace_prefix
+    if _namespace_prefix is None:
+        _namespace_prefix = []
+        if shutil.which("unshare"):
+            for prefix in (PID_NAMESPACE, [PID_NAMESPACE[0], "--user", "--map-current-user", *PID_NAMESPACE[1:]]):
+                try:
+                    if subprocess.run([*prefix, "true"], capture_output=True, timeout=10).returncode == 0:
+                        _namespace_prefix = prefix
+                        break
+                except (OSError, subprocess.TimeoutExpired):
+                    continue
+    return _namespace_prefix
+
+
+SHELL_MARK_ENV = "DOCGEN_CONSOLE_HOST_SHELL"
+
+
+def _kill_marked(mark: str) -> None:
+    """Without a PID namespace: SIGKILL every process of this user whose environment carries `mark` (what a
+    block left running in another session; a block that also clears its environment escapes this)."""
+    needle = f"{SHELL_MARK_ENV}={mark}".encode()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes().split(b"\0"):
+                os.kill(int(environ.parent.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue
+
+
 class HostProcessTransport:
-    """bash on the host in its own session (so a timeout can kill the command's process group), killed
-    with its group by the session watchdog when this process dies in any way, and by a death signal."""
+    """bash on the host in its own session and, where the machine allows, its own PID namespace (so a
+    timeout or the end of the shell kills everything a block started), killed by the session watchdog
+    when this process dies in any way, and by a death signal."""
 
     def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        self._mark = os.urandom(8).hex()   # not a secret (it is in the environment on purpose)
         self._proc = subprocess.Popen(
-            ["bash", "--noprofile", "--norc"], cwd=cwd, env=env, start_new_session=True,
+            [*namespace_prefix(), "bash", "--noprofile", "--norc"], cwd=cwd,
+            env={**env, SHELL_MARK_ENV: self._mark}, start_new_session=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=_kill_on_parent_death,
         )
@@ -230,7 +278,9 @@ class HostProcessTransport:
         return 0, b""
 
     def kill_group(self, pgid: int) -> None:
-        os.killpg(pgid, signal.SIGKILL)
+        # the group this transport started, never the PID the shell reports: in a PID namespace the shell
+        # is 1 to itself, and killpg(1) names the host's init group
+        os.killpg(self._proc.pid, signal.SIGKILL)
 
     def close(self) -> None:
         if self._proc.stdin is not None and not self._proc.stdin.closed:
@@ -247,6 +297,8 @@ class HostProcessTransport:
             os.killpg(self._proc.pid, signal.SIGKILL)   # whatever the shell left running in its group
         except OSError:
             pass
+        if not namespace_prefix():     # (in a namespace, the kernel ended the rest with the shell)
+            _kill_marked(self._mark)
         for stream in (self._proc.stdout, self._proc.stderr):
             if stream is not None:
                 stream.close()

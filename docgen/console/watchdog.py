@@ -1,26 +1,27 @@
 """The watchdog and the reaper: nothing a console session starts outlives it.
 
-The watchdog is a separate process that kills the session's process groups, removes its folders and its
-container when this process ends, however it ends. The reaper removes the session containers that an
-earlier process on this host left behind, judged by the owner labels every session container carries.
+The watchdog is a separate process that kills the session's process groups, removes its folders, lease
+files and containers when this process ends, however it ends. The reaper removes the session containers
+that a dead session left behind, judged by the lease every session container carries (see Lease).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
-import socket
+import re
 import subprocess
 import sys
+import tempfile
 import threading
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
+from docgen.console.engine import EngineHung, as_engine
+
 SESSION_LABEL = "org.nmp-rl-base.docs-session"
-# Who owns a session container: a later session on the same host removes it only once that process is gone.
-OWNER_HOST_LABEL = SESSION_LABEL + ".host"
-OWNER_BOOT_LABEL = SESSION_LABEL + ".boot"
-OWNER_PID_LABEL = SESSION_LABEL + ".pid"
-OWNER_START_LABEL = SESSION_LABEL + ".pid-start"
 
 
 # A separate process that outlives this one: it reads registrations on stdin and, when the pipe ends (this
@@ -29,9 +30,10 @@ OWNER_START_LABEL = SESSION_LABEL + ".pid-start"
 WATCHDOG_SOURCE = r"""# docgen-console-watchdog
 import os, shutil, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-groups, folders, containers = set(), set(), set()
+groups, folders, files, containers = set(), set(), set(), set()
 verbs = {"group": groups.add, "forget-group": groups.discard, "folder": folders.add,
-         "forget-folder": folders.discard, "container": containers.add, "forget-container": containers.discard}
+         "forget-folder": folders.discard, "file": files.add, "forget-file": files.discard,
+         "container": containers.add, "forget-container": containers.discard}
 for line in sys.stdin.buffer:
     verb, _, arg = line.decode().rstrip("\n").partition(" ")
     verbs.get(verb, lambda a: None)(arg)
@@ -42,17 +44,25 @@ for pgid in groups:
         pass
 for folder in folders:
     shutil.rmtree(folder, ignore_errors=True)
+removed_all = True
 if containers:
     try:
         import docker
-        client = docker.from_env(timeout=60)
+        client = docker.from_env(timeout=20)
         for container in containers:
             try:
                 client.api.remove_container(container, force=True)
-            except Exception:
-                pass
+            except Exception as exc:
+                removed_all &= getattr(exc, "status_code", None) == 404
     except Exception:
-        pass   # no engine: the next session's reaper removes them
+        removed_all = False   # no engine: the next session's reaper removes them (their leases are unlocked now)
+# Lease files only once their containers are gone: a container whose lease file is missing waits out its
+# expiry label, while one whose file is here and unlocked is reaped by the next session at once.
+for name in files if removed_all else ():
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
 """
 
 
@@ -89,6 +99,12 @@ class Watchdog:
     def forget_container(self, container_id: str) -> None:
         self._send(f"forget-container {container_id}", start=False)
 
+    def watch_file(self, path: Path) -> None:
+        self._send(f"file {path}")
+
+    def forget_file(self, path: Path) -> None:
+        self._send(f"forget-file {path}", start=False)
+
     def watch_folder(self, path: Path) -> None:
         self._send(f"folder {path}")
 
@@ -110,60 +126,108 @@ def watchdog() -> Watchdog:
     return _watchdog
 
 
-# --- the reaper ---------------------------------------------------------------------------------
+# --- the lease and the reaper ------------------------------------------------------------------
+#
+# A session container names its owner by a lease: a random id (a label) and a file of that name in the lease
+# folder, which the owning process holds locked with flock(2) for as long as it lives. flock is kernel-wide:
+# a process in another PID namespace, or a CI job in a container on the same kernel that shares the folder,
+# sees the lock held, whatever PIDs and host names look like from where it stands. The lock goes when the
+# owner dies, however it dies. A lease file the reaper cannot find (the owner ran on another host, or in a
+# mount namespace with its own /tmp) says nothing; such a container is removed only once the expiry time on
+# its labels has passed.
 
-def _boot_id() -> str:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-def process_start(pid: int) -> str | None:
-    """The start time of process `pid` in clock ticks since boot (None: no such process). With the PID it
-    names one process: a recycled PID has a later start time."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def owner_labels(pid: int | None = None) -> dict[str, str]:
-    pid = os.getpid() if pid is None else pid
-    return {
-        OWNER_HOST_LABEL: socket.gethostname(),
-        OWNER_BOOT_LABEL: _boot_id(),
-        OWNER_PID_LABEL: str(pid),
-        OWNER_START_LABEL: process_start(pid) or "",
-    }
+LEASE_LABEL = SESSION_LABEL + ".lease"
+EXPIRES_LABEL = SESSION_LABEL + ".lease-expires"   # unix seconds; only for reapers that cannot see the lock
+LEASE_DIR_ENV = "DOCGEN_CONSOLE_LEASE_DIR"
+LEASE_SECONDS_ENV = "DOCGEN_CONSOLE_LEASE_SECONDS"
+DEFAULT_LEASE_SECONDS = 6 * 3600    # far beyond a docs session (minutes); a longer one should not share an engine
+_LEASE_NAME = re.compile(r"[0-9a-f]{32}")
 
 
-def owner_is_gone(labels: dict[str, str]) -> bool:
-    """True only for a container this host can prove is orphaned: its owner ran here (same host name)
-    and that process no longer exists (other boot, PID absent, or the PID now names a later process).
-    A container without owner labels, or from another host, is never judged."""
-    pid, start = labels.get(OWNER_PID_LABEL, ""), labels.get(OWNER_START_LABEL, "")
-    if labels.get(OWNER_HOST_LABEL) != socket.gethostname() or not pid.isdigit() or not start:
+def lease_dir() -> Path:
+    """The folder of lease files: per user, so no other account can plant or lock one."""
+    configured = os.environ.get(LEASE_DIR_ENV)
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / f"docgen-console-leases-{os.getuid()}"
+
+
+def lease_seconds() -> int:
+    raw = os.environ.get(LEASE_SECONDS_ENV, "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_LEASE_SECONDS
+
+
+class Lease:
+    """A lease this process holds: its file in the lease folder, locked until release() or death."""
+
+    def __init__(self) -> None:
+        self.id = uuid.uuid4().hex
+        self.expires = int(time.time()) + lease_seconds()
+        folder = lease_dir()
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.path = folder / self.id
+        # O_CLOEXEC (Python's default): a child the session execs does not inherit the lock
+        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def labels(self) -> dict[str, str]:
+        return {LEASE_LABEL: self.id, EXPIRES_LABEL: str(self.expires)}
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink()
+        except OSError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+
+def lease_has_expired(labels: dict[str, str], now: float | None = None) -> bool:
+    """True only for a container whose owner is provably gone: its lease file is here and unlocked (the
+    owner died), or the file is not here and the expiry time on the labels has passed. A container
+    without a well-formed lease is never judged."""
+    lease, expires = labels.get(LEASE_LABEL, ""), labels.get(EXPIRES_LABEL, "")
+    if not _LEASE_NAME.fullmatch(lease) or not expires.isdigit():
         return False
-    if labels.get(OWNER_BOOT_LABEL) and labels[OWNER_BOOT_LABEL] != _boot_id():
-        return True
-    return process_start(int(pid)) != start
+    try:
+        fd = os.open(lease_dir() / lease, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return (time.time() if now is None else now) > int(expires)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False     # held: the owner lives
+    finally:
+        os.close(fd)     # (also drops the lock taken just now)
+    return True
 
 
-def reap_orphans(client: Any) -> list[str]:
-    """Remove session containers whose owner process is gone; return their ids. Costs one list call
-    when nothing is left over."""
-    host_filter = f"{OWNER_HOST_LABEL}={socket.gethostname()}"
+def _forget_lease_file(lease: str) -> None:
+    try:
+        (lease_dir() / lease).unlink()
+    except OSError:
+        pass
+
+
+def reap_orphans(engine: Any) -> list[str]:
+    """Remove session containers whose lease has expired; return their ids. Costs one list call when
+    nothing is left over. `engine`: an Engine (each call bounded in time) or a plain Docker client."""
+    engine = as_engine(engine)
     removed = []
-    for container in client.containers.list(all=True, filters={"label": [SESSION_LABEL, host_filter]}):
-        if owner_is_gone(container.labels or {}):
-            try:
-                container.remove(force=True)
-                removed.append(container.id)
-            except Exception as exc:   # another session reaping the same orphan got there first (gone, or
-                if getattr(exc, "status_code", None) not in (404, 409):   # its removal already in progress)
-                    raise
+    leased = {"label": [SESSION_LABEL, LEASE_LABEL]}
+    for container in engine.call("list the session containers", engine.client.containers.list, all=True, filters=leased):
+        labels = container.labels or {}
+        if not lease_has_expired(labels):
+            continue
+        try:
+            engine.call("remove an orphaned session container", container.remove, force=True)
+            removed.append(container.id)
+        except EngineHung:
+            raise
+        except Exception as exc:   # another session reaping the same orphan got there first (gone, or
+            if getattr(exc, "status_code", None) not in (404, 409):   # its removal already in progress)
+                raise
+        _forget_lease_file(labels[LEASE_LABEL])
     return removed
-
-

@@ -109,8 +109,9 @@ LINGERING_PAGE = textwrap.dedent(
 
     <!-- console: where=host timeout=300 -->
     ```console
-    $ pwd > {report}/workspace; sleep 913 & echo $! > {report}/pid; echo $$ > {report}/shell
-    $ touch {report}/ready; sleep 300
+    $ pwd > {report}/workspace; sleep 915 & echo started
+    started
+    $ touch {report}/ready; sleep 916
     ```
     """
 )
@@ -135,7 +136,10 @@ def test_host_shells_and_their_workspace_end_with_the_session(tmp_path, signum):
             assert time.monotonic() < deadline and child.poll() is None, child.stdout.read() if child.poll() is not None else "no start"
             time.sleep(0.1)
         workspace = Path((report / "workspace").read_text().strip())
-        pids = [int((report / name).read_text()) for name in ("pid", "shell")]
+        # host PIDs, found from outside: the shell may run in a PID namespace of its own
+        background, foreground = _processes(b"sleep\x00915\x00"), _processes(b"sleep\x00916\x00")
+        assert len(background) == len(foreground) == 1
+        pids = [*background, *foreground, _parent(foreground[0])]
         assert workspace.is_dir() and all(_alive(pid) for pid in pids)
         child.send_signal(signum)
         child.wait(timeout=60)
@@ -157,3 +161,75 @@ def test_each_session_gets_its_own_workspace(tmp_path):
     places = {(tmp_path / f"{name}.pwd").read_text() for name in ("a", "b")}
     assert len(places) == 2
     assert all(read_outcomes(tmp_path / name)["page.md::where::1"].outcome == "passed" for name in ("a", "b"))
+
+
+def test_a_block_cannot_read_the_end_token_from_the_shells_saved_stdin(tmp_path):
+    # bash keeps its own stdin (the command stream) on fd 10 and up while a block runs with </dev/null;
+    # whatever the block reads there, it must not find the token that ends its own command
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        steal = ("for fd in $(ls /proc/$$/fd); do [ \"$fd\" -ge 10 ] 2>/dev/null || continue; "
+                 "IFS= read -r -t 1 -u \"$fd\" tok && "
+                 "{ printf '%s 0 1 2 1\\n' \"$tok\" >&9; printf '\\n%s\\n' \"$tok\"; }; done; "
+                 "sleep 0.3; echo real-end; exit_7() { return 7; }; exit_7")
+        result = shell.run(steal, 10)
+        assert result.exit_status == 7 and result.output[-1] == "real-end", result
+        assert shell.run("echo next", 5).output == ["next"]
+    finally:
+        shell.close()
+
+
+def test_a_debug_trap_or_verbose_mode_cannot_see_the_end_token(tmp_path):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        # the trap forges a record from any 32-hex word of the command about to run
+        forger = ("trap 'for w in $BASH_COMMAND; do [[ $w =~ ^[0-9a-f]{32}$ ]] && "
+                  "{ printf \"%s 0 1 2 1\\n\" $w >&9; printf \"\\n%s\\n\" $w; }; done' DEBUG")
+        assert shell.run(forger + "; false", 10).exit_status == 1
+        kept = shell.run("trap -p DEBUG | grep -c BASH_COMMAND; false", 10)     # still set, and forged nothing
+        assert (kept.exit_status, kept.output) == (1, ["1"])
+        assert shell.run("trap - DEBUG; exec 2>" + str(tmp_path / "echoed") + "; set -v", 10).exit_status == 0
+        leak = f"grep -oE '[0-9a-f]{{32}}' {tmp_path / 'echoed'} | while read -r w; do printf '%s 0 1 2 1\\n' $w >&9; done; false"
+        assert shell.run(leak, 10).exit_status == 1
+    finally:
+        shell.close()
+
+
+@pytest.mark.parametrize("namespace", [True, False], ids=["pid-namespace", "environment-scan"])
+def test_a_host_block_started_with_setsid_does_not_outlive_its_shell(tmp_path, monkeypatch, namespace):
+    if namespace and not shell_module.namespace_prefix():
+        pytest.skip("this machine lets no process make a PID namespace")
+    if not namespace:
+        monkeypatch.setattr(shell_module, "_namespace_prefix", [])
+    marker = tmp_path / "escaped.pid"
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        shell.run(f"setsid sh -c 'echo $$ > {marker}; exec sleep 913' >/dev/null 2>&1 </dev/null & sleep 0.5", 10)
+    finally:
+        shell.close()
+    assert marker.exists(), "the block's setsid process never started"
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _sleep_913():
+        time.sleep(0.05)
+    assert not _sleep_913(), "a setsid process of a host block outlived the session's shell"
+
+
+def _sleep_913() -> list[int]:
+    return _processes(b"sleep\x00913\x00")
+
+
+def _processes(cmdline: bytes) -> list[int]:
+    """Host PIDs of live processes with this command line (a block's own PIDs may be namespaced)."""
+    found = []
+    for path in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if path.read_bytes() == cmdline and _alive(int(path.parent.name)):
+                found.append(int(path.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+

@@ -9,9 +9,11 @@ import sys
 import textwrap
 import uuid
 
+import docker
 import pytest
 
 from docgen.console.container import SessionContainer
+from docgen.console.evaluator import ConsoleSession
 from docgen.console.watchdog import SESSION_LABEL
 from tests.console.docrun import run_page, session_env
 
@@ -264,3 +266,29 @@ def test_sigterm_removes_the_session_container(runner_image, docker_client):
     finally:
         child.kill()
     assert docker_client.containers.list(all=True, filters=label) == []
+
+
+@pytest.mark.docker
+def test_a_retag_mid_run_does_not_change_the_image_a_fresh_container_runs(docker_client, runner_image):
+    others = [name for name in ("local/python:3.13-trixie", "nmp-rl-base:hermetic") if name != runner_image]
+    try:
+        other = docker_client.images.get(others[0])
+    except Exception:
+        pytest.skip(f"a second image ({others[0]}) is needed to retag to")
+    first = docker_client.images.get(runner_image)
+    if other.id == first.id:
+        pytest.skip("the two candidate images are one image")
+    tag = f"docgen-test-retag-{uuid.uuid4().hex[:12]}"
+    first.tag(tag, "pin")
+    session = ConsoleSession(image=f"{tag}:pin", client_factory=lambda: docker.from_env(timeout=60))
+    try:
+        started = session.ensure_container()
+        assert docker_client.api.inspect_container(started.id)["Image"] == first.id
+        other.tag(tag, "pin")                       # the name now means another image
+        session.replace_container()
+        with pytest.warns(UserWarning, match="now names another image"):
+            fresh = session.ensure_container()
+        assert docker_client.api.inspect_container(fresh.id)["Image"] == first.id
+    finally:
+        session.close()
+        docker_client.images.remove(f"{tag}:pin")   # a tag of our own: untags, removes no image

@@ -1,11 +1,11 @@
-"""Session containers on a shared engine: owners on labels, orphans reaped, live sessions left alone."""
+"""Session containers on a shared engine: owners named by leases, orphans reaped, live sessions left alone."""
 
 from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
+import sys
 import textwrap
 import time
 import uuid
@@ -15,68 +15,165 @@ import pytest
 
 from docgen.console.container import KEEPALIVE
 from docgen.console.watchdog import (
-    OWNER_BOOT_LABEL, OWNER_HOST_LABEL, OWNER_PID_LABEL, OWNER_START_LABEL, SESSION_LABEL,
-    owner_is_gone, owner_labels, process_start, reap_orphans,
+    EXPIRES_LABEL, LEASE_DIR_ENV, LEASE_LABEL, SESSION_LABEL, Lease, lease_has_expired, reap_orphans,
 )
 from tests.console.docrun import read_outcomes, run_page, session_env, start_page
 
 OWNER = {"owner": "issue-12"}     # every container these tests create carries it, for a manual clean-up
 
 
-def _dead_pid() -> int:
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
+LEASE_HOLDER = textwrap.dedent(
+    """\
+    import sys
+    from docgen.console.watchdog import Lease
+    lease = Lease()
+    print(lease.id, lease.expires, flush=True)
+    sys.stdin.read()
+    """
+)
 
 
-def test_owner_labels_name_this_process():
-    labels = owner_labels()
-    assert labels[OWNER_PID_LABEL] == str(os.getpid())
-    assert labels[OWNER_HOST_LABEL] == socket.gethostname()
-    assert labels[OWNER_START_LABEL] == process_start(os.getpid()) and labels[OWNER_START_LABEL].isdigit()
-    assert not owner_is_gone(labels)
+def _held_lease(tmp_path) -> tuple[subprocess.Popen, dict[str, str]]:
+    """A lease held by another process, in the lease folder under tmp_path; and its labels."""
+    holder = subprocess.Popen([sys.executable, "-c", LEASE_HOLDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, env={**os.environ, LEASE_DIR_ENV: str(tmp_path / "leases")})
+    lease, expires = holder.stdout.readline().split()
+    return holder, {SESSION_LABEL: "x", LEASE_LABEL: lease, EXPIRES_LABEL: expires}
 
 
-def test_owner_is_gone_only_when_provably_so():
-    live = owner_labels()
-    assert owner_is_gone({**live, OWNER_PID_LABEL: str(_dead_pid())}) is True
-    later = str(int(live[OWNER_START_LABEL]) + 1)      # the PID now names another process
-    assert owner_is_gone({**live, OWNER_START_LABEL: later}) is True
-    assert owner_is_gone({**live, OWNER_BOOT_LABEL: "another-boot"}) is True
-    assert owner_is_gone({**live, OWNER_HOST_LABEL: "another-host", OWNER_PID_LABEL: str(_dead_pid())}) is False
-    assert owner_is_gone({SESSION_LABEL: "x"}) is False                         # no owner recorded: never judged
-    assert owner_is_gone({**live, OWNER_PID_LABEL: "12x"}) is False
+def test_a_lease_has_expired_only_once_its_holder_is_dead(tmp_path, monkeypatch):
+    monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
+    holder, labels = _held_lease(tmp_path)
+    try:
+        assert lease_has_expired(labels) is False
+        holder.kill()              # SIGKILL: no clean-up ran, the file stays, the kernel dropped the lock
+        holder.wait(timeout=30)
+        assert (tmp_path / "leases" / labels[LEASE_LABEL]).exists()
+        assert lease_has_expired(labels) is True
+    finally:
+        holder.kill()
+
+
+def test_a_lease_without_its_file_counts_only_after_its_expiry(tmp_path, monkeypatch):
+    monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
+    now = time.time()
+    elsewhere = {LEASE_LABEL: uuid.uuid4().hex, EXPIRES_LABEL: str(int(now) + 60)}   # another host's
+    assert lease_has_expired(elsewhere, now) is False
+    assert lease_has_expired(elsewhere, now + 61) is True
+    assert lease_has_expired({SESSION_LABEL: "x"}, now + 10**9) is False             # no lease: never judged
+    assert lease_has_expired({**elsewhere, LEASE_LABEL: "../../etc/passwd"}, now + 61) is False
+    assert lease_has_expired({**elsewhere, EXPIRES_LABEL: "soon"}, now + 61) is False
+
+
+def test_a_held_lease_is_locked_and_released_with_its_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
+    lease = Lease()
+    assert lease_has_expired(lease.labels()) is False        # this process holds it (flock is per open file)
+    assert oct(lease.path.parent.stat().st_mode & 0o777) == "0o700"
+    lease.release()
+    assert not lease.path.exists()
 
 
 @pytest.mark.docker
-def test_reaper_removes_orphans_only(docker_client, runner_image):
-    live = owner_labels()
+def test_reaper_removes_containers_of_expired_leases_only(tmp_path, monkeypatch, docker_client, runner_image):
+    monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
+    live_holder, live = _held_lease(tmp_path)
+    dead_holder, dead = _held_lease(tmp_path)
+    dead_holder.kill()
+    dead_holder.wait(timeout=30)
+    later = str(int(time.time()) + 3600)
     cases = {
         "live": live,
-        "dead-pid": {**live, OWNER_PID_LABEL: str(_dead_pid())},
-        "recycled-pid": {**live, OWNER_START_LABEL: str(int(live[OWNER_START_LABEL]) + 1)},
-        "other-host": {**live, OWNER_HOST_LABEL: f"elsewhere-{uuid.uuid4().hex[:6]}", OWNER_PID_LABEL: str(_dead_pid())},
-        "no-owner": {},
+        "dead": dead,
+        "other-host": {LEASE_LABEL: uuid.uuid4().hex, EXPIRES_LABEL: later},
+        "other-host-expired": {LEASE_LABEL: uuid.uuid4().hex, EXPIRES_LABEL: str(int(time.time()) - 1)},
+        "no-lease": {},
     }
     made = {}
     try:
         for name, labels in cases.items():
             made[name] = docker_client.containers.create(
                 runner_image, entrypoint=KEEPALIVE[:1], command=KEEPALIVE[1:], network_mode="none",
-                labels={**OWNER, SESSION_LABEL: f"issue-12-reaper-{name}", **labels}, name=f"issue-12-reaper-{name}-{uuid.uuid4().hex[:6]}",
+                labels={**OWNER, **labels, SESSION_LABEL: f"issue-20-reaper-{name}"}, name=f"issue-20-reaper-{name}-{uuid.uuid4().hex[:6]}",
             )
         removed = set(reap_orphans(docker_client))
-        assert removed >= {made["dead-pid"].id, made["recycled-pid"].id}
-        assert not removed & {made["live"].id, made["other-host"].id, made["no-owner"].id}
-        left = {c.id for c in docker_client.containers.list(all=True, filters={"label": "owner=issue-12"})}
-        assert {made["live"].id, made["other-host"].id, made["no-owner"].id} <= left
-        assert not {made["dead-pid"].id, made["recycled-pid"].id} & left
+        expired = {made["dead"].id, made["other-host-expired"].id}
+        kept = {made["live"].id, made["other-host"].id, made["no-lease"].id}
+        assert removed >= expired and not removed & kept
+        left = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"owner={OWNER['owner']}"})}
+        assert kept <= left and not expired & left
+        assert not (tmp_path / "leases" / dead[LEASE_LABEL]).exists()    # the reaper also drops the dead lease file
     finally:
+        live_holder.kill()
         for container in made.values():
             try:
                 container.remove(force=True)
             except Exception:
                 pass
+
+
+# A session as a CI job in a container would run it: in its own PID namespace (it is PID 1 there, as the
+# other one is in its own), same host name, same kernel, same engine.
+NAMESPACED_SESSION = textwrap.dedent(
+    """\
+    import os, sys, docker
+    from docgen.console.container import SessionContainer
+    session = SessionContainer(docker.from_env(timeout=60), sys.argv[1])
+    print(os.getpid(), session.id, len(session.reaped), flush=True)
+    sys.stdin.read()
+    session.remove()
+    """
+)
+
+
+def _namespaced_session(runner_image: str, session_id: str) -> tuple[subprocess.Popen, int, str]:
+    child = subprocess.Popen(
+        ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", sys.executable, "-c", NAMESPACED_SESSION, runner_image],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "DOCGEN_CONSOLE_SESSION_ID": session_id}, start_new_session=True,
+    )
+    line = child.stdout.readline().split()
+    assert len(line) == 3, f"the namespaced session did not start (exit {child.poll()})"
+    return child, int(line[0]), line[1]
+
+
+@pytest.mark.docker
+def test_sessions_in_two_pid_namespaces_keep_their_containers_and_a_dead_ones_is_reaped(docker_client, runner_image):
+    if subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True).returncode != 0:
+        pytest.skip("this machine lets no process make a PID namespace (unshare --pid needs privileges)")
+    ids = [f"docgen-test-ns-{uuid.uuid4().hex}" for _ in range(3)]
+    children = []
+    try:
+        first, first_pid, first_container = _namespaced_session(runner_image, ids[0])
+        children.append(first)
+        second, second_pid, second_container = _namespaced_session(runner_image, ids[1])
+        children.append(second)
+        assert first_pid == second_pid == 1        # what the PID-and-host-name rule confused
+        for container_id in (first_container, second_container):
+            assert docker_client.containers.get(container_id).status == "running"
+        # SIGKILL to the namespace's init ends everything in it, the session's watchdog too: no clean-up runs
+        os.killpg(second.pid, signal.SIGKILL)
+        second.wait(timeout=30)
+        time.sleep(1)
+        assert docker_client.containers.get(second_container).status == "running"   # left over
+        third, _, third_container = _namespaced_session(runner_image, ids[2])
+        children.append(third)
+        assert _containers(docker_client, ids[1]) == [], "the dead session's container was not reaped"
+        assert docker_client.containers.get(first_container).status == "running"
+        assert docker_client.containers.get(third_container).status == "running"
+        for child in (first, third):
+            child.stdin.close()
+            assert child.wait(timeout=60) == 0
+        assert _containers(docker_client, ids[0]) == [] and _containers(docker_client, ids[2]) == []
+    finally:
+        for child in children:
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for session_id in ids:
+            for container in _containers(docker_client, session_id):
+                container.remove(force=True)
 
 
 def _containers(docker_client, session_id: str):
