@@ -387,6 +387,36 @@ def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, in
 
 # ----------------------------------------------------------------------------------------------- refresh
 
+def _not_inert(body: str) -> str | None:
+    """What in a rendered body would act on the page around it, None when nothing does: a live marker, a fence
+    or an HTML comment it leaves open (which would swallow its end marker). Bodies are checked with the
+    page's own rules, so no input text can create or break a block."""
+    if "docgen:" not in body and "<!--" not in body and "```" not in body and "~~~" not in body:
+        return None
+    lines = tuple(_split_lines(body))
+    fence: Fence | None = None
+    comment = False
+    for index in _marker_or_fence_lines(body):
+        line = lines[index].rstrip("\r\n")
+        if fence is not None:
+            fence = None if fence.closed_by(line) else fence
+            continue
+        if not comment:
+            if line[:1] in " \t" and in_indented_code(lines, index):
+                continue
+            fence = opening_fence(line)
+            if fence is not None:
+                continue
+        live, comment = _live_markers(line, comment)
+        if live:
+            return f"holds a docgen marker at its line {index + 1}"
+    if fence is not None:
+        return f"leaves a code fence {fence.run} open"
+    if comment:
+        return "leaves an HTML comment open"
+    return None
+
+
 def _newline(line: str) -> str:
     return "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
 
@@ -434,6 +464,10 @@ def refresh(doc: Document, render_block: Callable[[Block], str],
         block = blocks.get(at)
         if block is not None:
             body = render_block(block)
+            problem = _not_inert(body)
+            if problem:
+                raise InputError(doc.path, block.line, f"block {block.generator}: its rendered text {problem}, which "
+                                 "would change the page's blocks; a renderer let input text through unescaped")
             nl = _newline(raw)
             content, end = _block_region(block, body, nl, _newline(doc.lines[block.end]))
             new = content + end
