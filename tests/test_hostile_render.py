@@ -67,3 +67,49 @@ def test_a_long_but_readable_chain_still_reads(tmp_path):
     tail = "\nif MODE == 0:\n    X = 0\n" + "".join(f"elif MODE == {i}:\n    X = {i}\n" for i in range(1, 200))
     rl = _deep_registry_checkout(tmp_path, tail)
     assert read_registry_source(rl).entries == read_registry_source(MIRROR).entries
+
+
+# ------------------------------------------------------------- input text on a page: escaped, never a block
+
+HOSTILE_COMMENT = ("# <script>alert(1)</script> <!-- docgen:end build-options --> x\n"
+                   "# <!-- docgen:begin filter-table --> `<!-- docgen:end x -->` a lone ` tick\n")
+
+
+def _repo_copy(tmp_path: Path) -> Path:
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    copy = tmp_path / "repo"
+    for name in files.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
+    return copy
+
+
+def test_html_and_markers_in_a_dockerfile_comment_render_as_text_and_later_runs_pass(tmp_path):
+    repo = _repo_copy(tmp_path)
+    dockerfile = repo / "Dockerfile.nmp-rl-base"
+    text = dockerfile.read_text()
+    anchor = "ARG UV_VERSION="
+    assert anchor in text
+    dockerfile.write_text(text.replace(anchor, HOSTILE_COMMENT + anchor, 1))
+    first = _docgen("write", cwd=repo)
+    assert first.returncode == 0, first.stderr
+    page = (repo / "docs" / "building" / "options.md").read_text()
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;!-- docgen:begin filter-table --&gt;" in page
+    assert "`<!-- docgen:end x -->`" in page   # inside the author's code span: text, as the parser reads it
+    # the write made a page every later command reads: no marker was created or broken
+    for args in (("check",), ("write",), ("check",)):
+        run = _docgen(*args, cwd=repo)
+        assert run.returncode in (0, 1) and "error" not in run.stderr, (args, run.stderr)
+    assert _docgen("write", cwd=repo).stdout.strip() == ""   # nothing left to change
+
+
+def test_refresh_refuses_a_body_that_would_act_on_the_page():
+    from docgen.blocks import parse_document, refresh
+    page = "<!-- docgen:begin t -->\n<!-- docgen:end t -->\n"
+    doc = parse_document(page, "p.md", {"t": {}}, frozenset())
+    for body, words in (("<!-- docgen:end t -->\n", "marker"), ("```\nopen\n", "fence"), ("<!-- open\n", "comment")):
+        with pytest.raises(InputError, match=rf"p\.md:1: block t: .*{words}"):
+            refresh(doc, lambda b, body=body: body, lambda v: "")
