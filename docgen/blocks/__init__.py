@@ -6,8 +6,10 @@
 
 and inline: `<!-- docgen:value KEY -->nine<!-- docgen:end-value -->`.
 
-Text outside the markers is never touched, byte for byte (line endings included). Markers inside fenced
-code blocks or inline code spans are text, so pages can show the syntax. The end marker records a short
+Text outside the markers is never touched, byte for byte (line endings included). A marker counts only
+where Markdown shows it as a comment in the page's flow: inside a fenced or indented code block, an inline
+code span or another HTML comment it is text, so pages can show the syntax (docgen/fences.py holds the
+code rules). The end marker records a short
 digest of the block's own text (`body=`) and nothing else, so `check` notices a block edited by hand, and
 a change to an input that does not alter what a block renders changes no byte of its page. A stale block
 is found by rendering it again and comparing; what changed in the inputs is told by the facts record
@@ -24,7 +26,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
-from docgen.fences import Fence, opening_fence
+from docgen.fences import Fence, in_indented_code, opening_fence
 from docgen.model.digests import digest
 
 if TYPE_CHECKING:
@@ -156,12 +158,45 @@ def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
     return found
 
 
+def _live_markers(line: str, in_comment: bool) -> tuple[list[tuple[int, int, str, str, bool]], bool]:
+    """The markers of a line that Markdown shows as comments of their own, and whether an HTML comment is
+    still open at the end of the line. `in_comment`: one is open at its start. A comment runs from `<!--` to
+    the first `-->` (comments do not nest), so a marker inside another comment is text, and its own `-->`
+    closes the outer one. Openers inside code spans are text."""
+    found = _markers(line)
+    if not in_comment and line.count("<!--") == len(found) == line.count("-->") and all(m[4] for m in found):
+        return found, False   # the usual line: closed markers and no other comment
+    starts = {m[0]: m for m in found}
+    spans = _code_spans(line) if "`" in line else []
+    live = []
+    at = 0
+    while True:
+        if in_comment:
+            close = line.find("-->", at)
+            if close == -1:
+                return live, True
+            at, in_comment = close + 3, False
+            continue
+        opener = line.find("<!--", at)
+        while opener != -1 and any(a <= opener < b for a, b in spans):
+            opener = line.find("<!--", opener + 4)
+        if opener == -1:
+            return live, False
+        marker = starts.get(opener)
+        if marker is not None:
+            live.append(marker)
+            at = marker[1]
+        else:
+            at, in_comment = opener + 4, True
+
+
 def _marker_or_fence_lines(text: str) -> list[int]:
-    """The indexes of the lines that hold `docgen:`, three backticks or three tildes, in order: the only lines
-    that can change anything. Found with str.find over the whole text, so the other lines (most of a page)
-    cost nothing; none of the three contains a line break, so each occurrence lies within one line."""
+    """The indexes of the lines that hold `docgen:`, three backticks or three tildes, or open or close an
+    HTML comment, in order: the only lines that can change anything. Found with str.find over the whole
+    text, so the other lines (most of a page) cost nothing; no token contains a line break, so each
+    occurrence lies within one line."""
     found = []
-    for token in ("docgen:", "```", "~~~"):
+    for token in ("docgen:", "```", "~~~", "<!--", "-->"):
         at = text.find(token)
         while at != -1:
             found.append(at)
@@ -189,6 +224,8 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     values: list[InlineValue] = []
     fence: Fence | None = None
     fence_index = 0
+    comment: int | None = None   # the line an HTML comment still open was opened on
+    commented: dict[str, tuple[int, int]] = {}   # generator -> (line of a begin marker inside a comment, its opener)
     open_block: tuple[int, str, tuple, str] | None = None  # (index, generator, args, indent)
 
     def fail(index: int, message: str) -> InputError:
@@ -200,12 +237,22 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
             if fence.closed_by(line):
                 fence = None
             continue
-        fence = opening_fence(line)
-        if fence is not None:
-            fence_index = index
-            continue
+        if comment is None:
+            if line[:1] in " \t" and in_indented_code(lines, index):
+                continue
+            fence = opening_fence(line)
+            if fence is not None:
+                fence_index = index
+                continue
+        opened_at = comment
+        live, still_open = _live_markers(line, comment is not None)
+        if len(live) < line.count("docgen:"):   # a marker inside a comment: text, kept for the message below
+            for m in _markers(line):
+                if m not in live and m[2] == "begin" and m[3].split():
+                    commented.setdefault(m[3].split()[0], (index, index if opened_at is None else opened_at))
+        comment = (index if opened_at is None else opened_at) if still_open else None
         value_open: tuple[str, int] | None = None
-        for start, end, kind, rest, closed in _markers(line):
+        for start, end, kind, rest, closed in live:
             rest = rest.split()
             if not closed:
                 raise fail(index, f"docgen:{kind} marker is not closed with '-->' on its line")
@@ -225,7 +272,12 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
                 open_block = (index, name, args, line[: len(line) - len(line.lstrip())])
             elif kind == "end":
                 if open_block is None:
-                    raise fail(index, f"docgen:end {rest[0]} without a matching docgen:begin")
+                    hint = ""
+                    if rest[0] in commented:
+                        at, opener = commented[rest[0]]
+                        hint = (f" (the docgen:begin {rest[0]} at line {at + 1} is inside the HTML comment opened at "
+                                f"line {opener + 1}, which that marker's own '-->' closes: comments do not nest)")
+                    raise fail(index, f"docgen:end {rest[0]} without a matching docgen:begin{hint}")
                 begin, name, args, indent = open_block
                 if rest[0] != name:
                     raise fail(index, f"docgen:end {rest[0]} closes docgen:begin {name} (line {begin + 1})")
@@ -262,12 +314,22 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     if fence is not None:
         # An unclosed fence runs to the end of the page, so every marker after it would silently become
         # code and its block would never be checked again.
-        hidden = next((i for i in range(fence_index + 1, len(lines))
-                       if "docgen:" in lines[i] and _MARKER.search(lines[i].rstrip("\r\n"))), None)
+        hidden = _marker_after(lines, fence_index)
         if hidden is not None:
             raise fail(fence_index, f"code fence {fence.run} is never closed, so the docgen marker at line {hidden + 1} "
                                     "would be read as code; close the fence")
+    if comment is not None:
+        hidden = _marker_after(lines, comment)
+        if hidden is not None:
+            raise fail(comment, f"HTML comment '<!--' is never closed with '-->', so the docgen marker at line "
+                                f"{hidden + 1} would be read as part of it; close the comment")
     return Document(path, lines, tuple(blocks), tuple(values))
+
+
+def _marker_after(lines: tuple[str, ...], index: int) -> int | None:
+    """The first line after `index` that holds a marker-like comment, None when there is none."""
+    return next((i for i in range(index + 1, len(lines))
+                 if "docgen:" in lines[i] and _MARKER.search(lines[i].rstrip("\r\n"))), None)
 
 
 def _parse_args(tokens: list[str], params: Mapping[str, tuple[str, ...] | None], fail) -> tuple:
@@ -325,6 +387,36 @@ def _parse_record(tokens: list[str], fail) -> tuple[tuple | None, str | None, in
 
 # ----------------------------------------------------------------------------------------------- refresh
 
+def _not_inert(body: str) -> str | None:
+    """What in a rendered body would act on the page around it, None when nothing does: a live marker, a fence
+    or an HTML comment it leaves open (which would swallow its end marker). Bodies are checked with the
+    page's own rules, so no input text can create or break a block."""
+    if "docgen:" not in body and "<!--" not in body and "```" not in body and "~~~" not in body:
+        return None
+    lines = tuple(_split_lines(body))
+    fence: Fence | None = None
+    comment = False
+    for index in _marker_or_fence_lines(body):
+        line = lines[index].rstrip("\r\n")
+        if fence is not None:
+            fence = None if fence.closed_by(line) else fence
+            continue
+        if not comment:
+            if line[:1] in " \t" and in_indented_code(lines, index):
+                continue
+            fence = opening_fence(line)
+            if fence is not None:
+                continue
+        live, comment = _live_markers(line, comment)
+        if live:
+            return f"holds a docgen marker at its line {index + 1}"
+    if fence is not None:
+        return f"leaves a code fence {fence.run} open"
+    if comment:
+        return "leaves an HTML comment open"
+    return None
+
+
 def _newline(line: str) -> str:
     return "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
 
@@ -372,6 +464,10 @@ def refresh(doc: Document, render_block: Callable[[Block], str],
         block = blocks.get(at)
         if block is not None:
             body = render_block(block)
+            problem = _not_inert(body)
+            if problem:
+                raise InputError(doc.path, block.line, f"block {block.generator}: its rendered text {problem}, which "
+                                 "would change the page's blocks; a renderer let input text through unescaped")
             nl = _newline(raw)
             content, end = _block_region(block, body, nl, _newline(doc.lines[block.end]))
             new = content + end

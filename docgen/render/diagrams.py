@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.errors import ArgError
 from docgen.model import venv_path
 from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label
-from docgen.render.markdown import code, label, mermaid, node_id, table
+from docgen.render.markdown import code, label, mermaid, node_id, table, text
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -158,10 +158,10 @@ def _details(model: "ImageModel", job: str, lanes: list[_Lane], system: tuple[st
     for lane in lanes:
         for w in lane.workers:
             how = "prefetched venv" if w.prefetched else "venv built on first use,"
-            rows.append((lane.title, code(w.fqn), ", ".join(code(e) for e in w.extras), f"{how} {code(w.path)}"))
+            rows.append((text(lane.title), code(w.fqn), ", ".join(code(e) for e in w.extras), f"{how} {code(w.path)}"))
     if system:
         title, fqns = system
-        rows += [(title, code(fqn), "", "the system interpreter, no venv") for fqn in fqns]
+        rows += [(text(title), code(fqn), "", "the system interpreter, no venv") for fqn in fqns]
     return "\n" + table(("In the diagram", "Actor", "Extra", "Runs in"), rows)
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from docgen.model.claims import py_executables as executables, vllm_copies as copies_of
 from docgen.names import normalize
-from docgen.render.markdown import code, table
+from docgen.render.markdown import code, table, text
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -47,7 +47,7 @@ def extra_actors(model: "ImageModel", extra: str = "mcore") -> str:
         if actor.fqn in venvs:
             status = f"prefetched, venv {code(venvs[actor.fqn].path)}"
         elif actor.fqn in skipped:
-            status = "not prefetched: " + skipped[actor.fqn].reason
+            status = "not prefetched: " + text(skipped[actor.fqn].reason)
         else:
             status = "not prefetched"
         lines.append(f"- {code(actor.class_name)}{with_}: {status}")

@@ -10,7 +10,7 @@ from docgen.model.build import venv_dir_of
 from docgen.model.claims import build_claims, installed
 from docgen.model.digests import input_digest
 from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label
-from docgen.render.markdown import code, short_fqn, table
+from docgen.render.markdown import code, short_fqn, table, text
 from docgen.render.size_chart import not_current_note, size_charts
 from docgen.render.values import TE_PACKAGE
 
@@ -116,7 +116,7 @@ def driver_installs(model: "ImageModel") -> str:
     if not model.driver_installs:
         return "Nothing is installed into the driver venv beyond the syncs.\n"
     rows = [(code(d.package), code(d.pin) if d.pin else NONE, "yes" if d.editable else "no",
-             "yes" if d.no_deps else "no", d.reason or NONE) for d in model.driver_installs]
+             "yes" if d.no_deps else "no", text(d.reason) if d.reason else NONE) for d in model.driver_installs]
     return table(("Package", "Pin", "Editable", "`--no-deps`", "Why (the Dockerfile's comment)"), rows)
 
 
@@ -156,7 +156,7 @@ def image_inventory(model: "ImageModel") -> str:
 
 
 def _extra_users(model: "ImageModel", extra: str) -> str:
-    names = [a.class_name for a in model.actors if extra in a.extras]
+    names = [text(a.class_name) for a in model.actors if extra in a.extras]
     return ", ".join(names) or NONE
 
 
@@ -173,8 +173,9 @@ def warm_steps(model: "ImageModel") -> str:
         built = sorted(p.name for p in installed(model, step.extras).values()
                        if p.source_built and not p.editable and p.name not in seen)
         seen.update(built)
-        why = "(its comment contradicts the lock: see `docgen check`)" if step.line in wrong else step.comment or NONE
-        rows.append((n, code(command), code(step.label), why, _codes(built), ", ".join(users) or NONE))
+        why = ("(its comment contradicts the lock: see `docgen check`)" if step.line in wrong
+               else text(step.comment) if step.comment else NONE)
+        rows.append((n, code(command), code(step.label), why, _codes(built), ", ".join(map(text, users)) or NONE))
     return table(("#", "Command", "Warms", "Why", "Compiles first", "Prefetched venvs using it"), rows)
 
 
@@ -183,7 +184,7 @@ def warm_steps(model: "ImageModel") -> str:
 def _skip_reason(model: "ImageModel", actor: "Actor", reasons: dict[str, str]) -> str:
     if actor.is_system:
         return REASON_SYSTEM
-    return reasons.get(actor.fqn, REASON_NOT_SELECTED)
+    return text(reasons.get(actor.fqn, REASON_NOT_SELECTED))
 
 
 def actor_mapping(model: "ImageModel", variant: str = "default") -> str:
@@ -208,7 +209,7 @@ def filter_table(model: "ImageModel") -> str:
     get a column of their own."""
     why = {row.filter: row.why for row in model.dockerfile.mapping}
     rows = [(code(f.text), ", ".join(code(short_fqn(a)) for a in f.actors) or "(nothing)", _codes(f.extras))
-            + ((why.get(f.text) or NONE,) if why else ()) for f in model.filters]
+            + ((text(why[f.text]) if why.get(f.text) else NONE,) if why else ()) for f in model.filters]
     rows += [(code(f.text) + " (negative)", ", ".join(code(short_fqn(a)) for a in f.actors) or "(nothing)",
               "removed after matching") + ((NONE,) if why else ()) for f in model.negative_filters]
     headers = ("Filter", "Matched actors", "Extras") + (("Why (the Dockerfile's comment)",) if why else ())
@@ -217,8 +218,8 @@ def filter_table(model: "ImageModel") -> str:
 
 def venv_inventory(model: "ImageModel") -> str:
     rows = [(code(base_venv(model)), "driver (`uv run` on the head node)", "(base, all groups)", "at image build")]
-    rows += [(code(v.path), v.class_name, _extra_column(v.extras), "at image build") for v in model.venvs]
-    rows += [(code(venv_path(model.venv_dir, s.actor)), s.class_name, _extra_column(s.extras),
+    rows += [(code(v.path), text(v.class_name), _extra_column(v.extras), "at image build") for v in model.venvs]
+    rows += [(code(venv_path(model.venv_dir, s.actor)), text(s.class_name), _extra_column(s.extras),
               "on the node at first use") for s in model.not_prefetched]
     for g in model.gym:
         when = (f"at image build when {code(g.arg)} names configs (none by default)" if g.venvs_by_default == 0
@@ -229,7 +230,7 @@ def venv_inventory(model: "ImageModel") -> str:
 
 
 def not_prefetched(model: "ImageModel") -> str:
-    rows = [(code(short_fqn(s.actor)), _extra_column(s.extras), s.reason) for s in model.not_prefetched]
+    rows = [(code(short_fqn(s.actor)), _extra_column(s.extras), text(s.reason)) for s in model.not_prefetched]
     return table(("Actor", "Extras", "Why it has no prebuilt venv"), rows)
 
 
@@ -321,7 +322,8 @@ def build_options(model: "ImageModel") -> str:
             entry["stages"].append(stage)
         entry["comment"] = entry["comment"] or " ".join(arg.comment.split())
     rows = [(code(name), code(e["default"]) if e["default"] is not None else "(none)",
-             ", ".join(code(s) for s in e["stages"]), e["comment"] or NONE) for name, e in merged.items()]
+             ", ".join(code(s) for s in e["stages"]), text(e["comment"]) if e["comment"] else NONE)
+            for name, e in merged.items()]
     return table(("ARG", "Default", "Declared in", "What it sets"), rows)
 
 
@@ -346,7 +348,7 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     rows = []
     for key, title in (("image", "Image"), ("platform", "Platform"), ("measured_at", "Measured")):
         if measurement.get(key):
-            rows.append((title, str(measurement[key])))
+            rows.append((title, text(measurement[key])))
     size = measurement.get("size_bytes")
     if isinstance(size, (int, float)):
         rows.append(("Size", f"{human_size(size)} ({int(size):,} bytes)"))
@@ -356,8 +358,8 @@ def image_size(model: "ImageModel", measurement: dict | None) -> str:
     out += table(("Measure", "Value"), rows)
     production = measurement.get("production")
     if isinstance(production, dict) and production.get("size_bytes"):
-        out += ("\nProduction image, measured elsewhere on " + str(production.get("measured_at", "an unknown date"))
-                + (f" ({production['where']})" if production.get("where") else "") + ": "
+        out += ("\nProduction image, measured elsewhere on " + text(production.get("measured_at", "an unknown date"))
+                + (f" ({text(production['where'])})" if production.get("where") else "") + ": "
                 + human_size(production["size_bytes"]) + ".\n")
     else:
         out += "\nNo production figure is recorded: add one under `production` (size_bytes, measured_at, where).\n"

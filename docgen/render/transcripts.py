@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from docgen.model import class_name_of
 from docgen.model.claims import build_user, package_in, venv_dir_access, vllm_copies
 from docgen.model.stages import role_of
-from docgen.render.markdown import code
+from docgen.render.markdown import code, shell
 from docgen.render.values import render_value
 
 if TYPE_CHECKING:
@@ -21,8 +21,8 @@ def console_venvs(model: "ImageModel") -> str:
     names = sorted(v.actor for v in model.venvs)
     lines = ["```console",
              '$ echo "$NEMO_RL_VENV_DIR"', model.venv_dir,
-             f"$ ls {model.venv_dir}", *names,
-             f"$ ls {model.venv_dir} | wc -l", str(len(names)),
+             f"$ ls {shell(model.venv_dir)}", *names,
+             f"$ ls {shell(model.venv_dir)} | wc -l", str(len(names)),
              "```"]
     return "\n".join(lines) + "\n"
 
@@ -55,13 +55,13 @@ def console_package(model: "ImageModel", package: str = "transformer-engine", ab
                + f" (extras {', '.join(code(e) for e in extras)}):\n\n")
         lines = []
         for venv, pkg in have:
-            lines += [f"$ version_in {venv.actor} {package}", pkg.version or "..."]
+            lines += [f"$ version_in {shell(venv.actor)} {shell(package)}", pkg.version or "..."]
         out += _console(lines)
     if absent == "yes" and lacking:
         pick = next((v for v in lacking if role_of(v.actor) == "policy"), lacking[0])
         extras = ", ".join(code(e) for e in pick.extras) or "the base"
         out += (f"\nThe {code(pick.class_name)} venv (extra {extras}) does not have it:\n\n"
-                + _console([f"$ version_in {pick.actor} {package}", "Traceback (most recent call last):", "...",
+                + _console([f"$ version_in {shell(pick.actor)} {shell(package)}", "Traceback (most recent call last):", "...",
                             "importlib.metadata.PackageNotFoundError: No package metadata was found for "
                             f"{package}", "[1]"]))
     return out
@@ -76,8 +76,8 @@ def console_te_shared(model: "ImageModel", package: str = "transformer-engine") 
     cache = _uv_cache(model)
     lines = []
     for venv, _ in have:
-        lines += [f"$ te_init {venv.actor}", f"{cache}/.../{module}/__init__.py"]
-    calls = "; ".join(f"te_init {v.actor}" for v, _ in have)
+        lines += [f"$ te_init {shell(venv.actor)}", f"{cache}/.../{module}/__init__.py"]
+    calls = "; ".join(f"te_init {shell(v.actor)}" for v, _ in have)
     lines += [f"$ {{ {calls}; }} | sort -u | wc -l", str(len({p.key for _, p in have}))]
     intro = (f"The {code(package)} venvs (" + ", ".join(code(v.class_name) for v, _ in have)
              + ") resolve the same file to one place in the cache:\n\n")
@@ -91,7 +91,7 @@ def console_vllm_copies(model: "ImageModel") -> str:
                 "like every other package.\n")
     lines = ["$ for actor in \\"]
     for n, path in enumerate(copies.venvs):
-        lines.append(f">     {path.rsplit('/', 1)[-1]}" + ("; do" if n == len(copies.venvs) - 1 else " \\"))
+        lines.append(f">     {shell(path.rsplit('/', 1)[-1])}" + ("; do" if n == len(copies.venvs) - 1 else " \\"))
     lines += ['>   pkg=$(echo "$NEMO_RL_VENV_DIR"/$actor/lib/python3*/site-packages/vllm)',
               '>   echo "${actor##*.}: $(stat -c %F "$pkg"), $(find "$pkg" -type l | wc -l) symlinks"', "> done"]
     lines += [f"{class_name_of(p)}: directory, 0 symlinks" for p in copies.venvs]
@@ -110,12 +110,12 @@ def console_ownership(model: "ImageModel") -> str:
     cache, venv_dir = _uv_cache(model), model.venv_dir
     owner, group, mode = venv_dir_access(model)
     uid, gid = build_user(model)
-    lines = [f"$ stat -c '%u:%g %A %n' {venv_dir} {cache}", f"{owner}:{group} {mode} {venv_dir}",
+    lines = [f"$ stat -c '%u:%g %A %n' {shell(venv_dir)} {shell(cache)}", f"{owner}:{group} {mode} {venv_dir}",
              f"{uid}:{gid} drwxr-xr-x {cache}"]
     if model.venvs:
         pick = next((v for v in model.venvs if role_of(v.actor) == "policy"), model.venvs[0])
         setgid = mode[6] in "sS"
-        lines += [f"$ stat -c '%u:%g %A' \"$NEMO_RL_VENV_DIR\"/{pick.actor}",
+        lines += [f"$ stat -c '%u:%g %A' \"$NEMO_RL_VENV_DIR\"/{shell(pick.actor)}",
                   f"{uid}:{group if setgid else gid} drwxr-{'s' if setgid else 'x'}r-x"]
     return _console(lines)
 
@@ -123,10 +123,10 @@ def console_ownership(model: "ImageModel") -> str:
 def console_writable(model: "ImageModel") -> str:
     copies = vllm_copies(model)
     gid, cache = render_value("runtime.gid", model), _uv_cache(model)
-    lines = [f"$ find {cache} ! -type l -perm /go=w | wc -l", "0",
+    lines = [f"$ find {shell(cache)} ! -type l -perm /go=w | wc -l", "0",
              "$ find \"$NEMO_RL_VENV_DIR\"/*/ ! -type l ! -name .lock -perm /go=w ! -path '*/site-packages/vllm' "
              "! -path '*/site-packages/vllm/*' | wc -l", "0",
-             f"$ find \"$NEMO_RL_VENV_DIR\"/*/lib/python3*/site-packages/vllm -maxdepth 0 -group {gid} -perm -g=w "
+             f"$ find \"$NEMO_RL_VENV_DIR\"/*/lib/python3*/site-packages/vllm -maxdepth 0 -group {shell(gid)} -perm -g=w "
              "2>/dev/null | wc -l", str(len(copies.venvs) if copies else 0)]
     return _console(lines)
 
@@ -137,4 +137,4 @@ def console_wrappers(model: "ImageModel") -> str:
     names = sorted(f"python-{v.class_name}" for v in model.venvs)
     pick = next((v for v in model.venvs if role_of(v.actor) == "policy"), model.venvs[0])
     return _console(["$ ls /usr/local/bin | grep '^python-'", *names,
-                     f"$ python-{pick.class_name} -c 'import sys; print(sys.prefix)'", pick.path])
+                     f"$ {shell('python-' + pick.class_name)} -c 'import sys; print(sys.prefix)'", pick.path])

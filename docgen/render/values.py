@@ -13,6 +13,7 @@ from docgen.model.cross import arch_floor, format_capability
 from docgen.model.stages import base_venv
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
+from docgen.render.markdown import code, text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -176,7 +177,7 @@ for _key in ("stages", "extras", "shared_builds", "uv_actors", "extras_not_warme
     VALUES.setdefault(f"{_key}.count.word", _any_count(_key, True))
 for _key, _fn in _PATHS.items():
     VALUES[_key] = _fn
-    VALUES[_key + ".code"] = (lambda fn: lambda m: f"`{fn(m)}`")(_fn)
+    VALUES[_key + ".code"] = (lambda fn: lambda m: code(fn(m)))(_fn)
 VALUES.update({
     "runtime.uid": lambda m: _runtime_user(m)[0],
     "runtime.gid": lambda m: _runtime_user(m)[1],
@@ -184,8 +185,8 @@ VALUES.update({
     "cuda_arch.floor": _arch_floor,
     "cuda_arch.floor.name": _arch_floor_name,
     "cmake.version": lambda m: arg_default(m, "CMAKE_VERSION"),
-    "nemo_rl.repo": lambda m: _recorded(m, "repo") or "an unrecorded repository",
-    "nemo_rl.ref": lambda m: _recorded(m, "ref") or _recorded(m, "commit")[:12] or "an unrecorded ref",
+    "nemo_rl.repo": lambda m: text(_recorded(m, "repo")) or "an unrecorded repository",
+    "nemo_rl.ref": lambda m: text(_recorded(m, "ref") or _recorded(m, "commit")[:12]) or "an unrecorded ref",
 })
 
 

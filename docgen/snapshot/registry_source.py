@@ -119,13 +119,22 @@ class _SourceTree:
             tree = ast.parse(text, filename=str(path))
         except SyntaxError as exc:
             raise InputError(path, exc.lineno, f"syntax error: {exc.msg}") from None
+        except RecursionError:
+            # CPython's parser builds the tree recursively: a chain of thousands of `elif`s or nested
+            # expressions exceeds its depth. The registry is never written like that, so it is bad input.
+            raise InputError(path, _deepest_line(text), "nested too deeply to read with Python's ast "
+                             "(a conditional or expression chain thousands of levels long)") from None
         # Split on the line ends ast counts (str.splitlines also splits on form feeds).
         module = _Module(path, path.relative_to(self.root).as_posix(), re.split(r"\r\n|\r|\n", text))
         ns: dict[str, object] = {}
         self._namespaces[path] = None
         try:
             for stmt in tree.body:
-                self._exec(stmt, ns, module)
+                try:
+                    self._exec(stmt, ns, module)
+                except RecursionError:
+                    # an expression the parser accepted but too deep to evaluate (or unparse) recursively
+                    raise module.error(stmt, "nested too deeply to evaluate statically") from None
         except InputError:
             del self._namespaces[path]  # a later import reports the same error, not a cycle
             raise
@@ -354,6 +363,26 @@ def _is_update_call(node: ast.expr) -> bool:
         and len(node.args) == 1
         and not node.keywords
     )
+
+
+def _deepest_line(text: str) -> int:
+    """Where a chain too deep for the parser most likely sits: the first line of the longest run of lines
+    that each open an `elif` (the usual shape), else the line with the most opening brackets."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    best, best_len, run_start, run_len = 1, 0, 1, 0
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("elif "):
+            if run_len == 0:
+                run_start = number
+            run_len += 1
+            if run_len > best_len:
+                best, best_len = run_start, run_len
+        elif line.strip() and not line[:1].isspace():
+            run_len = 0
+    if best_len:
+        return max(best - 1, 1)   # the `if` the chain hangs from
+    depth = [sum(line.count(c) for c in "([{") + line.count(" if ") for line in lines]
+    return depth.index(max(depth)) + 1 if lines else 1
 
 
 def _short(node: ast.AST) -> str:

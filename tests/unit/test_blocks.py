@@ -373,8 +373,91 @@ def test_values_are_found_on_their_own_lines_whatever_surrounds_them(text):
 @given(st.lists(st.sampled_from(["a", "| x |", "", "\n", " ", "\r"]), max_size=8).map("".join),
        st.sampled_from(["", "  ", "    "]), st.sampled_from(["\n", "\r\n"]), st.sampled_from(["\n", "\r\n", ""]))
 def test_a_written_block_is_its_indented_lines_and_end_marker(body, indent, nl, last_nl):
-    text = f"{indent}<!-- docgen:begin table -->{nl}{indent}<!-- docgen:end table -->{last_nl}"
+    # four columns in, a block sits in a container (here an admonition): at the top of a page it would be code
+    head = f"!!! note{nl}" if len(indent) >= 4 else ""
+    text = f"{head}{indent}<!-- docgen:begin table -->{nl}{indent}<!-- docgen:end table -->{last_nl}"
     new, _, _ = refresh(parse(text), *render_with({"table": body}))
     content = [indent + ln if ln else "" for ln in body.strip("\n").split("\n")]   # the definition
     end = f"{indent}<!-- docgen:end table body={digest(body.strip(chr(10)))} -->"
-    assert new == f"{indent}<!-- docgen:begin table -->{nl}" + nl.join(["", *content, ""]) + nl + end + last_nl
+    assert new == f"{head}{indent}<!-- docgen:begin table -->{nl}" + nl.join(["", *content, ""]) + nl + end + last_nl
+
+
+# Markers count only where Markdown shows them as a comment in the page's flow (issue 20, point 6). Each page
+# holds a marker-like comment, a stale body after it and a matching end, where Markdown shows them as text:
+# `write` must leave the page byte-identical, and parsing must find no block or value there.
+STALE = "<!-- docgen:begin table -->\nuser text that write used to delete\n<!-- docgen:end table -->\n"
+
+
+def _indented(text: str, by: str = "    ") -> str:
+    return "".join(by + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+NOT_IN_THE_FLOW = {
+    "fenced code": "# Page\n\n```markdown\n" + STALE + "```\n",
+    "tilde fence in a list item": "- item\n\n    ~~~\n" + _indented(STALE) + "    ~~~\n",
+    "indented code after a paragraph": "Write it like this:\n\n" + _indented(STALE),
+    "indented code at the top of the page": _indented(STALE) + "\ntext\n",
+    "indented code with a tab": "Example:\n\n" + _indented(STALE, "\t"),
+    "indented code inside an admonition": "!!! note\n\n    Example:\n\n" + _indented(STALE, "        "),
+    "indented code after a heading": "# Example\n" + _indented(STALE),
+    "a multi-line HTML comment": "<!--\nTo bring the table back, add\n<!-- docgen:begin table -->\n",
+    "an HTML comment opened on the line before": "text <!-- note:\n<!-- docgen:begin table -->\nvisible text\n",
+    "an inline value inside a comment": "<!-- old: <!-- docgen:value answer --> -->x\n",
+    "a comment around a marker on one line": "<!-- TODO <!-- docgen:begin table --> here -->\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_IN_THE_FLOW), ids=lambda n: n.replace(" ", "-"))
+def test_markers_outside_the_page_flow_are_text_and_write_keeps_them(name):
+    text = NOT_IN_THE_FLOW[name]
+    doc = parse(text)
+    assert doc.blocks == () and doc.values == (), name
+    assert write(text) == text
+    crlf = text.replace("\n", "\r\n")
+    assert write(crlf) == crlf
+
+
+IN_THE_FLOW = {
+    "the top level": STALE,
+    "an admonition": "!!! note\n" + _indented(STALE),
+    "an admonition after a blank": "!!! note\n\n" + _indented(STALE),
+    "a list item": "- item\n\n" + _indented(STALE),
+    "a nested list item": "- a\n    - b\n\n" + _indented(STALE, "        "),
+    "a paragraph's continuation": "text\n" + _indented(STALE),
+    "after a closed comment": "<!-- a note\nover two lines -->\n" + STALE,
+    "after a comment closed on the marker's line": "<!-- a note -->\n" + STALE,
+    "after a fence": "```\n<!-- docgen:begin table -->\n```\n\n" + STALE,
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_THE_FLOW), ids=lambda n: n.replace(" ", "-"))
+def test_markers_in_the_page_flow_are_live(name):
+    text = IN_THE_FLOW[name]
+    doc = parse(text)
+    assert [b.generator for b in doc.blocks] == ["table"], name
+    new = write(text)
+    assert "user text that write used to delete" not in new and "| a |" in new
+
+
+def test_a_comment_never_closed_above_a_marker_is_bad_input():
+    text = "# Page\n\n<!-- a note left open\n\n" + STALE
+    with pytest.raises(InputError, match=r"page\.md:7: docgen:end table without .* inside the HTML comment opened "
+                                         r"at line 3"):
+        parse(text)
+    with pytest.raises(InputError, match=r"page\.md:1: HTML comment .* never closed.* line 3"):
+        parse("<!-- open\n\n<!-- docgen:begin table\n")   # a marker-like text with no '-->' to close anything
+    assert len(parse("# Page\n\n<!-- a note left open\n").blocks) == 0   # no marker after it: plain Markdown
+
+
+def test_a_comment_opener_in_a_code_span_opens_nothing():
+    text = "Write `<!--` to open a comment.\n\n" + STALE
+    assert [b.generator for b in parse(text).blocks] == ["table"]
+
+
+def test_a_block_commented_out_whole_names_the_comment_that_its_begin_marker_closes():
+    # HTML comments do not nest: the begin marker's own `-->` closes the outer comment, so the end marker is a
+    # live comment of the page while its begin is not. Bad input, naming both, and nothing is written.
+    text = "<!--\n" + STALE + "-->\n"
+    with pytest.raises(InputError, match=r"page\.md:4: docgen:end table without a matching docgen:begin \(the "
+                                         r"docgen:begin table at line 2 is inside the HTML comment opened at line 1"):
+        parse(text)

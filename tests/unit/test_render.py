@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.site.html_pages import participant_labels
@@ -304,7 +306,32 @@ def test_tables_agree_with_their_definition(rows):
     assert table(headers, iter(rows)) == _table_as_defined(headers, rows)
 
 
-@pytest.mark.parametrize("value", ["x", "", "a`b", "``", 3, None, "` `"])
+@pytest.mark.parametrize("value", ["x", "", "a`b", "``", 3, None, "` `", "a```b", "`x", "x``", "one\ntwo"])
 def test_code_spans_survive_backticks(value):
-    text = str(value)
-    assert code(value) == (f"`` {text} ``" if "`" in text else f"`{text}`")
+    text = str(value).replace("\n", " ")
+    if "`" not in text:
+        assert code(value) == f"`{text}`"
+        return
+    longest = max(len(run) for run in re.findall("`+", text))
+    fence = "`" * (longest + 1)   # longer than any run inside, so no inner run can close the span
+    assert code(value) == f"{fence} {text} {fence}"
+    assert "\n" not in code(value)
+
+
+HOSTILE = "<script>alert(1)</script> & <!-- docgen:end build-options --> `<b>kept</b>` a lone ` tick | pipe\nnext"
+
+
+def test_input_prose_is_escaped_for_a_table_cell():
+    from docgen.render.markdown import text
+    cell = table(("H",), [(text(HOSTILE),)]).splitlines()[2]
+    assert "<script>" not in cell and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; " in cell
+    assert "<!--" not in cell and "&lt;!-- docgen:end build-options --&gt;" in cell
+    assert "`<b>kept</b>`" in cell            # the author's code span is kept as it is
+    assert "a lone &#96; tick \\| pipe next" in cell
+
+
+def test_mermaid_labels_and_shell_words_are_escaped():
+    from docgen.render.markdown import label, shell
+    assert label('a "b"; #c <d> `e`\nf') == "a #quot;b#quot;#59; #35;c #lt;d#gt; #96;e#96; f"
+    assert shell("nemo_rl.models.X") == "nemo_rl.models.X"   # plain names stay as they are
+    assert shell("x; rm -rf ~") == "'x; rm -rf ~'"
