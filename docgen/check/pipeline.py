@@ -115,12 +115,13 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
 
 
 def findings_of(run: Run):
-    from docgen.check.lint import check_coverage, lint
+    from docgen.check.lint import check_coverage, check_value_line_start, lint
     from docgen.check.prose import prose_findings
     from docgen.render.generators import REQUIRED_GENERATORS
 
     findings = lint(run.model)
     findings += prose_findings(run)
+    findings += check_value_line_start(p.doc for p in run.pages)
     if run.project.image_size.exists():
         from docgen.check.lint import check_image_size_record
         from docgen.inputs.image_size import load_image_size

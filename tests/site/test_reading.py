@@ -1,0 +1,47 @@
+"""The built site as a reader meets it: every paragraph is a whole sentence (an inline value that starts a
+source line would end the paragraph there, in Python-Markdown as on GitHub)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.site.html_pages import read_site
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# The text of every paragraph of the page's article that does not end like a sentence. Admonition titles
+# are headings, and the labels mermaid draws inside its SVGs are <p> elements too: both are left out.
+BROKEN_PARAGRAPHS = r"""
+[...document.querySelectorAll('article p')]
+  .filter(p => !p.classList.contains('admonition-title') && !p.closest('.mermaid, svg'))
+  .map(p => p.textContent.replace(/\s+/g, ' ').trim())
+  .filter(t => t && !/[.:;!?)\]"'\u201d\u2019\u2026]$/.test(t))
+"""
+
+
+def test_every_paragraph_ends_like_a_sentence(browser, site, site_server):
+    broken, seen = [], 0
+    for url in read_site(site):
+        browser.open(site_server + url)
+        seen += browser.evaluate("document.querySelectorAll('article p').length")
+        broken += [f"/{url}: ...{text[-80:]!r}" for text in browser.evaluate(BROKEN_PARAGRAPHS)]
+    assert seen > 100, f"only {seen} paragraphs found: the probe is not seeing the pages"
+    assert broken == [], "paragraphs that end mid-sentence:\n" + "\n".join(broken)
+
+
+def test_the_probe_sees_a_paragraph_cut_by_a_line_leading_value(browser, site, site_server):
+    """The break as Python-Markdown makes it: the value's line becomes its own block, the sentence before it
+    a paragraph that ends in the middle."""
+    import json
+
+    import markdown
+
+    value = "<!-- docgen:value k -->3.13<!-- docgen:end-value -->"
+    cut = markdown.markdown(f"Python is\n{value} and uv is\nthe one in the image.\n")
+    whole = markdown.markdown(f"Python\nis {value} and uv is\nthe one in the image.\n")
+    browser.open(site_server)
+    found = []
+    for html in (cut, whole):
+        browser.evaluate(f"document.querySelector('article').innerHTML = {json.dumps(html)}; true")
+        found.append(browser.evaluate(BROKEN_PARAGRAPHS))
+    assert found == [["Python is"], []]
