@@ -3,26 +3,20 @@ GitHub Pages project site (served under /nmp-rl-base/), and instant navigation t
 
 from __future__ import annotations
 
-import functools
 import re
 import socket
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 import yaml
 
-from tests.site.conftest import REPO
-from tests.site.html_pages import read_site
+from tests.site.conftest import PROJECT, REPO, serve_site
+from tests.site.html_pages import SITE_PATH, read_site
 from tests.site.test_browser import ALL_RENDERED
 
 pytestmark = pytest.mark.slow
 
 ARTIFACTS = REPO / "artifacts"
-PROJECT = "nmp-rl-base"
-
 
 def mkdocs_config() -> dict:
     class Loader(yaml.SafeLoader):  # mkdocs.yml names a Python function with !!python/name: keep it as text
@@ -34,6 +28,7 @@ def mkdocs_config() -> dict:
 def test_site_url_repo_and_edit_links_palette_and_features_follow_materials_conventions():
     config = mkdocs_config()
     assert re.fullmatch(rf"https://[^/]+\.github\.io/{PROJECT}/", config["site_url"]), config["site_url"]
+    assert config["site_url"].endswith(SITE_PATH)   # where the link checks of tests/site resolve links
     assert config["repo_url"].endswith(f"/{PROJECT}") and config["edit_uri"].startswith("edit/")
     palette = config["theme"]["palette"]
     assert [p["media"] for p in palette] == ["(prefers-color-scheme)", "(prefers-color-scheme: light)",
@@ -58,54 +53,23 @@ def test_pages_have_edit_links_and_generated_pages_do_not(site):
     assert "md-content__button" not in (site / "reference" / "cli" / "index.html").read_text()
 
 
-class _ProjectSiteHandler(SimpleHTTPRequestHandler):
-    """Serves a folder holding the site as /nmp-rl-base/, and answers a missing path with the site's 404.html
-    and status 404, as GitHub Pages does for a project site."""
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def send_error(self, code, message=None, explain=None):
-        page = Path(self.directory) / PROJECT / "404.html"
-        if code != 404 or not page.is_file():
-            return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-
-def _serve_under_project_path(site: Path, tmp: Path, port: int = 0):
-    (tmp / PROJECT).symlink_to(site, target_is_directory=True)
-    server = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_ProjectSiteHandler, directory=str(tmp)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1{'' if port == 80 else ':' + str(server.server_address[1])}/{PROJECT}/"
-
-
 @pytest.mark.browser
-def test_404_page_is_styled_under_a_project_path(browser, site, tmp_path):
-    server, base = _serve_under_project_path(site, tmp_path)
-    try:
-        for missing in ("no-such-page/", "concepts/no/such/page.html"):
-            browser.open(base + missing)
-            facts = browser.evaluate(
-                "({h1: document.querySelector('article h1')?.textContent,"
-                " sheets: [...document.styleSheets].filter(s => s.href && s.href.includes('/assets/stylesheets/main'))"
-                "   .map(s => ({href: s.href, rules: s.cssRules.length})),"
-                " header: getComputedStyle(document.querySelector('header.md-header')).position,"
-                " home: new URL(document.querySelector('a.md-header__button.md-logo').href).pathname})")
-            assert facts["h1"] and "404" in facts["h1"], facts
-            assert facts["sheets"] and all(s["href"].startswith(base) and s["rules"] > 100 for s in facts["sheets"]), facts
-            assert facts["header"] == "sticky", f"/{missing}: the theme's stylesheet did not apply: {facts}"
-            assert facts["home"] == f"/{PROJECT}/", facts
-        ARTIFACTS.mkdir(exist_ok=True)
-        browser.screenshot(ARTIFACTS / "site-404.png")
-    finally:
-        server.shutdown()
-        server.server_close()
+def test_404_page_is_styled_under_a_project_path(browser, site, site_server):
+    base = site_server   # the site under /nmp-rl-base/, a missing path answered with 404.html (conftest)
+    for missing in ("no-such-page/", "concepts/no/such/page.html"):
+        browser.open(base + missing)
+        facts = browser.evaluate(
+            "({h1: document.querySelector('article h1')?.textContent,"
+            " sheets: [...document.styleSheets].filter(s => s.href && s.href.includes('/assets/stylesheets/main'))"
+            "   .map(s => ({href: s.href, rules: s.cssRules.length})),"
+            " header: getComputedStyle(document.querySelector('header.md-header')).position,"
+            " home: new URL(document.querySelector('a.md-header__button.md-logo').href).pathname})")
+        assert facts["h1"] and "404" in facts["h1"], facts
+        assert facts["sheets"] and all(s["href"].startswith(base) and s["rules"] > 100 for s in facts["sheets"]), facts
+        assert facts["header"] == "sticky", f"/{missing}: the theme's stylesheet did not apply: {facts}"
+        assert facts["home"] == f"/{PROJECT}/", facts
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "site-404.png")
 
 
 def _port_80_free() -> bool:
@@ -123,7 +87,7 @@ def _port_80_free() -> bool:
 def test_instant_navigation_draws_the_next_pages_diagrams(browser, site, tmp_path):
     """Material matches links against the sitemap by protocol and host, not port, so this runs on port 80.
     Reached from a page with diagrams, mermaid draws in place (no reload); from one without, the page loads."""
-    server, base = _serve_under_project_path(site, tmp_path, port=80)
+    server, base = serve_site(site, tmp_path, port=80)
     link = "document.querySelector('a.md-nav__link[href$=\"concepts/workflows/\"]').click(); true"
     try:
         for start, instant in (("", True), ("contributing/", False)):

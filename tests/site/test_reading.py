@@ -45,3 +45,32 @@ def test_the_probe_sees_a_paragraph_cut_by_a_line_leading_value(browser, site, s
         browser.evaluate(f"document.querySelector('article').innerHTML = {json.dumps(html)}; true")
         found.append(browser.evaluate(BROKEN_PARAGRAPHS))
     assert found == [["Python is"], []]
+
+
+# Every code span of a table cell that holds a dotted name: its parts (split after each dot, where the site
+# puts a <wbr>) and, for each part, the number of lines it was laid out on.
+FQN_PARTS = r"""
+[...document.querySelectorAll('article td code')].filter(c => c.textContent.split('.').length > 2).map(c => ({
+  name: c.textContent, wbr: c.querySelectorAll('wbr').length,
+  parts: [...c.childNodes].filter(n => n.nodeType === 3).map(n => {
+    const r = document.createRange(); r.selectNodeContents(n);
+    return [n.textContent, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size];
+  })}))
+"""
+
+
+def test_names_in_tables_break_after_their_dots_at_phone_width(browser, site, site_server):
+    from tests.site.test_diagram_layout import viewport
+
+    mid_word, names = [], 0
+    with viewport(browser, 390):
+        for url in ("concepts/workers/", "concepts/workflows/", "image/venvs/"):
+            browser.open(site_server + url)
+            for fqn in browser.wait_for(FQN_PARTS):
+                names += 1
+                assert fqn["wbr"] == fqn["name"].count(".") + fqn["name"].count("/"), fqn
+                # a part short enough for the column (30 characters) must not itself be split, but at a hyphen
+                mid_word += [f"/{url}: {fqn['name']}: {part!r}" for part, lines in fqn["parts"]
+                             if lines > 1 + part.count("-") and len(part) <= 30]
+    assert names > 50, f"only {names} dotted names found in tables"
+    assert mid_word == []
