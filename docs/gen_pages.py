@@ -4,6 +4,7 @@ Writes, at build time only (nothing lands in docs/):
   reference/cli.md                  every docgen subcommand's argparse help
   reference/venvs/index.md          the prefetched venvs, one row each
   reference/venvs/<ClassName>.md    one page per prefetched venv: package, version, source
+  reference/actors.md               every registry actor: its role in plain words, its extras, where it runs
 
 The per-venv pages follow the model (a filter fewer means a page fewer), so the nav entries for them
 are appended here to the "Worker venvs" section of mkdocs.yml's explicit nav rather than typed there.
@@ -20,7 +21,7 @@ from docgen.cli import build_parser
 from docgen.errors import InputError
 from docgen.model.build import load_model
 from docgen.project import find_project
-from docgen.render.site import cli_page, venv_index, venv_page, venv_page_names
+from docgen.render.site import actors_page, cli_page, venv_index, venv_page, venv_page_names
 
 # the repository this site belongs to: the folder of mkdocs.yml, found like every docgen command finds it
 REPO_ROOT = Path(mkdocs_gen_files.config.config_file_path).resolve().parent
@@ -58,6 +59,8 @@ def main() -> None:
     except InputError as exc:  # bad input: say where, not a traceback (gen-files reports the exit)
         raise SystemExit(f"gen_pages.py: {exc}")
     names = venv_page_names(model.venvs)
+    with mkdocs_gen_files.open("reference/actors.md", "w") as fh:
+        fh.write(actors_page(model, names))
     with mkdocs_gen_files.open(VENV_INDEX, "w") as fh:
         fh.write(venv_index(model, names))
     entries = []

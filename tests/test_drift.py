@@ -50,7 +50,7 @@ def small_repo(root: Path, dockerfile: str = DOCKERFILE) -> Path:
     blocks = "".join(f"## {name}\n\n<!-- docgen:begin {name} -->\n<!-- docgen:end {name} -->\n\n" for name in GENERATORS)
     (root / "docs" / "sub" / "all.md").write_text("# Everything\n\n" + blocks)
     (root / "README.md").write_bytes(
-        b"# nmp-rl-base\r\n\r\n<!-- docgen:value filters.count.word --><!-- docgen:end-value --> filters give "
+        b"# nmp-rl-base\r\n\r\nIts <!-- docgen:value filters.count.word --><!-- docgen:end-value --> filters give "
         b"<!-- docgen:value venvs.count --><!-- docgen:end-value --> venvs.\r\n\r\n"
         b"<!-- docgen:begin filter-table -->\r\n<!-- docgen:end filter-table -->\r\n")
     return root
@@ -108,7 +108,7 @@ def test_drift_scenario_end_to_end(tmp_path):
     assert docgen("check", "--root", str(root)).returncode == 0
     assert docgen("write", "--root", str(root)).returncode == 0 and snapshot_tree(root) == clean
     assert b"\r\n<!-- docgen:end filter-table body=" in clean["README.md"]  # CRLF page stays CRLF
-    assert clean["README.md"].startswith(b"# nmp-rl-base\r\n\r\n<!-- docgen:value filters.count.word -->three<")
+    assert clean["README.md"].startswith(b"# nmp-rl-base\r\n\r\nIts <!-- docgen:value filters.count.word -->three<")
 
     dockerfile = root / "Dockerfile.nmp-rl-base"
     dockerfile.write_text(without_mcore(DOCKERFILE))

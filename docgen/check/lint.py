@@ -318,6 +318,43 @@ def check_coverage(documents: Iterable["Document"], required: Iterable[str], whe
             for name in required if name not in used]
 
 
+# ------------------------------------------------------------------------------------- inline values
+
+_VALUE_MARKER = "<!-- docgen:value"
+
+
+def _block_prefix_only(prefix: str) -> bool:
+    """True when `prefix` holds only what opens a line's block: indentation, `>` quote markers and list
+    markers (`-`, `*`, `+`, `1.`, `1)`), so whatever follows it is the first thing of the block's text."""
+    rest = prefix.strip()
+    while rest:
+        if rest[0] == ">":
+            rest = rest[1:].lstrip()
+            continue
+        head, _, tail = rest.partition(" ")
+        if head in ("-", "*", "+") or (head[:-1].isdigit() and head[-1:] in ".)" and len(head) <= 10):
+            rest = tail.lstrip()
+            continue
+        return False
+    return True
+
+
+def check_value_line_start(documents: Iterable["Document"]) -> list[Finding]:
+    """An inline value's opening comment must not be the first thing on its line. CommonMark (GitHub) and
+    Python-Markdown (the site) both read a line that starts with `<!--` as the start of an HTML block, even in
+    the middle of a paragraph, so the sentence would end there and its rest become a new paragraph."""
+    found = []
+    for doc in documents:
+        for value in doc.values:
+            line = doc.lines[value.line_index]
+            at = line.rfind(_VALUE_MARKER, 0, value.start)
+            if at >= 0 and _block_prefix_only(line[:at]):
+                found.append(Finding(doc.path, value.line, "value-line-start",
+                                     f"value {value.key} starts its line, which breaks the paragraph there on "
+                                     "GitHub and on the site; move the word before it onto this line"))
+    return found
+
+
 def lint(model: "ImageModel") -> list[Finding]:
     return [
         *check_prefetch_present(model),

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from docgen.blocks import parse_document, refresh
 from docgen.check.facts import dump_facts, facts_of
-from docgen.check.lint import check_coverage, lint
+from docgen.check.lint import check_coverage, check_value_line_start, lint
 from docgen.check.prose import prose_findings
 from docgen.errors import ArgError, InputError
 from docgen.inputs.dockerfile import parse_dockerfile
@@ -111,6 +111,7 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
 def findings_of(run: Run):
     findings = lint(run.model)
     findings += prose_findings(run)
+    findings += check_value_line_start(p.doc for p in run.pages)
     if run.project.image_size.exists():
         # Measured figures are not derived from the inputs, so inputs that moved since the measurement are no
         # finding: the image-size block says so on the page. A malformed record is still bad input (exit 2).

@@ -22,7 +22,7 @@ DEFAULT_GYM_VENV_DIR = "/opt/gym_venvs"
 
 # Why an actor that runs under uv gets no prebuilt venv, when its extras are all warmed and the Dockerfile
 # comment does not say: it is simply not selected by any filter and builds on the node at first use.
-REASON_SYSTEM = "system interpreter (no venv)"
+REASON_SYSTEM = "runs in the driver venv (sys.executable), no venv of its own"
 REASON_NOT_SELECTED = "not selected by any filter; builds on the node at first use"
 REASON_NO_PREFETCH = "the image runs no actor prefetch; builds on the node at first use"
 

@@ -154,15 +154,20 @@ def _driver(job: str) -> str:
 
 def _details(model: "ImageModel", job: str, lanes: list[_Lane], system: tuple[str, list[str]] | None = None) -> str:
     """The table under a sequence diagram: every actor a lane stands for, with its extra and its venv."""
-    rows = [(f"{job} driver", "the job's driver script", "", f"base venv {code(base_venv(model))}")]
+    driver_venv = code(base_venv(model))
+    rows = [(f"{job} driver", "the job's driver script", "", f"base venv {driver_venv}")]
     for lane in lanes:
         for w in lane.workers:
             how = "prefetched venv" if w.prefetched else "venv built on first use,"
             rows.append((text(lane.title), code(w.fqn), ", ".join(code(e) for e in w.extras), f"{how} {code(w.path)}"))
     if system:
         title, fqns = system
-        rows += [(text(title), code(fqn), "", "the system interpreter, no venv") for fqn in fqns]
-    return "\n" + table(("In the diagram", "Actor", "Extra", "Runs in"), rows)
+        rows += [(text(title), code(fqn), "", f"the driver venv {driver_venv} (`sys.executable`), no venv of its own")
+                 for fqn in fqns]
+    grouped = any(len(lane.workers) > 1 for lane in lanes) or (system is not None and len(system[1]) > 1)
+    legend = ("A name with \"+N\" in the diagram is one lifeline for its first actor and N more that run the "
+              "same way; the table lists each actor the diagram stands for.\n\n") if grouped else ""
+    return "\n" + legend + table(("In the diagram", "Actor", "Extra", "Runs in"), rows)
 
 
 def diagram_dpo(model: "ImageModel") -> str:
@@ -201,11 +206,11 @@ def diagram_grpo(model: "ImageModel", policy: str, generation: str = "vllm") -> 
     env_ids = [lane.pid for lane in env_lanes]
     system_envs = [a for a in model.system_actors if role_of(a.fqn) == "environment"]
     system = None
-    if system_envs:  # environments like math scoring run on the system interpreter, without a venv
+    if system_envs:  # environments like math scoring run on sys.executable: the driver venv, no venv of their own
         env_ids.append("sysenv")
         more = f" +{len(system_envs) - 1}" if len(system_envs) > 1 else ""
         system = (system_envs[0].class_name + more, [a.fqn for a in system_envs])
-        lines.append(f"    participant sysenv as {label(system[0])}<br/>system interpreter")
+        lines.append(f"    participant sysenv as {label(system[0])}<br/>driver venv")
     gen = gen_lanes[0].pid
     lines.append("    loop each GRPO step")
     lines.append(f"        driver->>{gen}: generate responses<br/>for a batch of prompts")

@@ -1,5 +1,5 @@
 """Site-only pages rendered from the model and the CLI (the docs build writes them with mkdocs-gen-files;
-nothing lands in docs/): the command-line reference and one page per prefetched worker venv."""
+nothing lands in docs/): the command-line reference, one page per prefetched worker venv, and the actors."""
 
 from __future__ import annotations
 
@@ -62,3 +62,60 @@ def venv_index(model, names: dict[str, str]) -> str:
         count = len(model.snapshot.install_set(v.extras))
         out.append(f"| [{v.class_name}]({names[v.actor]}.md) | {extras} | `{v.path}` | {count} |")
     return "\n".join(out) + "\n"
+
+
+# What each role does in a job, in the words a reader searches with (role_of reads the role from the module).
+ROLE_WORDS = {
+    "policy": "policy worker: holds the model and trains it (the optimizer step, log-probs)",
+    "generation": "generation worker: samples responses from the policy's weights (inference, rollouts)",
+    "value": "value worker: the critic that estimates a value per token",
+    "environment": "environment: scores the responses and returns rewards",
+    "rollout": "rollout helper: collects and buffers experience between generation and training",
+    "other": "helper actor",
+}
+
+
+def camel_words(name: str) -> str:
+    """`RewardModelEnvironment` -> `reward model environment`: a new word where a capital follows a lower-case
+    letter, so names such as `DTensor` and `SGLang` stay whole; a plain capitalised word is lower-cased."""
+    words, start = [], 0
+    for i in range(1, len(name)):
+        if name[i].isupper() and name[i - 1].islower():
+            words.append(name[start:i])
+            start = i
+    words.append(name[start:])
+    return " ".join(w.lower() if w[:1].isupper() and w[1:].islower() else w for w in words)
+
+
+def actors_page(model, names: dict[str, str]) -> str:
+    """One section per registry actor, titled by its class name, saying in plain words what the actor does
+    and where it runs: the page the site's search finds an actor on, by class name or by role."""
+    from docgen.model.stages import base_venv, role_of
+
+    venvs = {v.actor: v for v in model.venvs}
+    skipped = {s.actor: s.reason for s in model.not_prefetched}
+    out = ["# Actors", "",
+           f"Every actor of the NeMo-RL registry this image pins ({len(model.actors)}), generated at site build "
+           "time from the committed snapshot: what it does in a job and where it runs in the image. "
+           "[How NeMo-RL runs workers](../concepts/workers.md) explains the registry.", ""]
+    for actor in model.actors:
+        role = role_of(actor.fqn)
+        if actor.is_system:
+            runs = f"the driver venv `{base_venv(model)}` (`sys.executable`), no venv of its own"
+        elif actor.fqn in venvs:
+            runs = (f"its prefetched venv `{venvs[actor.fqn].path}` "
+                    f"([package list](venvs/{names[actor.fqn]}.md))")
+        else:
+            reason = skipped.get(actor.fqn)
+            runs = "a venv built on the node at first use" + (f" ({md_cell(reason)})" if reason else "")
+        extras = ", ".join(f"`{e}`" for e in actor.extras) or "none (the base install set)"
+        words = camel_words(actor.class_name)
+        spelled = f" ({words})" if words != actor.class_name else ""
+        article = "an" if ROLE_WORDS[role][0] in "aeiou" else "a"
+        out += [f"## {actor.class_name}", "",
+                f"{actor.class_name}{spelled} is {article} {ROLE_WORDS[role]}.", "",
+                f"- Class: `{actor.fqn}`",
+                f"- Registry entry: `{actor.member or actor.command}`",
+                f"- Extras: {extras}",
+                f"- Runs in: {runs}", ""]
+    return "\n".join(out)

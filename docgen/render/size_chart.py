@@ -27,11 +27,29 @@ def _label(text: str) -> str:
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 3].rstrip() + "..."
 
 
-def _chart(title: str, unit: str, bars: list[tuple[str, float]]) -> str:
-    labels = ", ".join(f'"{_label(name)}"' for name, _ in bars)
-    values = ", ".join(f"{size:.{3 if unit == 'MB' else 1}f}" for _, size in bars)
-    return ("```mermaid\nxychart-beta horizontal\n"
-            f'    title "{title} ({unit})"\n    x-axis [{labels}]\n    y-axis "{unit}"\n    bar [{values}]\n```\n')
+def _axis_top(top: float) -> str:
+    """The value axis runs from zero (a bar's length is its size) to a round number at or above the largest bar."""
+    from math import floor, log10
+
+    step = 10.0 ** floor(log10(top))
+    nice = next(n for n in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if top <= n * step * (1 + 1e-9))
+    return f"{nice * step:.6g}"
+
+
+def _chart(title: str, unit: str, what: str, bars: list[tuple[str, float]]) -> str:
+    """A zero-based bar chart whose bars are numbered, and a table under it with each number's full name and
+    size: mermaid cuts long labels off at a narrow chart's edge, and a table of names never does."""
+    from docgen.render.markdown import table
+
+    digits = 3 if unit == "MB" else 1
+    numbers = ", ".join(f'"{n}"' for n in range(1, len(bars) + 1))
+    values = ", ".join(f"{size:.{digits}f}" for _, size in bars)
+    top = max((size for _, size in bars), default=0) or 1
+    chart = ("```mermaid\nxychart-beta horizontal\n"
+             f'    title "{title} ({unit})"\n    x-axis [{numbers}]\n'
+             f'    y-axis "{unit}" 0 --> {_axis_top(top)}\n    bar [{values}]\n```\n')
+    rows = [(n, name, f"{size:.{digits}f}") for n, (name, size) in enumerate(bars, 1)]
+    return chart + "\n" + table(("#", what, unit), rows)
 
 
 def _venv_name(path: str) -> str:
@@ -50,10 +68,10 @@ def size_charts(model: "ImageModel", measurement: dict) -> str:
     out = []
     if layers:
         out.append("Size by layer, in build order (layers that add nothing left out):\n\n"
-                   + _chart("Image layers", "MB", layers))
+                   + _chart("Image layers", "MB", "Dockerfile step", layers))
     if venvs:
         out.append("Size by venv (`du`: a venv that links into the uv cache counts only its links):\n\n"
-                   + _chart("Venvs", "kB", venvs))
+                   + _chart("Venvs", "kB", "venv", venvs))
     inputs = measurement.get("inputs") or {}
     image = measurement.get("image_id", "an unrecorded image ID")
     built_from = ", ".join(f"{k} `{v}`" for k, v in sorted(inputs.items())) or "unrecorded inputs"

@@ -159,7 +159,12 @@ class Chromium:
     def wait_for(self, expression: str, timeout: float = 20, interval: float = 0.1):
         deadline = time.monotonic() + timeout
         while True:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except BrowserError as exc:   # the page is being replaced (a reload): ask the next one
+                if "navigated or closed" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                value = None
             if value or time.monotonic() > deadline:
                 return value
             time.sleep(interval)

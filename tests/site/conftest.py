@@ -45,17 +45,44 @@ def site(site_build) -> Path:
     return site_build.site
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, fmt, *args):  # the server's own log would only clutter the test output
+# The site is published as a GitHub Pages project site, under /nmp-rl-base/ (mkdocs.yml's site_url), and the
+# tests serve it the same way: 404.html and the sitemap hold links that only work under that path.
+PROJECT = "nmp-rl-base"
+
+
+class ProjectSiteHandler(SimpleHTTPRequestHandler):
+    """Serves a folder holding the site as /nmp-rl-base/ and answers a missing path with the site's 404.html
+    and status 404, as GitHub Pages does for a project site. Quiet: the server's log would only clutter."""
+
+    def log_message(self, fmt, *args):
         pass
+
+    def send_error(self, code, message=None, explain=None):
+        page = Path(self.directory) / PROJECT / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+def serve_site(site: Path, folder: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
+    """Serve `site` under /nmp-rl-base/ from `folder` (empty); returns the server and the site's base URL."""
+    (folder / PROJECT).symlink_to(site, target_is_directory=True)
+    server = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(ProjectSiteHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host = "127.0.0.1" if port == 80 else f"127.0.0.1:{server.server_address[1]}"
+    return server, f"http://{host}/{PROJECT}/"
 
 
 @pytest.fixture(scope="session")
-def site_server(site):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
+def site_server(site, tmp_path_factory):
+    server, base = serve_site(site, tmp_path_factory.mktemp("served"))
+    yield base
     server.shutdown()
     server.server_close()
 

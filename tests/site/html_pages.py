@@ -13,6 +13,10 @@ from urllib.parse import unquote, urljoin, urlsplit
 URL_ATTRS = {("a", "href"), ("link", "href"), ("script", "src"), ("img", "src"), ("source", "src"),
              ("iframe", "src"), ("form", "action")}
 LOADED = {("link", "href"), ("script", "src"), ("img", "src"), ("source", "src"), ("iframe", "src")}
+# <link> relations that only name a URL (the page's canonical address, the sitemap's): nothing is loaded
+NAMING_RELS = {"canonical", "alternate", "sitemap"}
+# The path the site is published under (mkdocs.yml's site_url): 404.html links absolutely below it.
+SITE_PATH = "/nmp-rl-base/"
 
 
 @dataclass
@@ -40,7 +44,8 @@ class _Parser(HTMLParser):
             self.page.ids.add(a["name"])
         for attr in ("href", "src", "action"):
             if (tag, attr) in URL_ATTRS and a.get(attr) is not None:
-                self.page.refs.append((tag, attr, a[attr]))
+                named_only = tag == "link" and (a.get("rel") or "").lower() in NAMING_RELS
+                self.page.refs.append(("link:" + a["rel"].lower() if named_only else tag, attr, a[attr]))
         classes = (a.get("class") or "").split()
         if tag == "a" and "md-nav__link" in classes and a.get("href") and not a["href"].startswith("#"):
             self.page.nav_links.append(a["href"])
@@ -89,8 +94,11 @@ def local_target(site: Path, page: Page, value: str) -> tuple[Path, str] | None:
     parts = urlsplit(value)
     if parts.scheme or value.startswith("//"):
         return None
-    resolved = urlsplit(urljoin("http://site.invalid/" + page.url, value))
-    rel = unquote(resolved.path).lstrip("/")
+    resolved = urlsplit(urljoin("http://site.invalid" + SITE_PATH + page.url, value))
+    path = unquote(resolved.path)
+    if not (path + "/").startswith(SITE_PATH):
+        return site / "(outside the site's path)" / path.lstrip("/"), unquote(resolved.fragment)
+    rel = path[len(SITE_PATH):]
     target = site / rel
     if rel == "" or rel.endswith("/") or target.is_dir():
         target = target / "index.html"

@@ -1,13 +1,16 @@
-"""Every diagram of the built site, laid out by a real Chromium at a desktop width: it fits the text column
-or scrolls sideways inside its own box (the page itself never gets wider), and no label overlaps another
-(participant names, messages, notes, nodes, edge labels), nor spills out of its own box."""
+"""Every diagram of the built site, laid out by a real Chromium at a desktop width (1280 px) and a phone's
+(390 px): it fits the text column without scrolling (the page itself never gets wider), no label overlaps
+another (participant names, messages, notes, nodes, edge labels), nor spills out of its own box; and one tap
+on its fullscreen button shows it at its natural size, to pan."""
 
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
 
+from tests.site.conftest import REPO
 from tests.site.html_pages import read_site
 from tests.site.test_browser import ALL_RENDERED
 
@@ -45,10 +48,12 @@ window.__layout = (div) => {
   }
   for (const e of svg.querySelectorAll('g.edgeLabel')) if (name(e)) labels.push({what: name(e), ...box(e)});
   // bar charts (the image-size page): title, axis titles and every tick label
+  // (what clips a label is the svg, or the diagram's box when the svg lets its content overflow)
+  const clip = getComputedStyle(svg).overflow === 'visible' ? box(div) : box(svg);
   if (svg.getAttribute('aria-roledescription') === 'xychart')
     for (const e of svg.querySelectorAll('text')) if (name(e)) {
       labels.push({what: name(e), ...box(e)});
-      if (!inside(box(e), box(svg))) spills.push(name(e));   // a tick label cut off at the chart's edge
+      if (!inside(box(e), clip)) spills.push(name(e));   // a tick label cut off at the chart's edge
     }
   const sized = labels.filter(b => b.w > 0 && b.h > 0);
   const overlaps = [];
@@ -73,28 +78,94 @@ def diagram_pages(site) -> list[str]:
     return [url for url, page in read_site(site).items() if page.mermaid_sources]
 
 
-def test_every_diagram_fits_or_scrolls_in_its_box_and_no_label_overlaps(browser, site, site_server):
+WIDTHS = (1280, 390)
+ARTIFACTS = REPO / "artifacts"
+
+
+@contextmanager
+def viewport(browser, width: int):
+    """The page laid out at `width` CSS pixels (a phone's, with touch, below 500)."""
+    phone = width < 500
+    browser.page("Emulation.setDeviceMetricsOverride", width=width, height=844 if phone else 1000,
+                 deviceScaleFactor=1, mobile=phone)
+    browser.page("Emulation.setTouchEmulationEnabled", enabled=phone)
+    try:
+        yield
+    finally:
+        browser.page("Emulation.setTouchEmulationEnabled", enabled=False)
+        browser.page("Emulation.clearDeviceMetricsOverride")
+
+
+# every diagram drawn, and the panzoom plugin's script has taken each box over (it looks once a second)
+READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
+         " return d.length > 0 && d.every(e => e.querySelector('svg'))"
+         " && document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length === d.length; })()")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_diagram_fits_its_column_and_no_label_overlaps(browser, site, site_server, width):
     pages = diagram_pages(site)
     assert len(pages) >= 3, pages
-    checked, wide = 0, 0
-    for url in pages:
-        browser.open(site_server + url)
-        assert browser.wait_for(ALL_RENDERED), f"/{url}: not every diagram rendered"
-        page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        assert page_width[0] <= page_width[1], f"/{url}: a diagram widened the page itself"
-        for n, d in enumerate(measure(browser)):
-            where = f"/{url} diagram {n + 1} ({d['role']})"
-            checked += 1
-            assert d["labels"] >= 3, f"{where}: no labels found, the layout probe sees nothing: {d}"
-            if d["width"] > d["column"] + 1:
-                wide += 1
-                assert d["overflowX"] in ("auto", "scroll") and d["scrollWidth"] > d["column"], f"{where}: {d}"
-                assert d["scrolled"], f"{where}: wider than its column ({d['width']} > {d['column']} px) " \
-                                      "but its box does not scroll"
-            assert d["overlaps"] == [], f"{where}: labels overlap: {json.dumps(d['overlaps'][:5])}"
-            assert d["spills"] == [], f"{where}: labels spill out of their boxes: {d['spills'][:5]}"
+    checked = 0
+    with viewport(browser, width):
+        for url in pages:
+            browser.open(site_server + url)
+            assert browser.wait_for(READY), f"/{url}: not every diagram rendered in a pan-and-zoom box"
+            page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert page_width[0] <= page_width[1], f"/{url} at {width} px: a diagram widened the page itself"
+            for n, d in enumerate(measure(browser)):
+                where = f"/{url} diagram {n + 1} ({d['role']}) at {width} px"
+                checked += 1
+                assert d["labels"] >= 3, f"{where}: no labels found, the layout probe sees nothing: {d}"
+                assert d["width"] <= d["column"] + 1 and not d["scrolled"], \
+                    f"{where}: wider than its column ({d['width']} > {d['column']} px): {d}"
+                assert d["overlaps"] == [], f"{where}: labels overlap: {json.dumps(d['overlaps'][:5])}"
+                assert d["spills"] == [], f"{where}: labels spill out of their boxes: {d['spills'][:5]}"
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.open(site_server + "concepts/workflows/")
+        browser.wait_for(READY)
+        browser.screenshot(ARTIFACTS / f"site-workflows-{width}.png", selector=".panzoom-box", hide=".md-sidebar")
     assert checked >= 5
-    print(f"{checked} diagrams checked, {wide} scroll in their box")
+
+
+# One tap on a diagram's fullscreen button: the box covers the screen and the diagram is drawn at its natural
+# size (its viewBox width), its labels as large as mermaid sets them; panzoom then pans it.
+FULLSCREEN = r"""
+(async (n) => {
+  const box = document.querySelectorAll('.panzoom-box')[n];
+  box.scrollIntoView();
+  box.querySelector('.panzoom-max').click();
+  await new Promise(r => setTimeout(r, 100));
+  const svg = box.querySelector('div.mermaid svg'), r = svg.getBoundingClientRect(), b = box.getBoundingClientRect();
+  const texts = [...svg.querySelectorAll('text, .nodeLabel, .edgeLabel span')].map(t => t.getBoundingClientRect().height).filter(h => h > 0);
+  const out = {natural: svg.viewBox.baseVal.width, drawn: r.width, box: [b.left, b.top, b.width, b.height],
+               screen: [document.documentElement.clientWidth, document.documentElement.clientHeight], position: getComputedStyle(box).position,
+               text: texts.length ? Math.min(...texts) : 0, zoomable: !!box.querySelector('div.mermaid[data-zoom]')};
+  box.querySelector('.panzoom-min').click();
+  await new Promise(r => setTimeout(r, 100));
+  out.back = Math.round(svg.getBoundingClientRect().width) <= box.querySelector('div.mermaid').clientWidth + 1;
+  return out;
+})
+"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_tap_shows_each_diagram_full_size(browser, site, site_server, width):
+    seen = 0
+    with viewport(browser, width):
+        for url in diagram_pages(site):
+            browser.open(site_server + url)
+            assert browser.wait_for(READY), f"/{url}: not every diagram rendered in a pan-and-zoom box"
+            for n in range(browser.evaluate("document.querySelectorAll('.panzoom-box').length")):
+                f = browser.evaluate(f"({FULLSCREEN})({n})")
+                where = f"/{url} diagram {n + 1} at {width} px"
+                seen += 1
+                assert f["position"] == "fixed" and f["box"] == [0, 0, *f["screen"]], f"{where}: not fullscreen: {f}"
+                assert f["drawn"] >= 0.95 * f["natural"], f"{where}: still shrunk in fullscreen: {f}"
+                assert f["text"] >= 10, f"{where}: labels under 10 px high in fullscreen: {f}"
+                assert f["zoomable"], f"{where}: no pan and zoom on the box: {f}"
+                assert f["back"], f"{where}: leaving fullscreen did not give the column back: {f}"
+    assert seen >= 5
 
 
 # A deliberately broken diagram: the probe must see the overlap and the spill, or it proves nothing above.

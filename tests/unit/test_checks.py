@@ -184,3 +184,28 @@ def test_gym_prefetch_driven_by_an_arg_its_stage_does_not_declare(tmp_path):
     model = small_model(tmp_path, redeclared)
     assert [f for f in lint(model) if f.check == "gym-prefetch"] == []
     assert model.gym[0].default is None and model.gym[0].venvs_by_default == 0  # the base stage's default stays there
+
+
+# ---- inline values never start a line: GitHub and the site would end the paragraph there -------------
+
+def _value_doc(text: str):
+    from docgen.check.lint import check_value_line_start
+    doc = parse_document(text, "docs/page.md", {}, frozenset({"k"}))
+    return [(f.check, f.line) for f in check_value_line_start([doc])]
+
+
+def test_a_value_that_starts_a_line_is_a_finding_wherever_the_line_opens_a_block():
+    value = "<!-- docgen:value k -->9<!-- docgen:end-value -->"
+    text = (f"A sentence that runs on\n{value} and ends.\n\n"      # mid-paragraph: line 2
+            f"{value} opens a paragraph.\n\n"                      # line 4
+            f"- a list item\n  {value} continues it\n\n"           # line 7
+            f"> quoted\n> {value} too\n\n"                         # line 10
+            f"1. {value} first in an item\n")                      # line 12
+    assert _value_doc(text) == [("value-line-start", n) for n in (2, 4, 7, 10, 12)]
+
+
+def test_a_value_after_a_word_or_in_a_table_cell_is_clean():
+    value = "<!-- docgen:value k -->9<!-- docgen:end-value -->"
+    text = (f"A sentence that runs\non {value} and ends.\n\n- item with {value}\n\n| a | b |\n|---|---|\n"
+            f"| {value} | x |\n\nSecond on a line: x {value} {value}.\n")
+    assert _value_doc(text) == []

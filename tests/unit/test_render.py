@@ -80,8 +80,8 @@ def test_actor_mapping_variants(model):
     vllm_system = next(r for r in system if "VllmGenerationWorker" in r[0])
     assert vllm_default[3] == "`/opt/ray_venvs/rl.models.generation.vllm.vllm_worker.VllmGenerationWorker`"
     assert vllm_default[4].startswith("yes, filter `vllm.vllm_worker`")
-    # with NEMO_RL_PY_EXECUTABLES_SYSTEM=1 the fixture's vllm workers run on the system interpreter
-    assert vllm_system[3] == "—" and "system interpreter" in vllm_system[4]
+    # with NEMO_RL_PY_EXECUTABLES_SYSTEM=1 the fixture's vllm workers run on sys.executable: the driver venv's
+    assert vllm_system[3] == "—" and vllm_system[4] == "no: runs in the driver venv (sys.executable), no venv of its own"
 
 
 def test_venv_inventory_starts_with_the_driver_venv(model):
@@ -147,8 +147,10 @@ def test_diagrams_take_participants_from_the_model(model):
     assert "participant policy as DTensorPolicyWorkerV2<br/>automodel" in v2
     # the two vLLM workers share an extra: one lifeline, both named in the table
     assert "participant gen1 as VllmGenerationWorker +1<br/>vllm" in v2 and "VllmAsyncGenerationWorker` | `vllm`" in v2
-    assert "MathEnvironment<br/>system interpreter" in v2 and "refit" in v2
-    assert "| MathEnvironment | `rl.environments.math_environment.MathEnvironment` |  | the system interpreter" in v2
+    assert "MathEnvironment<br/>driver venv" in v2 and "refit" in v2
+    assert ("| MathEnvironment | `rl.environments.math_environment.MathEnvironment` |  | the driver venv "
+            "`/opt/nemo_rl_venv` (`sys.executable`), no venv of its own |") in v2
+    assert 'A name with "+N" in the diagram is one lifeline for its first actor and N more' in v2
     megatron = render_block("diagram-grpo-megatron", {}, src)
     assert "participant policy as MegatronPolicyWorker<br/>mcore" in megatron
 

@@ -31,16 +31,25 @@ def charts(markdown: str) -> list[str]:
     return [block.split("```", 1)[0] for block in markdown.split("```mermaid\n")[1:]]
 
 
-def test_layers_and_venvs_become_two_bar_charts(model):
+def test_layers_and_venvs_become_two_zero_based_bar_charts_with_a_table_of_full_names(model):
     out = render_block("image-size", {}, RenderInputs(model, record(model)))
     layers, venvs = charts(out)
     assert layers.startswith("xychart-beta horizontal\n")
-    # empty layers are left out; quotes, commas and brackets never reach mermaid's label list
-    assert 'x-axis ["RUN echo a b x", "COPY 3rdparty/ 3rdparty/"]' in layers
-    assert "bar [0.002, 0.001]" in layers and 'y-axis "MB"' in layers
-    assert 'x-axis ["nemo_rl_venv", "WorkerA"]' in venvs and "bar [0.7, 0.5]" in venvs
+    # empty layers are left out; the bars are numbered and the table under the chart names each in full
+    assert 'x-axis ["1", "2"]' in layers and 'y-axis "MB" 0 --> 0.002' in layers
+    assert "bar [0.002, 0.001]" in layers
+    assert "| 1 | RUN echo \"a, b\" [x] | 0.002 |\n| 2 | COPY 3rdparty/ 3rdparty/ | 0.001 |" in out
+    assert 'y-axis "kB" 0 --> 0.8' in venvs and "bar [0.7, 0.5]" in venvs
+    assert "| 1 | nemo_rl_venv | 0.7 |\n| 2 | WorkerA | 0.5 |" in out
     assert "Measured on image `sha256:abc`, built from dockerfile `" in out
     assert "Not current" not in out
+
+
+@pytest.mark.parametrize("top, axis", [(158.349, "200"), (54.5, "60"), (0.405, "0.5"), (3, "3"), (393.3, "400"),
+                                       (0.0021, "0.0025"), (1000, "1000")])
+def test_the_value_axis_ends_at_a_round_number_at_or_above_the_largest_bar(top, axis):
+    from docgen.render.size_chart import _axis_top
+    assert _axis_top(top) == axis
 
 
 def test_a_record_of_another_dockerfile_says_so(model):
