@@ -15,18 +15,6 @@ from docgen.model.digests import input_digest
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
-# What a label keeps, the rest becomes a space: the class [A-Za-z0-9 _./:+-], read without a regex (compiling
-# two patterns cost more than labelling every bar); tests/unit/test_size_chart.py compares the two.
-_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./:+-")
-MAX_LABEL = 26   # wider labels are cut off at the left edge of a chart in the page's column (browser test)
-
-
-def _label(text: str) -> str:
-    """A bar label mermaid accepts inside double quotes: no quotes, brackets or commas."""
-    text = " ".join("".join([c if c in _SAFE else " " for c in text]).split())   # the only blank left is " "
-    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 3].rstrip() + "..."
-
-
 def _axis_top(top: float) -> str:
     """The value axis runs from zero (a bar's length is its size) to a round number at or above the largest bar."""
     from math import floor, log10
