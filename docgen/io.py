@@ -153,6 +153,14 @@ def _line_of_second(text: str, key: str) -> int | None:
     return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
 
 
+def _line_of_long_number(text: str) -> int | None:
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    found = re.search(r"[0-9_]{%d,}" % (limit + 1), text) if limit else None
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
 def parse_json(path: str | Path, text: str) -> object:
     """`text` (read from `path`) as JSON. Invalid, nested too deeply, an object with a key written twice or
     an integer too long for Python to convert: an InputError naming the file (and its line where known)."""
@@ -169,7 +177,8 @@ def parse_json(path: str | Path, text: str) -> object:
         raise InputError(path, _line_of_second(text, key),
                          f"not valid JSON for docgen: the key {excerpt(key)} appears twice in one object") from None
     except ValueError as exc:   # an integer over sys.get_int_max_str_digits() digits
-        raise InputError(path, None, f"not valid JSON for docgen: {str(exc).split(';')[0]}") from None
+        raise InputError(path, _line_of_long_number(text),
+                         f"not valid JSON for docgen: {str(exc).split(';')[0]}") from None
 
 
 def read_json_object(path: str | Path, what: str = "") -> tuple[str, dict]:
@@ -198,7 +207,8 @@ def parse_toml(path: str | Path, text: str) -> dict:
     except RecursionError:   # tomllib recurses once per nested array or inline table
         raise InputError(path, 1, "not valid TOML: arrays or tables nested too deeply") from None
     except ValueError as exc:   # an integer over sys.get_int_max_str_digits() digits
-        raise InputError(path, None, f"not valid TOML for docgen: {str(exc).split(';')[0]}") from None
+        raise InputError(path, _line_of_long_number(text),
+                         f"not valid TOML for docgen: {str(exc).split(';')[0]}") from None
 
 
 def read_toml(path: str | Path, what: str = "") -> tuple[str, dict]:

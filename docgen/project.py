@@ -207,14 +207,15 @@ def _check_paths(root: Path, config: _Config | None, paths: dict[str, Path]) -> 
     writes (facts, image-size, snapshot) named as its records, outside .git, and none the same file as
     another configured file or the configuration itself."""
     def bad(key: str, message: str) -> InputError:
-        if config is None:
+        line = _line_of(config.text, key) if config is not None else None
+        if line is None:   # a default: the file itself is what is wrong
             return InputError(paths[key], None, f"{key}: {message}")
-        return InputError(config.path, _line_of(config.text, key), f"{key}: {message}")
+        return InputError(config.path, line, f"{key}: {message}")
 
     for key in ("dockerfile", "snapshot", "image-size"):
         why = confined_input(root, paths[key])
         if why:
-            raise bad(key, why)
+            raise InputError(paths[key], None, f"{key}: {why}")
     seen: dict[str, str] = {}
     if config is not None:
         seen[os.path.realpath(config.path)] = "the configuration file"
