@@ -4,8 +4,8 @@
 
 A scratch copy of this repository has the Megatron filter removed, so that `write` rewrites several pages and
 the facts record. Each run puts the old files back, starts `python -m docgen write`, kills it with SIGKILL
-after a random delay (drawn over the second half of a measured write and a little past its end, where the
-renames happen), and then looks at the set of files write would change:
+after a random delay (every other run drawn over the second half of a measured write and a little past its
+end; the others up to 1 ms after the journal appears, inside the renames), and then looks at the set of files write would change:
 
   old        every file as before (killed before the journal was in place);
   new        every file as write leaves it (killed after the set was whole);
@@ -79,9 +79,15 @@ def _restore(root: Path, files: dict[str, bytes | None]) -> None:
         leftover.unlink()
 
 
-def one_run(root: Path, old: dict, new: dict, delay: float) -> str:
+def one_run(root: Path, old: dict, new: dict, delay: float, at_journal: bool = False) -> str:
+    """`delay` after the start; or, with `at_journal`, `delay` after the journal appears (polled), which
+    puts the kill inside the few milliseconds of renames that a delay from the start seldom hits."""
     _restore(root, old)
     proc = _docgen("write", cwd=root)
+    if at_journal:
+        journal = root / ".docgen-journal.docgen-tmp"
+        while not journal.exists() and proc.poll() is None:
+            pass
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
@@ -100,13 +106,18 @@ def one_run(root: Path, old: dict, new: dict, delay: float) -> str:
 
 
 def sweep(runs: int, seed: int, where: Path | None = None) -> Counter:
+    """`runs` kills: every other one at a random delay from the start, the rest at a random delay of up to
+    1 ms after the journal appears."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="docgen-kill-sweep-") as tmp:
         root = Path(where or tmp) / "repo"
         old, new, took = prepare(root)
         counts: Counter = Counter()
-        for _ in range(runs):
-            counts[one_run(root, old, new, rng.uniform(0.5 * took, 1.1 * took))] += 1
+        for i in range(runs):
+            if i % 2:
+                counts[one_run(root, old, new, rng.uniform(0, 0.001), at_journal=True)] += 1
+            else:
+                counts[one_run(root, old, new, rng.uniform(0.5 * took, 1.1 * took))] += 1
         counts["files_per_set"] = len(old)
         counts["write_ms"] = round(took * 1000)
         return counts
