@@ -5,7 +5,8 @@
 A scratch copy of this repository has the Megatron filter removed, so that `write` rewrites several pages and
 the facts record. Each run puts the old files back, starts `python -m docgen write`, kills it with SIGKILL
 after a random delay (every other run drawn over the second half of a measured write and a little past its
-end; the others up to 1 ms after the journal appears, inside the renames), and then looks at the set of files write would change:
+end; the others up to 1 ms after the journal appears, inside the renames), and then looks at the set of
+files write would change:
 
   old        every file as before (killed before the journal was in place);
   new        every file as write leaves it (killed after the set was whole);
