@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -95,10 +94,11 @@ def main() -> None:
         previous = json.loads(RECORD.read_text()) if RECORD.exists() else {}
         if "production" in previous:  # measured elsewhere: keep it as it was recorded
             figures["production"] = previous["production"]
-        RECORD.parent.mkdir(parents=True, exist_ok=True)
-        staged = RECORD.with_name(f".{RECORD.name}.{os.getpid()}.tmp")   # replaced whole, never half written
-        staged.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
-        os.replace(staged, RECORD)
+        # docgen's one writer: atomic, and only over an image-size record (never through a symlink)
+        sys.path.insert(0, str(ROOT))
+        from docgen.io import write_file
+
+        write_file(ROOT, RECORD, json.dumps(figures, indent=2, sort_keys=True) + "\n", kind="image-size")
     json.dump(figures, sys.stdout, indent=2, sort_keys=True)
     print()
 

@@ -75,7 +75,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     project = _project(args)
     _say_project(args, project)
     output = Path(args.output).absolute() if args.output is not None else project.snapshot
-    write_file(project.root, output, text)
+    write_file(project.root, output, text, kind="snapshot")
     counts = {k: len(v) for k, v in data["lock"]["install_sets"].items()}
     print(f"wrote {project.display(output)}: {len(data['lock']['packages'])} packages, "
           f"{len(data['registry']['actors'])} actors, install sets {counts}", file=sys.stderr)

@@ -20,7 +20,46 @@ from typing import NamedTuple
 from docgen.errors import InputError
 
 MAX_INPUT_BYTES = 16 * 2**20   # pages, Dockerfiles, snapshots, records: far above any real one
-MAX_LOCK_BYTES = 64 * 2**20    # uv.lock of a large workspace (NeMo-RL's is under 1 MiB)
+MAX_LOCK_BYTES = 64 * 2**20    # uv.lock of a large workspace (NeMo-RL's is under 1 MiB): the lock reader's cap
+EXCERPT_CHARS = 40             # the most of an input's text a message about unreadable content quotes
+
+
+def excerpt(text: str | bytes, limit: int = EXCERPT_CHARS) -> str:
+    """At most `limit` characters of `text`, escaped (control characters, quotes), for a message that must
+    show what it found without echoing a file that may not be text at all."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    shown = repr(text[:limit])
+    return shown + ("..." if len(text) > limit else "")
+
+
+def inside(root: str | Path, path: str | Path) -> bool:
+    """Whether `path` lies inside `root` (both taken as they are; resolve them first where that matters)."""
+    try:
+        Path(path).relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def confined_input(root: str | Path, path: str | Path) -> str | None:
+    """Why the input at `path` may not be read, or None: it is reached through a symlink that leaves the root,
+    or a symlink on the way resolves to something that is not a regular file. A missing file is no problem
+    here (the reader reports it)."""
+    root = Path(os.path.realpath(root))
+    path = Path(os.path.abspath(path))
+    if not os.path.lexists(path) or os.path.realpath(path) == str(path):
+        return None   # missing, or no symlink on the way
+    real = Path(os.path.realpath(path))
+    if not inside(root, real):
+        return f"a symlink leads it outside the root {root} (to {real}); docgen reads inputs only inside the root"
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        return f"a symlink leads it to {real}, which cannot be read: {exc.strerror or exc}"
+    if not stat.S_ISREG(st.st_mode):
+        return f"a symlink leads it to {real}, which is not a regular file"
+    return None
 
 
 def _check_regular(path: str | Path, label: str, limit: int, st: os.stat_result | None = None) -> os.stat_result:
@@ -76,6 +115,10 @@ def decode(path: str | Path, data: bytes, what: str = "", *, newline: str | None
         label = f"cannot read{' ' + what if what else ''}"
         raise InputError(path, data.count(b"\n", 0, exc.start) + 1,
                          f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x})") from None
+    nul = text.find("\0")
+    if nul >= 0:   # no text docgen reads holds NUL; /proc/self/environ and binaries do: never quote them
+        label = f"cannot read{' ' + what if what else ''}"
+        raise InputError(path, text.count("\n", 0, nul) + 1, f"{label}: not text (it holds a NUL byte)")
     return text if newline == "" else text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -87,17 +130,61 @@ def read_input(path: str | Path, what: str = "", *, newline: str | None = None,
     return decode(path, read_bytes(path, what, limit=limit), what, newline=newline)
 
 
-def read_json_object(path: str | Path, what: str = "") -> tuple[str, dict]:
-    """An input file holding one JSON object: (its text, for finding lines later; the object)."""
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return data
+
+
+def _line_of_second(text: str, key: str) -> int | None:
+    """The line of the second time `key` is written as a JSON object key (for the duplicate-key message)."""
     import json
 
-    text = read_input(path, what)
+    found = [m.start() for m in re.finditer(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:", text)]
+    return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
+
+
+def _line_of_long_number(text: str) -> int | None:
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    found = re.search(r"[0-9_]{%d,}" % (limit + 1), text) if limit else None
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def parse_json(path: str | Path, text: str) -> object:
+    """`text` (read from `path`) as JSON. Invalid, nested too deeply, an object with a key written twice or
+    an integer too long for Python to convert: an InputError naming the file (and its line where known)."""
+    import json
+
     try:
-        data = json.loads(text)
+        return json.loads(text, object_pairs_hook=_no_duplicates)
     except RecursionError:
         raise InputError(path, 1, "not valid JSON: nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+    except _DuplicateKey as exc:
+        key = exc.args[0]
+        raise InputError(path, _line_of_second(text, key),
+                         f"not valid JSON for docgen: the key {excerpt(key)} appears twice in one object") from None
+    except ValueError as exc:   # an integer over sys.get_int_max_str_digits() digits
+        raise InputError(path, _line_of_long_number(text),
+                         f"not valid JSON for docgen: {str(exc).split(';')[0]}") from None
+
+
+def read_json_object(path: str | Path, what: str = "") -> tuple[str, dict]:
+    """An input file holding one JSON object: (its text, for finding lines later; the object)."""
+    text = read_input(path, what)
+    data = parse_json(path, text)
     if not isinstance(data, dict):
         raise InputError(path, 1, "expected a JSON object")
     return text, data
@@ -119,6 +206,9 @@ def parse_toml(path: str | Path, text: str) -> dict:
         raise InputError(path, line, f"not valid TOML: {exc}") from None
     except RecursionError:   # tomllib recurses once per nested array or inline table
         raise InputError(path, 1, "not valid TOML: arrays or tables nested too deeply") from None
+    except ValueError as exc:   # an integer over sys.get_int_max_str_digits() digits
+        raise InputError(path, _line_of_long_number(text),
+                         f"not valid TOML for docgen: {str(exc).split(';')[0]}") from None
 
 
 def read_toml(path: str | Path, what: str = "") -> tuple[str, dict]:
@@ -128,22 +218,43 @@ def read_toml(path: str | Path, what: str = "") -> tuple[str, dict]:
 
 
 # ------------------------------------------------------------------------------------------------ writing
+#
+# A write of several files is all or nothing, also when the process is killed half way:
+#   1. every new text is staged beside its target (same folder, so the rename is atomic) and synced;
+#   2. each existing target gets a hard link as its backup (for rolling back an error in this process);
+#   3. a journal naming every (target, staged file) pair is put in place at the root by one rename;
+#   4. the staged files are renamed over their targets;
+#   5. the journal is removed, then the backups.
+# Killed before 3, no target changed (the staged files are orphans the next write clears); killed after 3,
+# the next docgen command finds the journal of a writer that is gone and renames the staged files still
+# there (roll forward), so the set becomes wholly new, and says so. Every name the writer makes ends in
+# STAGE_SUFFIX, which the repository's .gitignore ignores.
+
+STAGE_SUFFIX = ".docgen-tmp"
+JOURNAL = ".docgen-journal" + STAGE_SUFFIX
+_JOURNAL_MARK = "docgen-journal"
+
+# The files docgen writes besides pages, each JSON with the keys that tell docgen's own format: an existing
+# file without them is someone else's, and is never overwritten.
+OWNED_RECORDS = {
+    "facts": ("the facts record", frozenset({"format", "filters"})),
+    "snapshot": ("a NeMo-RL snapshot", frozenset({"format", "lock", "registry"})),
+    "image-size": ("the image-size record", frozenset({"image_id", "layers"})),
+}
+
 
 class Output(NamedTuple):
     """One file to write. `expected` is the exact bytes docgen read from it (None: it did not exist or was
-    not read); the writer refuses to overwrite a file whose bytes differ from that by the time it writes."""
+    not read); the writer refuses to overwrite a file whose bytes differ from that by the time it writes.
+    `kind` is "page" (Markdown) or a key of OWNED_RECORDS."""
     path: Path
     text: str
     expected: bytes | None = None
     check_expected: bool = False
+    kind: str = "page"
 
 
-def _inside(root: Path, path: Path) -> bool:
-    try:
-        path.relative_to(root)
-    except ValueError:
-        return False
-    return True
+_inside = inside
 
 
 def _safe_target(root: Path, path: Path) -> Path:
@@ -166,32 +277,82 @@ def _safe_target(root: Path, path: Path) -> Path:
     return path
 
 
+def owned_problem(root: Path, target: Path, kind: str) -> str | None:
+    """Why docgen may not write `target` as a file of `kind`, or None. Not the file's content (see
+    _check_owned_content); only where it lies and what it is called."""
+    rel = target.relative_to(root)
+    if any(part.lower() == ".git" for part in rel.parts):
+        return "refusing to write inside .git"
+    suffix = ".md" if kind == "page" else ".json"
+    if target.suffix.lower() != suffix:
+        what = "a page" if kind == "page" else OWNED_RECORDS[kind][0]
+        return f"refusing to write {what} to a file not named *{suffix}"
+    if target.name.endswith(STAGE_SUFFIX) or target.name == JOURNAL:
+        return "refusing to write over the writer's own staging files"
+    return None
+
+
+def _check_owned_content(target: Path, kind: str) -> None:
+    """An existing record must be one docgen wrote: a JSON object with the keys of its kind."""
+    if kind == "page" or not target.exists():
+        return
+    label, keys = OWNED_RECORDS[kind]
+    try:
+        data = parse_json(target, read_input(target, label))
+    except InputError as exc:
+        data = exc
+    if not (isinstance(data, dict) and keys <= data.keys()):
+        raise InputError(target, None, f"refusing to overwrite it: the file there is not {label} docgen wrote "
+                                       f"(not a JSON object with the keys {', '.join(sorted(keys))}); "
+                                       "nothing was written")
+
+
 def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
     """Write every output or none. Returns the paths replaced. Raises InputError (nothing changed on disk)."""
-    root = Path(root)
-    plan = [(out, _safe_target(root, out.path)) for out in outputs]
+    root = Path(os.path.realpath(root))
+    outputs = list(outputs)
+    plan = []
+    for out in outputs:
+        target = _safe_target(root, out.path)
+        problem = owned_problem(root, target, out.kind)
+        if problem:
+            raise InputError(target, None, problem)
+        _check_owned_content(target, out.kind)
+        plan.append((out, target))
+    if not plan:
+        return []
+    recover(root)   # a killed writer's set is completed before this one starts
     for _, target in plan:
         _clear_orphans(target)
-    staged: list[tuple[Path, str, Output]] = []
-    replaced: list[tuple[Path, str | None]] = []   # (target, backup path or None when the target was new)
-    current: Path | None = None                    # the target being worked on, for the error message
+    staged: list[tuple[Path, str, str | None, Output]] = []   # (target, staged file, backup or None, output)
+    replaced: list[tuple[Path, str | None]] = []              # (target, backup path or None when it was new)
+    journal_made = False
+    current: Path | None = None                               # the target being worked on, for the message
     try:
         for out, target in plan:
             current = target
-            staged.append((target, _stage(target, out.text), out))
-        for target, tmp, out in staged:
-            if out.check_expected:
-                current = target.read_bytes() if target.exists() else None
-                if current != out.expected:
-                    raise InputError(target, None, "changed on disk while docgen was writing; run docgen again")
-        for target, tmp, out in staged:
+            tmp = _stage(target, out.text)
+            staged.append((target, tmp, None, out))
+        for i, (target, tmp, _, out) in enumerate(staged):
             current = target
-            backup = None
+            if out.check_expected:
+                now = target.read_bytes() if target.exists() else None
+                if now != out.expected:
+                    raise InputError(target, None, "changed on disk while docgen was writing; run docgen again")
             if target.exists():
-                backup = tmp + ".bak"
+                backup = tmp[:-len(".new" + STAGE_SUFFIX)] + ".old" + STAGE_SUFFIX
                 os.link(target, backup)
+                staged[i] = (target, tmp, backup, out)
+        current = root / JOURNAL
+        _write_journal(root, staged)
+        journal_made = True
+        for target, tmp, backup, _ in staged:
+            current = target
             os.replace(tmp, target)
             replaced.append((target, backup))
+        current = root / JOURNAL
+        os.unlink(root / JOURNAL)   # the set is whole: from here on nothing needs recovering
+        journal_made = False
     except BaseException as exc:
         for target, backup in reversed(replaced):
             try:
@@ -201,10 +362,16 @@ def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
                     os.replace(backup, target)
             except OSError:
                 pass
-        for _, tmp, _ in staged:
-            for leftover in (tmp, tmp + ".bak"):
+        if journal_made:
+            try:
+                os.unlink(root / JOURNAL)
+            except OSError:
+                pass
+        for _, tmp, backup, _ in staged:
+            for leftover in (tmp, backup):
                 try:
-                    os.unlink(leftover)
+                    if leftover:
+                        os.unlink(leftover)
                 except OSError:
                     pass
         if isinstance(exc, OSError):
@@ -220,25 +387,115 @@ def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
     return [target for target, _ in replaced]
 
 
-def _clear_orphans(target: Path) -> None:
-    """Staged files and backups a killed `docgen write` left beside `target`: their names carry the writer's
-    PID, so only those of writers that are gone are removed, never a concurrent writer's."""
-    import re
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
+
+def _write_journal(root: Path, staged: list[tuple[Path, str, str | None, Output]]) -> None:
+    import json
+
+    journal = root / JOURNAL
+    if os.path.lexists(journal):
+        raise InputError(journal, None, "another docgen write is under way (its journal is there); run docgen "
+                                        "again when it has finished")
+    for target, *_ in staged:
+        _fsync_dir(target.parent)   # the staged files' names are durable before the journal names them
+    body = json.dumps({_JOURNAL_MARK: 1, "pid": os.getpid(),
+                       "files": [[target.relative_to(root).as_posix(), os.path.basename(tmp),
+                                  os.path.basename(backup) if backup else None]
+                                 for target, tmp, backup, _ in staged]}) + "\n"
+    tmp = _stage(journal, body)
+    try:
+        os.link(tmp, journal)   # unlike a rename, fails when a concurrent writer put its journal there first
+    except FileExistsError:
+        raise InputError(journal, None, "another docgen write is under way (its journal is there); run docgen "
+                                        "again when it has finished") from None
+    finally:
+        os.unlink(tmp)
+    _fsync_dir(root)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True       # another user's live process
+    return True
+
+
+def recover(root: str | Path) -> list[str]:
+    """Complete the write a killed docgen left half done (its journal at the root names every target and its
+    staged file): rename each staged file still there over its target. Returns what it did, for the log
+    (empty when there was nothing to recover). A journal of a writer still running is left alone."""
+    root = Path(os.path.realpath(root))
+    journal = root / JOURNAL
+    _clear_orphans(journal)   # a journal staged but never put in place
+    if not os.path.lexists(journal):
+        return []
+    try:
+        st = os.lstat(journal)
+        data = parse_json(journal, read_input(journal, "the write journal")) if stat.S_ISREG(st.st_mode) else None
+    except InputError:
+        data = None
+    if not (isinstance(data, dict) and data.get(_JOURNAL_MARK) == 1 and isinstance(data.get("pid"), int)
+            and isinstance(data.get("files"), list)):
+        raise InputError(journal, None, "not a write journal docgen can read; a docgen write was interrupted "
+                                        "there: check the pages with `git status`, then remove this file")
+    if _alive(data["pid"]):
+        return []
+    done, total, names = 0, len(data["files"]), []
+    for entry in data["files"]:
+        rel, tmp_name, backup_name = (entry + [None, None, None])[:3]
+        if not isinstance(rel, str) or not isinstance(tmp_name, str):
+            raise InputError(journal, None, "a write journal entry docgen cannot read; remove the file after "
+                                            "checking the pages with `git status`")
+        target = _safe_target(root, root / rel)
+        staged = target.parent / os.path.basename(tmp_name)
+        if not staged.name.endswith(STAGE_SUFFIX):
+            raise InputError(journal, None, f"the journal names {staged}, not a staging file of docgen's")
+        if staged.exists():
+            os.replace(staged, target)
+            done += 1
+            names.append(rel)
+    _fsync_dir(root)
+    os.unlink(journal)
+    for entry in data["files"]:
+        backup_name = entry[2] if len(entry) > 2 else None
+        if isinstance(backup_name, str) and backup_name.endswith(STAGE_SUFFIX):
+            try:
+                os.unlink(root / os.path.dirname(entry[0]) / os.path.basename(backup_name))
+            except OSError:
+                pass
+    return [f"recovered an interrupted write (pid {data['pid']}): completed {done} of its {total} files"
+            + (f" ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})" if names else "")
+            + "; the set is now wholly the new one"]
+
+
+def _clear_orphans(target: Path) -> None:
+    """Staged files and backups a killed `docgen write` left beside `target` before it made its journal:
+    their names carry the writer's PID, so only those of writers that are gone are removed, never a
+    concurrent writer's."""
     if not target.parent.is_dir():
         return
-    pattern = re.compile(re.escape(f".{target.name}.") + r"(\d+)\.[^/]*\.docgen-tmp(\.bak)?$")
+    # (".bak": the backups of docgen versions before the journal)
+    pattern = re.compile(re.escape(f".{target.name}.") + r"(\d+)\.[^/]*" + re.escape(STAGE_SUFFIX) + r"(\.bak)?$")
     for leftover in target.parent.iterdir():
         m = pattern.match(leftover.name)
-        if m is None or int(m.group(1)) == os.getpid():
+        if m is None or _alive(int(m.group(1))):
             continue
-        try:
-            os.kill(int(m.group(1)), 0)
-            continue                     # that writer still runs
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue                     # another user's live process
         try:
             leftover.unlink()
         except OSError:
@@ -246,11 +503,12 @@ def _clear_orphans(target: Path) -> None:
 
 
 def _stage(target: Path, text: str) -> str:
-    """Write `text` to a hidden temporary file beside `target` (same file system, so the rename is atomic)."""
+    """Write `text` to a hidden file beside `target` (same file system, so the rename is atomic), synced."""
     import tempfile
 
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".docgen-tmp")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.",
+                               suffix=".new" + STAGE_SUFFIX)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
@@ -267,9 +525,9 @@ def _stage(target: Path, text: str) -> str:
     return tmp
 
 
-def write_file(root: str | Path, path: str | Path, text: str) -> None:
+def write_file(root: str | Path, path: str | Path, text: str, kind: str = "page") -> None:
     """One file, atomically, with the same refusals as `write_files`."""
-    write_files(root, [Output(Path(path), text)])
+    write_files(root, [Output(Path(path), text, kind=kind)])
 
 
 def append_report(path: str | Path, text: str) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docgen.errors import InputError
-from docgen.io import parse_toml, read_input
+from docgen.io import OWNED_RECORDS, confined_input, owned_problem, parse_toml, read_input
 
 CONFIG_FILE = "docgen.toml"
 DEFAULTS = {
@@ -58,9 +58,11 @@ class Project(NamedTuple):
             return str(path)
 
     def page_paths(self) -> list[Path]:
-        """The pages the globs match, sorted, without hidden folders or files."""
+        """The pages the globs match, sorted, without hidden folders or files. A folder the globs reach but
+        docgen cannot list is bad input naming it (a glob alone would skip it without a word)."""
         found: set[Path] = set()
         for pattern in self.pages:
+            _check_listable(self.root, pattern)
             for path in self.root.glob(pattern):
                 rel = path.relative_to(self.root)
                 if any(part.startswith(".") for part in rel.parts) or not path.name.endswith(".md"):
@@ -84,6 +86,33 @@ class Project(NamedTuple):
                 "pages": list(self.pages), "facts": self.display(self.facts),
                 "image_size": self.display(self.image_size),
                 "required": list(self.required) if self.required is not None else "all"}
+
+
+def _check_listable(root: Path, pattern: str) -> None:
+    """Every folder `pattern` can reach below its literal part (hidden ones aside, as page_paths skips them)
+    can be listed; else an InputError naming the folder."""
+    parts = Path(pattern).parts
+    fixed = 0
+    while fixed < len(parts) - 1 and not any(c in parts[fixed] for c in "*?["):
+        fixed += 1
+    if fixed == len(parts) - 1 and not any(c in parts[-1] for c in "*?["):
+        return   # a plain file name
+    base = root.joinpath(*parts[:fixed])
+    if not base.is_dir():
+        return
+    deep = "**" in parts[fixed:]
+    stack = [base]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                subfolders = [Path(e.path) for e in entries
+                              if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)]
+        except OSError as exc:
+            raise InputError(folder, None, f"cannot list this folder of pages ({exc.strerror or exc}); "
+                                           f"the pages glob {pattern!r} reaches it") from None
+        if deep:
+            stack.extend(subfolders)
 
 
 # ------------------------------------------------------------------------------------------------ discovery
@@ -166,10 +195,40 @@ def _load(root: Path, config: _Config | None, how: str) -> Project:
         return root / values[key]
 
     required = values["required"]
+    _check_paths(root, config, {key: path_of(key) for key in ("dockerfile", "snapshot", "facts", "image-size")})
     return Project(root=root, config_file=config.path if config is not None else None, how=how,
                    dockerfile=path_of("dockerfile"), snapshot=path_of("snapshot"),
                    pages=tuple(values["pages"]), facts=path_of("facts"), image_size=path_of("image-size"),
                    required=tuple(required) if required is not None else None)
+
+
+def _check_paths(root: Path, config: _Config | None, paths: dict[str, Path]) -> None:
+    """The configured files: inputs reached without leaving the root through a symlink; the files docgen
+    writes (facts, image-size, snapshot) named as its records, outside .git, and none the same file as
+    another configured file or the configuration itself."""
+    def bad(key: str, message: str) -> InputError:
+        line = _line_of(config.text, key) if config is not None else None
+        if line is None:   # a default: the file itself is what is wrong
+            return InputError(paths[key], None, f"{key}: {message}")
+        return InputError(config.path, line, f"{key}: {message}")
+
+    for key in ("dockerfile", "snapshot", "image-size"):
+        why = confined_input(root, paths[key])
+        if why:
+            raise InputError(paths[key], None, f"{key}: {why}")
+    seen: dict[str, str] = {}
+    if config is not None:
+        seen[os.path.realpath(config.path)] = "the configuration file"
+    for key, path in paths.items():
+        real = os.path.realpath(path)
+        if real in seen:
+            raise bad(key, f"{path.relative_to(root).as_posix()!r} is also {seen[real]}; docgen writes only "
+                           "files of its own")
+        seen[real] = f"the {key} setting"
+        if key in OWNED_RECORDS:
+            problem = owned_problem(root, path, key)
+            if problem:
+                raise bad(key, f"{path.relative_to(root).as_posix()!r}: {problem}")
 
 
 def _settings(config: _Config) -> dict:

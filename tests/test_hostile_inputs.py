@@ -4,7 +4,10 @@ bad input (exit 2, file and line, no traceback, nothing written), never a Recurs
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,3 +80,150 @@ def test_a_deeply_nested_docgen_toml_is_bad_input(tmp_path):
     run = docgen("check", cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert f"{tmp_path / 'docgen.toml'}:1: not valid TOML: arrays or tables nested too deeply" in run.stderr
+
+
+# ------------------------------------------------------------------ files docgen writes, files docgen reads
+
+STALE_PAGE = "# Page\n\n<!-- docgen:begin filter-table -->\nstale\n<!-- docgen:end filter-table -->\n"
+
+
+def small_project(where: Path, config: str = "") -> Path:
+    """The image's Dockerfile and snapshot, one page with a stale block, `docgen.toml` holding `config`."""
+    where.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "Dockerfile.nmp-rl-base", where / "Dockerfile.nmp-rl-base")
+    (where / "snapshot").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "snapshot/nemo-rl.json", where / "snapshot/nemo-rl.json")
+    (where / "docgen.toml").write_text('pages = ["page.md"]\nrequired = []\n' + config)
+    (where / "page.md").write_text(STALE_PAGE)
+    return where
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("facts", [".git/hooks/pre-commit", ".git/config", "sub/.git/x.json", "page.md",
+                                   "Dockerfile.nmp-rl-base", "snapshot/nemo-rl.json", "docgen.toml",
+                                   "facts.txt", "docs/facts"])
+def test_a_config_cannot_point_the_facts_record_at_a_file_docgen_does_not_own(tmp_path, facts):
+    root = small_project(tmp_path / "p", f'facts = "{facts}"\n')
+    (root / ".git/hooks").mkdir(parents=True)
+    (root / ".git/config").write_text("[core]\n")
+    hook = root / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    before = files_of(root)
+    for command in ("write", "check"):
+        run = docgen(command, cwd=root)
+        assert run.returncode == 2, (command, run.stdout, run.stderr)
+        assert "Traceback" not in run.stderr
+        assert f"docgen: error: {root / 'docgen.toml'}:3: facts: " in run.stderr, run.stderr
+    assert files_of(root) == before
+
+
+@pytest.mark.parametrize("content", ['{"somebody": "else\'s data"}\n', "not json at all\n", "", "[1, 2]\n"])
+def test_an_existing_file_in_another_format_is_never_overwritten(tmp_path, content):
+    root = small_project(tmp_path / "p", 'facts = "data/mine.json"\n')
+    (root / "data").mkdir()
+    mine = root / "data/mine.json"
+    mine.write_text(content)
+    before = files_of(root)
+    run = docgen("write", cwd=root)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert f"docgen: error: {mine}: refusing to overwrite it: the file there is not the facts record" \
+        in run.stderr, run.stderr
+    assert files_of(root) == before   # the stale page is not written either: all or nothing
+
+
+def test_the_facts_record_docgen_wrote_is_rewritten(tmp_path):
+    root = small_project(tmp_path / "p", 'facts = "facts.json"\n')
+    assert docgen("write", cwd=root).returncode == 0
+    (root / "Dockerfile.nmp-rl-base").write_text(
+        (root / "Dockerfile.nmp-rl-base").read_text().replace(MEGATRON_FILTER, "", 1))
+    first = (root / "facts.json").read_bytes()
+    run = docgen("write", cwd=root)
+    assert run.returncode == 0, run.stderr
+    assert (root / "facts.json").read_bytes() != first
+
+
+MEGATRON_FILTER = "  megatron_policy_worker.MegatronPolicyWorker \\\n"
+SECRET = "docgen-hostile-probe-9f3a1c"
+
+
+def test_a_dockerfile_symlinked_to_the_environment_never_prints_it(tmp_path):
+    root = small_project(tmp_path / "p")
+    (root / "Dockerfile.nmp-rl-base").unlink()
+    (root / "Dockerfile.nmp-rl-base").symlink_to("/proc/self/environ")
+    run = subprocess.run([sys.executable, "-m", "docgen", "check"], cwd=root, capture_output=True, text=True,
+                         env={**os.environ, "DOCGEN_PROBE": SECRET}, timeout=120)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert SECRET not in run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    assert "a symlink leads it outside the root" in run.stderr, run.stderr
+
+
+def test_a_dockerfile_holding_the_environment_is_not_quoted(tmp_path):
+    """Inside the root and regular, but not text: refused without echoing its content."""
+    root = small_project(tmp_path / "p")
+    (root / "Dockerfile.nmp-rl-base").write_bytes(
+        b"\0".join(f"{k}={v}".encode() for k, v in {**os.environ, "DOCGEN_PROBE": SECRET}.items()) + b"\0")
+    run = docgen("check", cwd=root)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert SECRET not in run.stdout + run.stderr
+    assert "not text (it holds a NUL byte)" in run.stderr, run.stderr
+
+
+def test_terminal_escapes_in_an_input_are_shown_escaped(tmp_path):
+    root = small_project(tmp_path / "p")
+    (root / "page.md").write_text("# Page\n\n<!-- docgen:begin no-such-\x1b[2J-generator -->\n"
+                                  "<!-- docgen:end no-such-\x1b[2J-generator -->\n")
+    run = docgen("check", cwd=root)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "\x1b" not in run.stderr and "\\x1b" in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("target", ["inside", "outside", "fifo"])
+def test_a_symlinked_input_is_read_only_when_it_resolves_to_a_regular_file_inside_the_root(tmp_path, target):
+    root = small_project(tmp_path / "p")
+    real = {"inside": root / "real/snap.json", "outside": tmp_path / "snap.json", "fifo": root / "fifo"}[target]
+    real.parent.mkdir(exist_ok=True)
+    if target == "fifo":
+        os.mkfifo(real)
+    else:
+        shutil.copy(root / "snapshot/nemo-rl.json", real)
+    (root / "snapshot/nemo-rl.json").unlink()
+    (root / "snapshot/nemo-rl.json").symlink_to(real)
+    run = docgen("check", cwd=root)
+    if target == "inside":
+        assert run.returncode in (0, 1), run.stderr   # 1: the stale page
+    else:
+        assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+        assert f"docgen: error: {root / 'snapshot/nemo-rl.json'}: snapshot: a symlink leads it" in run.stderr
+
+
+def test_snapshot_output_over_a_file_that_is_not_a_snapshot_is_refused(tmp_path):
+    root = small_project(tmp_path / "p")
+    victim = root / "package.json"
+    victim.write_text('{"name": "x"}\n')
+    run = docgen("snapshot", "--from", str(tmp_path / "nowhere"), "-o", str(victim), cwd=root)
+    assert run.returncode == 2
+    assert victim.read_text() == '{"name": "x"}\n'
+
+
+LONG_INT = "1" * 5000
+
+BIG_CASES = {
+    "pyproject holds an over-long integer": snapshot_case(pyproject=PYPROJECT + f"\n[tool.big]\nv = {LONG_INT}\n"),
+    "lock holds an over-long integer": snapshot_case(lock=LOCK + f"\n[manifest]\nbig = {LONG_INT}\n"),
+    "registry facts hold an over-long integer": snapshot_case(
+        registry=json.dumps({**REGISTRY, "big": "@"}).replace('"@"', LONG_INT)),
+    "snapshot holds an over-long integer": snapshot_file_case('{"format": 1,\n "big": ' + LONG_INT + "}\n"),
+    "snapshot repeats a key": snapshot_file_case('{"format": 1,\n "format": 2}\n'),
+    "registry facts repeat a key": snapshot_case(
+        registry=json.dumps(REGISTRY, indent=1)[:-2] + ',\n "registry": []\n}'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BIG_CASES), ids=lambda c: c.replace(" ", "-"))
+def test_long_integers_and_repeated_keys_are_bad_input(case, tmp_path, monkeypatch):
+    monkeypatch.setitem(CORPUS, case, BIG_CASES[case])
+    check_bad_input(case, tmp_path)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from docgen.errors import InputError
+from docgen.project import find_project
 from tests.conftest import REPO
 
 SNAPSHOT = REPO / "snapshot" / "nemo-rl.json"
@@ -326,3 +328,44 @@ def test_write_clears_staged_files_of_dead_writers_only(tmp_path):
     finally:
         alive.kill()
         alive.wait()
+
+
+def test_a_pages_folder_docgen_cannot_list_is_bad_input(tmp_path, monkeypatch):
+    """Permissions do not stop root, so the refusal to list is simulated at os.scandir."""
+    root = tmp_path / "p"
+    (root / "docs/locked").mkdir(parents=True)
+    (root / "docs/a.md").write_text("# A\n")
+    (root / "docgen.toml").write_text('pages = ["docs/**/*.md"]\n')
+    project = find_project(root=root)
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path) == root / "docs/locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(InputError) as err:
+        project.page_paths()
+    assert err.value.path == str(root / "docs/locked") and "Permission denied" in err.value.message
+
+
+def test_a_git_file_naming_another_checkout_records_no_commit(tmp_path):
+    import subprocess
+
+    from docgen.snapshot.build import git_provenance
+
+    def git(*args, cwd):
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+    other = tmp_path / "other"
+    other.mkdir()
+    git("init", "-q", cwd=other)
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x", cwd=other)
+    rl = tmp_path / "rl"
+    rl.mkdir()
+    (rl / ".git").write_text(f"gitdir: {other / '.git'}\n")
+    assert git_provenance(rl)["commit"] is None
+    wt = tmp_path / "wt"
+    git("worktree", "add", "-q", str(wt), cwd=other)   # a real linked worktree's .git file is its own
+    assert git_provenance(wt)["commit"] is not None

@@ -85,3 +85,18 @@ def test_a_page_edited_while_write_runs_is_not_overwritten(tmp_path, monkeypatch
     assert str(victim) in str(err.value) and "changed on disk" in err.value.message
     assert snapshot_of(repo) == before
     assert victim.read_text() == edited
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_leaves_a_whole_page_set(tmp_path):
+    """bench/kill_sweep.py, 30 runs: after each kill the set is wholly old, wholly new, or made wholly new by
+    the next command, which says it recovered the write (the bench runs 200+ for the figures)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kill_sweep", ROOT / "bench" / "kill_sweep.py")
+    kill_sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kill_sweep)
+    counts = kill_sweep.sweep(30, seed=20, where=tmp_path)
+    assert counts["broken"] == 0, counts
+    assert counts["old"] + counts["new"] + counts["recovered"] == 30, counts
+    assert counts["files_per_set"] >= 3

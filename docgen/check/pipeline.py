@@ -9,6 +9,7 @@ reads a raw input again.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from stat import S_ISLNK
 from typing import NamedTuple
@@ -20,7 +21,7 @@ from docgen.check.prose import prose_findings
 from docgen.errors import ArgError, InputError
 from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.inputs.image_size import load_image_size
-from docgen.io import Output, decode, read_bytes, read_input, write_files
+from docgen.io import Output, decode, read_bytes, read_input, recover, write_files
 from docgen.model.build import build_model
 from docgen.project import Project
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
@@ -67,6 +68,8 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     if required_unknown:
         raise InputError(project.display(project.config_file or project.root), None,
                          f"required: unknown generator(s) {', '.join(required_unknown)}")
+    for line in recover(project.root):   # a killed write's page set is completed before anything is read
+        print(f"docgen: {line}", file=sys.stderr)
     dockerfile_text = read_input(project.dockerfile, "the Dockerfile", newline="")
     model = build_model(parse_dockerfile(dockerfile_text, project.display(project.dockerfile)),
                         load_snapshot(project.snapshot, shown=project.display(project.snapshot)))
@@ -130,7 +133,8 @@ def write(run: Run) -> list[str]:
             outputs.append(Output(page.path, page.new_text, page.raw, check_expected=True))
             log.append(f"updated {page.doc.path} ({len(page.block_changes)} blocks, {len(page.value_changes)} values)")
     if run.recorded_facts_text != run.facts_text:
-        outputs.append(Output(run.project.facts, run.facts_text, run.recorded_facts_raw, check_expected=True))
+        outputs.append(Output(run.project.facts, run.facts_text, run.recorded_facts_raw, check_expected=True,
+                              kind="facts"))
         log.append(f"updated {run.project.display(run.project.facts)}")
     write_files(run.project.root, outputs)
     return log

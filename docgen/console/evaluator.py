@@ -19,6 +19,7 @@ from docgen.console.engine import Engine, EngineHung, engine_timeout, hung_while
 from docgen.console.shell import CommandTimeout, PersistentShell, ShellError, copy_worktree, host_shell
 from docgen.console.watchdog import watchdog
 from docgen.io import Output, decode, read_bytes, write_files
+from docgen.project import find_project
 
 DEFAULT_IMAGE = "nmp-rl-base:hermetic"
 IMAGE_ENV = "NMP_IMAGE"   # the image every image-backed test and the docs' console blocks run against
@@ -337,8 +338,10 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
     if current[start:end] != original:
         raise RuntimeError(f"{path}:{block.line}: the block changed on disk during the run; not updating it")
     body = "".join(line + "\n" for line in render_steps(steps))
-    # the one writer: atomic, and it refuses a page saved by someone else since it was read just above
-    write_files(path.parent, [Output(path, current[:start] + body + current[end:], raw, check_expected=True)])
+    # the one writer, judged from the project's root as `docgen write` is: atomic, never through a symlinked
+    # folder, and it refuses a page saved by someone else since it was read just above
+    root = find_project(cwd=path.parent).root
+    write_files(root, [Output(path, current[:start] + body + current[end:], raw, check_expected=True)])
     shifts.append((block.body_start, len(body) - len(original)))
 
 

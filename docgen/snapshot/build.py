@@ -8,7 +8,7 @@ from pathlib import Path
 
 from docgen import __version__
 from docgen.errors import InputError
-from docgen.io import read_input
+from docgen.io import parse_json, read_input
 from docgen.names import normalize
 from docgen.snapshot.load import FORMAT, PLATFORM, combo_key
 
@@ -48,7 +48,7 @@ def git_provenance(rl_dir: Path) -> dict[str, str | None]:
     (a folder inside another repository must not borrow that repository's history)."""
     none: dict[str, str | None] = {"repo": None, "ref": None, "commit": None}
     top = _git(rl_dir, "rev-parse", "--show-toplevel")
-    if top is None or Path(top).resolve() != rl_dir.resolve():
+    if top is None or Path(top).resolve() != rl_dir.resolve() or not _gitdir_is_own(rl_dir):
         return none
     branch = _git(rl_dir, "symbolic-ref", "--short", "-q", "HEAD")
     remotes = (_git(rl_dir, "remote") or "").split()
@@ -59,6 +59,36 @@ def git_provenance(rl_dir: Path) -> dict[str, str | None]:
     tags = (_git(rl_dir, "tag", "--points-at", "HEAD", "--sort=-version:refname") or "").split()
     return {"repo": repo_name(url) if url else None, "ref": tags[0] if tags else branch,
             "commit": _git(rl_dir, "rev-parse", "HEAD")}
+
+
+def _gitdir_is_own(rl_dir: Path) -> bool:
+    """Whether the repository git finds for DIR is DIR's own. A `.git` folder is; a `.git` file (a linked
+    worktree, a submodule, `git init --separate-git-dir`) is when the folder it names points back at DIR (a
+    worktree's `gitdir` file, a submodule's `core.worktree`), or is no other work tree's `.git`. A `.git`
+    file naming another checkout's `.git` would record that checkout's commit as DIR's: not DIR's own."""
+    import os
+
+    dot_git = rl_dir / ".git"
+    if not dot_git.is_file():
+        return dot_git.is_dir()
+    try:
+        first = read_input(dot_git, "the .git file").split("\n", 1)[0]
+    except InputError:
+        return False
+    if not first.startswith("gitdir:"):
+        return False
+    gitdir = Path(os.path.realpath(rl_dir / first[len("gitdir:"):].strip()))
+    here = os.path.realpath(rl_dir)
+    back = gitdir / "gitdir"                       # a linked worktree's pointer back to its .git file
+    if (gitdir / "commondir").is_file() and back.is_file():
+        try:
+            return os.path.realpath(read_input(back).strip()) == os.path.realpath(dot_git)
+        except InputError:
+            return False
+    worktree = _git(rl_dir, "--git-dir", str(gitdir), "config", "--get", "core.worktree")
+    if worktree is not None:                       # a submodule's repository names its work tree
+        return os.path.realpath(gitdir / worktree) == here
+    return gitdir.name != ".git" or gitdir.parent == Path(here)
 
 
 def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
@@ -84,7 +114,7 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
         registry_path = Path(registry_facts)
         registry = registry_reader.read_registry_json(registry_path)
         inputs["registry"] = _sha256(registry_path)
-        facts = json.loads(read_input(registry_path, "registry facts"))
+        facts = parse_json(registry_path, read_input(registry_path, "registry facts"))
         upstream = facts.get("upstream", {}) if isinstance(facts, dict) else {}
         fork = facts.get("fork", {}) if isinstance(facts, dict) else {}
         repo = repo or fork.get("repo") or upstream.get("repo")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docgen.errors import InputError
-from docgen.io import parse_toml, read_input
+from docgen.io import MAX_LOCK_BYTES, parse_toml, read_input
 from docgen.snapshot import markers
 from docgen.names import normalize
 from docgen.records import Memo
@@ -260,7 +260,7 @@ class Lock:
 
 def _edge_line(path: str, owner: LockPackage, dep: Dependency) -> int:
     """The line of the edge's `{ name = ...` below the owner's header (only computed on errors)."""
-    lines = read_input(path).split("\n")  # the line ends TOML counts, as the header scan does
+    lines = read_input(path, limit=MAX_LOCK_BYTES).split("\n")  # the line ends TOML counts, as the header scan does
     needle = f'{{ name = "{dep.name}"'
     version = f'version = "{dep.version}"' if dep.version else "version = "
     for number in range(owner.line, len(lines) + 1):
@@ -315,7 +315,7 @@ def read_lock(path: str | Path, root: str | None = None, default_groups: Sequenc
     """Read uv.lock. `root` (the project uv syncs) and its default groups come from the
     pyproject.toml beside the lock unless given."""
     path = str(path)
-    text = read_input(path)
+    text = read_input(path, limit=MAX_LOCK_BYTES)
     data = parse_toml(path, _without_artifact_urls(text))
 
     first_table = text.find("\n[")

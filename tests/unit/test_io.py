@@ -3,15 +3,20 @@ regular files only, and the page reader's refusal of symlinks (also one put in p
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
+import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from docgen.check import pipeline
 from docgen.errors import InputError
-from docgen.io import read_bytes
+from docgen.io import (JOURNAL, MAX_INPUT_BYTES, MAX_LOCK_BYTES, STAGE_SUFFIX, Output, _stage, excerpt, read_bytes,
+                       read_input, recover, write_files)
 from docgen.project import find_project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,3 +126,184 @@ def test_the_page_reader_keeps_line_endings_and_names_a_bad_byte_s_line(tmp_path
     assert "not UTF-8 (byte 0xff)" in err.value.message
     with pytest.raises(InputError, match="No such file"):
         prepare_page(root, "gone.md")
+
+
+# ------------------------------------------------------------------------------- the writer's journal
+
+def _pages(root: Path, n: int = 5) -> list[Path]:
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    pages = [root / "docs" / f"p{i}.md" for i in range(n)]
+    for page in pages:
+        page.write_text(f"old {page.name}\n")
+    return pages
+
+
+def _die_after(renames: int, root: Path, pages: list[Path]) -> int:
+    """Fork a writer of every page that is killed (os._exit, no clean-up) after `renames` of its renames
+    over a page; returns its exit status."""
+    pid = os.fork()
+    if pid == 0:   # the child: never returns into pytest
+        real = os.replace
+        done = [0]
+
+        def replace(src, dst):
+            if str(dst).endswith(".md"):
+                if done[0] == renames:
+                    os._exit(9)
+                done[0] += 1
+            real(src, dst)
+
+        os.replace = replace
+        try:
+            write_files(root, [Output(p, f"new {p.name}\n") for p in pages])
+        finally:
+            os._exit(0)
+    return os.waitpid(pid, 0)[1]
+
+
+@pytest.mark.parametrize("renames", [0, 1, 3, 4])
+def test_a_write_killed_between_renames_is_completed_by_the_next_command(tmp_path, renames):
+    root = tmp_path / "r"
+    pages = _pages(root)
+    _die_after(renames, root, pages)
+    assert (root / JOURNAL).exists()
+    texts = [p.read_text() for p in pages]
+    assert sum(t.startswith("new") for t in texts) == renames   # a mixed set, until the next command
+    said = recover(root)
+    assert len(said) == 1 and "recovered an interrupted write" in said[0], said
+    assert f"completed {5 - renames} of its 5 files" in said[0]
+    assert [p.read_text() for p in pages] == [f"new {p.name}\n" for p in pages]
+    assert not list(root.rglob("*" + STAGE_SUFFIX))   # journal, staged files and backups all gone
+    assert recover(root) == []
+
+
+def test_the_journal_of_a_live_writer_is_left_alone(tmp_path):
+    root = tmp_path / "r"
+    pages = _pages(root, 2)
+    (root / JOURNAL).write_text(json.dumps({"docgen-journal": 1, "pid": os.getppid(), "files": []}))
+    assert recover(root) == []
+    with pytest.raises(InputError, match="another docgen write is under way"):
+        write_files(root, [Output(p, "new\n") for p in pages])
+    assert [p.read_text() for p in pages] == ["old p0.md\n", "old p1.md\n"]
+
+
+def test_a_journal_docgen_cannot_read_is_bad_input(tmp_path):
+    root = tmp_path / "r"
+    _pages(root, 1)
+    (root / JOURNAL).write_text("garbage")
+    with pytest.raises(InputError, match="not a write journal docgen can read"):
+        recover(root)
+
+
+def test_the_pipeline_reports_the_recovery(tmp_path, capsys):
+    root = scratch_project(tmp_path / "project")
+    pages = [root / "docs" / f"p{i}.md" for i in range(3)]
+    for page in pages:
+        page.write_text("old\n")
+    _die_after(1, root, pages)
+    pipeline.prepare(find_project(root=root))
+    assert "docgen: recovered an interrupted write" in capsys.readouterr().err
+    assert all(p.read_text() == f"new {p.name}\n" for p in pages)
+
+
+def test_staging_files_and_the_journal_are_ignored_by_git(tmp_path):
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    shutil.copy(REPO / ".gitignore", root / ".gitignore")
+    page = _pages(root, 1)[0]
+    staged = Path(_stage(page, "new\n"))
+    journal_stage = Path(_stage(root / JOURNAL, "{}"))
+    (root / JOURNAL).write_text("{}")
+    names = [staged, journal_stage, root / JOURNAL]
+    ignored = subprocess.run(["git", "-C", str(root), "check-ignore", *map(str, names)],
+                             capture_output=True, text=True)
+    assert sorted(ignored.stdout.split()) == sorted(map(str, names)), ignored
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert STAGE_SUFFIX not in status
+
+
+# ------------------------------------------------------------------------------- what the writer owns
+
+@pytest.mark.parametrize("path, kind, message", [
+    (".git/hooks/pre-commit", "page", "inside .git"),
+    ("sub/.GIT/config.json", "facts", "inside .git"),
+    ("notes.txt", "page", "not named *.md"),
+    ("facts.toml", "facts", "not named *.json"),
+    ("snap", "snapshot", "not named *.json"),
+    ("../outside.md", "page", "outside the repository root"),
+])
+def test_the_writer_refuses_files_it_does_not_own(tmp_path, path, kind, message):
+    root = tmp_path / "r"
+    (root / ".git/hooks").mkdir(parents=True)
+    with pytest.raises(InputError, match=re.escape(message)):
+        write_files(root, [Output(root / path, "x\n", kind=kind)])
+    assert not (root / path).exists()
+
+
+@pytest.mark.parametrize("kind", ["facts", "snapshot", "image-size"])
+def test_a_record_is_written_only_over_a_record_of_its_kind(tmp_path, kind):
+    root = tmp_path / "r"
+    root.mkdir()
+    target = root / "record.json"
+    target.write_text('{"format": 1}\n')
+    with pytest.raises(InputError, match="refusing to overwrite it"):
+        write_files(root, [Output(target, "{}\n", kind=kind)])
+    assert target.read_text() == '{"format": 1}\n'
+    keys = {"facts": ["format", "filters"], "snapshot": ["format", "lock", "registry"],
+            "image-size": ["image_id", "layers"]}[kind]
+    target.write_text(json.dumps(dict.fromkeys(keys, 1)))
+    write_files(root, [Output(target, "{}\n", kind=kind)])
+    assert target.read_text() == "{}\n"
+
+
+def test_the_console_updater_refuses_a_symlinked_docs_folder(tmp_path):
+    from docgen.console.evaluator import update_block
+
+    root = scratch_project(tmp_path / "project")
+    shutil.rmtree(root / "docs")
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    text = "# P\n\n```console\n$ echo hi\nold\n```\n"
+    (real / "page.md").write_text(text)
+    (root / "docs").symlink_to(real)
+    start = text.index("$ echo")
+    document = SimpleNamespace(namespace={}, text=text, path=str(root / "docs" / "page.md"))
+    block = SimpleNamespace(body_start=start, body_end=text.index("```\n", start), line=3)
+    with pytest.raises(InputError, match="refusing to write through a symlink"):
+        update_block(document, block, [])
+    assert (real / "page.md").read_text() == text
+
+
+# ------------------------------------------------------------------------------- the readers
+
+def test_the_lock_reader_s_cap_is_the_stated_one(tmp_path):
+    from docgen.snapshot.lockfile import read_lock
+
+    lock = tmp_path / "uv.lock"
+    with open(lock, "wb") as fh:
+        fh.truncate(MAX_LOCK_BYTES + 1)
+    with pytest.raises(InputError, match=f"over docgen's cap of {MAX_LOCK_BYTES} bytes"):
+        read_lock(lock, root="x")
+    assert MAX_LOCK_BYTES == 64 * 2**20
+    lock.write_text("version = 1\n# " + "x" * (MAX_INPUT_BYTES + 10) + "\n")   # over the general cap only
+    try:
+        read_lock(lock, root="x")
+    except InputError as exc:
+        assert "cap" not in exc.message, exc
+
+
+def test_nul_bytes_are_not_text_and_are_never_quoted(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"FROM x\nSECRET=hunter2\0OTHER=1\0")
+    with pytest.raises(InputError) as err:
+        read_input(path, "the Dockerfile")
+    assert err.value.line == 2 and "hunter2" not in str(err.value)
+
+
+def test_excerpt_is_short_and_escaped():
+    assert excerpt("a\x1b[2Jb" + "x" * 100) == repr("a\x1b[2Jb" + "x" * 34) + "..."
+    assert excerpt(b"\xff\x00") == repr("\ufffd\x00")
