@@ -509,9 +509,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])|\n[ \t]*\n")
 _NAME_TOKEN = re.compile(r"[A-Za-z_][\w.]*\w|[A-Za-z]")
 _VENV_WORDS = re.compile(r"\b(?:extras?|venvs?|virtual environments?)\b")
 _SYSTEM_WORDS = re.compile(r"\bsystem (?:interpreter|python)\b", re.IGNORECASE)
-_FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?) from source\b|\bsource[- ]built\b|\bsource builds?\b",
+_FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?)\b[^.,;]{0,40}?\bfrom source\b|\bsource[- ]built\b|\bsource builds?\b",
                           re.IGNORECASE)
 _SHARED = re.compile(r"\bshared\b|\bbuilt once\b", re.IGNORECASE)
+# "stops being shared", "is not built from source": a clause that denies the fact claims nothing to check
+_NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b", re.IGNORECASE)
 _UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b", re.IGNORECASE)
 
 
@@ -615,7 +617,8 @@ def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts
     from docgen.model.claims import builds_of, package_mentions
     out = []
     for clause in _CLAUSE.split(_mask_urls(sentence)):
-        if _FROM_SOURCE.search(clause) or _SHARED.search(clause) or _UNIQUE.search(clause):
+        if (_FROM_SOURCE.search(clause) or _SHARED.search(clause) or _UNIQUE.search(clause)) \
+                and not _NEGATED.search(clause):
             out += _judge_packages(path, line_no + sentence.count("\n", 0, sentence.find(clause)), clause,
                                    package_mentions(clause, _claim_candidates(model)), model, claims, builds_of)
     return out

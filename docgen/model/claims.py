@@ -37,6 +37,7 @@ ALIASES: dict[str, str] = {
     "transformerengine": "transformer-engine",
     "vllm": "vllm",
     "deep_ep": "deep-ep",
+    "deepep": "deep-ep",
     "deep_gemm": "deep-gemm",
     "modelopt": "nvidia-modelopt",
     "flashinfer": "flashinfer-python",
