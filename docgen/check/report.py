@@ -192,9 +192,10 @@ def summary_markdown(run: Run, items: list[Item], include_drift: bool, changed: 
     facts = facts_changes(run) if include_drift else None
     others = [i for i in items if i.kind != "facts"]
     out = [f"## docgen {command}: {'passed' if not items else 'failed'}\n"]
-    coverage = claims_coverage(run)
-    out.append(f"**Claims coverage:** {_md(coverage.line().removeprefix('docgen: claims coverage '))}\n")
-    if coverage.unowned:
+    coverage = claims_coverage(run) if getattr(run, "model", None) is not None else None   # a run with a model
+    if coverage is not None:
+        out.append(f"**Claims coverage:** {_md(coverage.line().removeprefix('docgen: claims coverage '))}\n")
+    if coverage is not None and coverage.unowned:
         out.append("### Unowned claims (written by hand, judged by nothing)\n")
         out += [f"- `{c.path}:{c.line}`: {_md(c.text)}" for c in coverage.unowned]
         out.append("")
