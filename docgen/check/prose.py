@@ -138,6 +138,7 @@ class _Facts:
         self._version_keys: list[str] | None = None
         self._path_roots: dict[str, str] | None = None
         self._spans: dict[str, tuple] = {}
+        self._classes: re.Pattern | None = None
 
     @property
     def names(self):
@@ -182,6 +183,14 @@ class _Facts:
             keys = [k for k in self.values.keys_like("paths.") if not k.endswith(".code")]
             self._path_roots = {self.values[k]: k for k in keys if k in self.values}
         return self._path_roots
+
+    @property
+    def classes_pattern(self) -> re.Pattern:
+        """The model's actor class names as one pattern (a few dozen names: compiled once per run)."""
+        if self._classes is None:
+            self._classes = re.compile("|".join(sorted(map(re.escape, self.names.classes), key=len, reverse=True))
+                                       or r"(?!)")
+        return self._classes
 
     def span_verdict(self, span: str) -> tuple | None:
         """`_span_verdict` once per distinct span text: the pages repeat the same few names (and most span
@@ -505,30 +514,14 @@ def _uids(path: str, lines: list[str], facts: _Facts) -> list[Finding]:
 # "shared", "built once", "built from source", "exactly one" or "the only", states a fact the model knows:
 # the sentence is judged against it (and counted as checked); a sentence the model contradicts is a finding.
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[(])|\n[ \t]*\n")
 _NAME_TOKEN = re.compile(r"[A-Za-z_][\w.]*\w|[A-Za-z]")
 _VENV_WORDS = re.compile(r"\b(?:extras?|venvs?|virtual environments?)\b")
-_SYSTEM_WORDS = re.compile(r"\bsystem (?:interpreter|python)\b", re.IGNORECASE)
-_FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?)\b[^.,;]{0,40}?\bfrom source\b|\bsource[- ]built\b|\bsource builds?\b",
-                          re.IGNORECASE)
-_SHARED = re.compile(r"\bshared\b|\bbuilt once\b", re.IGNORECASE)
+_SYSTEM_WORDS = re.compile(r"\bsystem (?:interpreter|python)\b")
+_FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?)\b[^.,;]{0,40}?\bfrom source\b|\bsource[- ]built\b|\bsource builds?\b")
+_SHARED = re.compile(r"\bshared\b|\bbuilt once\b")
 # "stops being shared", "is not built from source": a clause that denies the fact claims nothing to check
-_NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b", re.IGNORECASE)
-_UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b", re.IGNORECASE)
-
-
-def _sentences(lines: list[str]):
-    """(first line number, text) of each sentence of the prose lines; a sentence may wrap."""
-    text = "\n".join(lines)
-    if not text.strip():
-        return
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        if text[start:m.start()].strip():
-            yield text.count("\n", 0, start) + 1, text[start:m.start()]
-        start = m.end()
-    if text[start:].strip():
-        yield text.count("\n", 0, start) + 1, text[start:]
+_NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b")
+_UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
 
 
 def _first_line(line_no: int, sentence: str) -> int:
@@ -536,16 +529,33 @@ def _first_line(line_no: int, sentence: str) -> int:
     return line_no + sentence[: len(sentence) - len(sentence.lstrip())].count("\n")
 
 
+# the words that make a sentence a claim to judge; searched once in the lower-cased prose
+_CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
+                          r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
+_ENDS = (". ", "! ", "? ", ".\n", "\n\n")
+
+
 def _meaning(path: str, prose_lines: list[str], facts: _Facts, claims: list[Claim]) -> list[Finding]:
+    """The sentences around each claim word (one search of the page), each judged once."""
     out: list[Finding] = []
     model = facts.model
-    for line_no, sentence in _sentences(prose_lines):
-        line_no = _first_line(line_no, sentence)
-        has_venv = _VENV_WORDS.search(sentence)
-        has_system = _SYSTEM_WORDS.search(sentence)
+    text = "\n".join(prose_lines)
+    low = text.lower()
+    done = -1
+    for m in _CLAIM_WORDS.finditer(low):
+        if m.start() < done:
+            continue
+        start = max(low.rfind(e, 0, m.start()) + len(e) if low.rfind(e, 0, m.start()) >= 0 else 0 for e in _ENDS)
+        ends = [low.find(e, m.end()) for e in _ENDS]
+        done = min([e + 1 for e in ends if e >= 0] or [len(low)])
+        sentence, lowered = text[start:done], low[start:done]
+        line_no = _first_line(text.count("\n", 0, start) + 1, sentence)
+        sentence, lowered = sentence.lstrip(), lowered.lstrip()
+        has_venv = _VENV_WORDS.search(lowered)
+        has_system = _SYSTEM_WORDS.search(lowered)
         if has_venv or has_system:
             out += _actor_claims(path, line_no, sentence, facts, claims)
-        if _FROM_SOURCE.search(sentence) or _SHARED.search(sentence) or _UNIQUE.search(sentence):
+        if _FROM_SOURCE.search(lowered) or _SHARED.search(lowered) or _UNIQUE.search(lowered):
             out += _package_claims(path, line_no, sentence, model, facts, claims)
     return out
 
@@ -583,11 +593,13 @@ def _actors_named(sentence: str, facts: _Facts) -> list[tuple[int, str, tuple]]:
 
 def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims: list[Claim]) -> list[Finding]:
     """Each actor the sentence names is judged against the nearest extra or "system interpreter" it names."""
+    if facts.classes_pattern.search(sentence) is None:   # most sentences name no actor: one search says so
+        return []
     actors = _actors_named(sentence, facts)
     if not actors:
         return []
     said = [(at, "extra", e) for at, e in _extras_named(sentence, facts)]
-    said += [(m.start(), "system", m.group(0)) for m in _SYSTEM_WORDS.finditer(sentence)]
+    said += [(m.start(), "system", m.group(0)) for m in _SYSTEM_WORDS.finditer(sentence.lower())]
     if not said:
         return []
     out = []
@@ -617,8 +629,8 @@ def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts
     from docgen.model.claims import builds_of, package_mentions
     out = []
     for clause in _CLAUSE.split(_mask_urls(sentence)):
-        if (_FROM_SOURCE.search(clause) or _SHARED.search(clause) or _UNIQUE.search(clause)) \
-                and not _NEGATED.search(clause):
+        low = clause.lower()
+        if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
             out += _judge_packages(path, line_no + sentence.count("\n", 0, sentence.find(clause)), clause,
                                    package_mentions(clause, _claim_candidates(model)), model, claims, builds_of)
     return out
@@ -642,19 +654,20 @@ def _claim_candidates(model) -> set[str]:
 def _judge_packages(path, line, sentence, named, model, claims, builds_of) -> list[Finding]:
     out = []
     shared = {s.package for s in model.shared_builds}
+    low = sentence.lower()
     for package in sorted(named):
         builds = builds_of(model, package)
         problems = []
-        if _FROM_SOURCE.search(sentence):
+        if _FROM_SOURCE.search(low):
             problems.append(None if builds else f"no warm step builds {package} from source (the lock gives a prebuilt "
                                                   "distribution, or no warmed extra installs it)")
-        if _SHARED.search(sentence) and not _FROM_SOURCE.search(sentence) or "built once" in sentence.lower():
+        if _SHARED.search(low) and not _FROM_SOURCE.search(low) or "built once" in low:
             problems.append(None if package in shared else
                             f"{package} is no source build shared between warmed extras (shared: "
                             f"{', '.join(sorted(shared)) or 'none'})")
-            if "built once" in sentence.lower() and len(builds) > 1:
+            if "built once" in low and len(builds) > 1:
                 problems.append(_several(package, builds))
-        if _UNIQUE.search(sentence):
+        if _UNIQUE.search(low):
             versions = builds or _versions(model, package)
             problems.append(None if len(versions) == 1 else _several(package, versions))
         if not problems:
