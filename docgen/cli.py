@@ -129,7 +129,8 @@ def _report_options(args: argparse.Namespace, run):
     if summary is None and args.format == "github":
         summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
     return Options(diff=bool(diff), quiet=args.quiet, changed=frozenset(names),
-                   max_annotations=args.max_annotations, summary=str(summary) if summary else None)
+                   max_annotations=args.max_annotations, summary=str(summary) if summary else None,
+                   verbose=bool(args.verbose))
 
 
 def cmd_check(args: argparse.Namespace) -> int:

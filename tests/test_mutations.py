@@ -430,8 +430,8 @@ MUTATIONS = [
              ("te.version", "transformer-engine 2.15.0+42b8400 -> 2.16.0+0abcdef"), gone=("2.15.0+42b8400",)),
     Mutation("change the vLLM version in the lock", edit(SNAPSHOT, "0.25.1", "0.26.0", count=0),
              ("vllm.version",), gone=("0.25.1",)),
-    Mutation("a source build becomes a wheel", snapshot_json(_not_source_built), ("source-builds",),
-             gone=("| `vllm` | `deep-gemm` | `2.5.0` | git |",)),
+    Mutation("a source build becomes a wheel", snapshot_json(_not_source_built), ("source-builds", "builds deep-gemm"),
+             gone=("| `vllm` | `deep-gemm` | `2.5.0` | git |",), still=("warm-order",)),   # the comment "deep_gemm builds"
     Mutation("change the TE override ref", edit(SNAPSHOT, "TransformerEngine.git@release_v2.15", "TransformerEngine.git@release_v2.16", count=0),
              ("uv-override",), gone=("TransformerEngine.git@release_v2.15\"",)),
     Mutation("change the snapshot's repository", snapshot_json(_provenance("repo", "NVIDIA-NeMo/RL")),
@@ -440,13 +440,13 @@ MUTATIONS = [
              gone=(">nmp/customizer<",), still=("provenance",)),
     # ---- real history: NeMo-RL bumps as upstream makes them (snapshot), and the Dockerfile edits that follow
     Mutation("an actor moves back to the vllm extra (#1638 reversed)", snapshot_json(_move_actor(DTENSOR, "VLLM")),
-             ("filter-table", "venv-inventory", "py-executables"),
+             ("filter-table", "venv-inventory", "py-executables", "DTensorPolicyWorker runs with extra 'fsdp'"),
              gone=("| `dtensor_policy_worker.DTensorPolicyWorker` | `workers.dtensor_policy_worker.DTensorPolicyWorker` | `fsdp` |",
-                   "DTensorPolicyWorker | `fsdp` | at image build |")),
+                   "DTensorPolicyWorker | `fsdp` | at image build |"), still=("prose",)),
     Mutation("NemoGym moves to the vllm extra", snapshot_json(_move_actor(NEMO_GYM, "VLLM")),
-             ("filter-table", "vllm-copies", "console-vllm-copies"),
+             ("filter-table", "vllm-copies", "console-vllm-copies", "NemoGym runs with extra 'nemo_gym'"),
              gone=("| `nemo_gym.NemoGym` | `environments.nemo_gym.NemoGym` | `nemo_gym` |",
-                   "| `nemo_gym` | warmed | NemoGym, SandboxedGymActor, SandboxEpisodeBrokerActor |")),
+                   "| `nemo_gym` | warmed | NemoGym, SandboxedGymActor, SandboxEpisodeBrokerActor |"), still=("prose",)),
     Mutation("an actor runs with two extras (inline executable)",
              snapshot_json(_inline_command(DTENSOR, ("fsdp", "modelopt"))),
              ("filter-table", "venv-inventory"),
@@ -483,7 +483,7 @@ MUTATIONS = [
     Mutation("automodel and mcore lock different TE versions",
              snapshot_json(_bump(TE_KEY, "transformer-engine==2.16.0+0abcdef", only=("mcore",), version="2.16.0+0abcdef")),
              ("2.15.0+42b8400 / 2.16.0+0abcdef", "te-consumers", "console-te-shared"),
-             gone=("`transformer-engine` (automodel → mcore)",)),
+             gone=("`transformer-engine` (automodel → mcore)",), still=("prose",)),
     Mutation("a TE bump moves key, version and git rev (#2434)",
              snapshot_json(_bump(TE_KEY, "transformer-engine==2.16.0+1a2b3c4", version="2.16.0+1a2b3c4",
                                  source="git+https://github.com/NVIDIA/TransformerEngine.git?rev=release_v2.16#1a2b3c4d")),
@@ -590,9 +590,41 @@ MUTATIONS = [
 ]
 
 
+# ---- issue 22 point 4: claims checked for meaning, facts rendered instead of typed (claims22)
+MUTATIONS += [
+    Mutation("a page hand-writes the build uid", edit("docs/index.md", HEADING, HEADING + "\nThe build user is uid 2000.\n"),
+             ("[prose]", "build.uid"), still=("prose",)),
+    Mutation("the build UID changes under a hand-typed uid", edit(DOCKERFILE, "ARG BUILD_UID=2000", "ARG BUILD_UID=3000"),
+             ("BUILD_UID 2000 -> 3000", "build.uid"), gone=("(uid 2000)",)),
+    Mutation("TE becomes a prebuilt wheel under a comment that builds it", snapshot_json(_wheel(TE_KEY)),
+             ("[warm-order]", "transformer-engine", "prebuilt"), still=("warm-order",)),
+    Mutation("a page says an actor runs in another extra's venvs",
+             edit("docs/index.md", HEADING, HEADING + "\n`NemoGym` runs in the `vllm` venvs.\n"),
+             ("[prose]", "NemoGym runs with extra 'vllm'", "nemo_gym"), still=("prose",)),
+    Mutation("a page says a uv actor runs on the system interpreter",
+             edit("docs/index.md", HEADING, HEADING + "\n`MegatronPolicyWorker` runs on the system interpreter.\n"),
+             ("[prose]", "MegatronPolicyWorker runs on the system interpreter", "mcore"), still=("prose",)),
+    Mutation("a page says a prebuilt wheel is built from source",
+             edit("docs/index.md", HEADING, HEADING + "\nThe image builds torch from source.\n"),
+             ("[prose]", "no warm step builds torch from source"), still=("prose",)),
+    Mutation("a page says an unshared package is shared",
+             edit("docs/index.md", HEADING, HEADING + "\nThe vllm wheel is built once and shared.\n"),
+             ("[prose]", "vllm is no source build shared"), still=("prose",)),
+    Mutation("DeepEP is lost under a sentence calling it shared",
+             edits(snapshot_json(_drop_requirement(DEEP_EP_KEY, "deep_ep", ("automodel", "mcore"))),
+                   edit("docs/index.md", HEADING, HEADING + "\nDeepEP is shared: it is built once.\n")),
+             ("[prose]", "deep-ep is no source build shared", "source-builds"),
+             gone=("`deep-ep` (vllm → automodel → mcore)",), still=("prose",)),
+    Mutation("a second TE version under 'exactly one TE'",
+             snapshot_json(_bump(TE_KEY, "transformer-engine==2.16.0+0abcdef", only=("mcore",), version="2.16.0+0abcdef")),
+             ("[prose]", "2 distinct transformer-engine builds", "docs/concepts/transformer-engine.md:"),
+             gone=("`transformer-engine` (automodel → mcore)",), still=("prose",)),
+]
+
+
 def test_there_are_at_least_eighty_mutations():
     assert len(MUTATIONS) >= 80
-    names = [m.name for m in MUTATIONS + PENDING_ISSUE_22]
+    names = [m.name for m in MUTATIONS]
     assert len(set(names)) == len(names)
 
 
@@ -603,27 +635,8 @@ def test_the_unmutated_copy_is_clean_and_checks_the_same_twice(tmp_path: Path):
     assert run("check", "--root", str(root)) == (0, run("check", "--root", str(root))[1])
 
 
-# Issue 22's classes that `check` does not catch yet (the meaning rules; the cross-input ones are in CROSS_MUTATIONS):
-# each fails today, and strict xfail turns green-by-accident into a failure, so the marker must go (and the
-# names be set to the new rule's words) when the rule lands.
-PENDING_ISSUE_22 = [
-    Mutation("a page hand-writes the build uid", edit("docs/index.md", HEADING, HEADING + "\nThe build user is uid 2000.\n"),
-             ("[prose]", "build.uid"), still=("prose",)),
-    Mutation("the build UID changes under a hand-typed uid", edit(DOCKERFILE, "ARG BUILD_UID=2000", "ARG BUILD_UID=3000"),
-             ("BUILD_UID 2000 -> 3000",), gone=("(uid 2000)",)),
-    Mutation("TE becomes a prebuilt wheel under a comment that builds it", snapshot_json(_wheel(TE_KEY)),
-             ("[warm-order]", "transformer-engine"), still=("warm-order",)),
-]
-
-
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=[m.name for m in MUTATIONS])
 def test_mutation(mutation: Mutation, tmp_path: Path):
-    exercise(mutation, tmp_path)
-
-
-@pytest.mark.xfail(strict=True, reason="issue 22 points 1 and 4: the rule is not in docgen yet")
-@pytest.mark.parametrize("mutation", PENDING_ISSUE_22, ids=[m.name for m in PENDING_ISSUE_22])
-def test_pending_issue_22(mutation: Mutation, tmp_path: Path):
     exercise(mutation, tmp_path)
 
 
@@ -787,8 +800,8 @@ CROSS_MUTATIONS = [
              ("[mapping-comment]", "never closed"), still=("mapping-comment",)),
     Mutation("NemoGym moves to the vllm extra while the mapping row still says nemo_gym",
              edits(_plant_mapping(), snapshot_json(_move_nemo_gym_to_vllm)),
-             ("[mapping-comment]", "'nemo_gym.NemoGym'"),
-             still=("mapping-comment", "not-prefetched-reason")),
+             ("[mapping-comment]", "'nemo_gym.NemoGym'", "the sentence says NemoGym runs with extra 'nemo_gym'"),
+             still=("mapping-comment", "not-prefetched-reason", "prose")),
 ]
 
 

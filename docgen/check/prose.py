@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from operator import attrgetter   # loaded already: collections imports it
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fences import opening_fence
 from docgen.check.lint import Finding
 from docgen.errors import InputError
 from docgen.names import NUMBER_WORDS
+from docgen.records import Memo
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -30,6 +31,45 @@ if TYPE_CHECKING:
     from docgen.model import ImageModel
 
 CHECK = "prose"
+
+# What a claim-like span is, for the coverage report: rendered (a value or a generated block), checked (a
+# meaning rule judged it against the model), allowed (a line with a reviewer's reason) or unowned (written by
+# hand and judged by nothing: each one is also a finding, so `check` fails on any unowned span).
+RENDERED, CHECKED, ALLOWED, UNOWNED = "rendered", "checked", "allowed", "unowned"
+
+
+class Claim(NamedTuple):
+    path: str
+    line: int
+    kind: str          # "value", "block", "count", "version", "path", "uid", "actor", "package"
+    text: str
+    status: str
+
+
+class Coverage(NamedTuple):
+    findings: tuple[Finding, ...]
+    claims: tuple[Claim, ...]
+
+    def tally(self) -> dict[str, int]:
+        out = {RENDERED: 0, CHECKED: 0, ALLOWED: 0, UNOWNED: 0}
+        for c in self.claims:
+            out[c.status] += 1
+        return out
+
+    @property
+    def unowned(self) -> tuple[Claim, ...]:
+        return tuple(c for c in self.claims if c.status == UNOWNED)
+
+    @property
+    def percent(self) -> float:
+        total = len(self.claims)
+        return 100.0 if not total else 100.0 * (total - len(self.unowned)) / total
+
+    def line(self) -> str:
+        """The one line `check` prints: how much of what the pages state is owned."""
+        t = self.tally()
+        return (f"docgen: claims coverage {self.percent:.1f}%: {t[RENDERED]} rendered, {t[CHECKED]} checked, "
+                f"{t[ALLOWED]} allowed, {t[UNOWNED]} unowned")
 
 
 # "one" is left out: "one venv per actor" states a rule, not a count.
@@ -98,6 +138,7 @@ class _Facts:
         self._version_keys: list[str] | None = None
         self._path_roots: dict[str, str] | None = None
         self._spans: dict[str, tuple] = {}
+        self._classes: re.Pattern | None = None
 
     @property
     def names(self):
@@ -143,6 +184,14 @@ class _Facts:
             self._path_roots = {self.values[k]: k for k in keys if k in self.values}
         return self._path_roots
 
+    @property
+    def classes_pattern(self) -> re.Pattern:
+        """The model's actor class names as one pattern (a few dozen names: compiled once per run)."""
+        if self._classes is None:
+            self._classes = re.compile("|".join(sorted(map(re.escape, self.names.classes), key=len, reverse=True))
+                                       or r"(?!)")
+        return self._classes
+
     def span_verdict(self, span: str) -> tuple | None:
         """`_span_verdict` once per distinct span text: the pages repeat the same few names (and most span
         texts come once, so a miss is no exception)."""
@@ -180,29 +229,51 @@ class _LazyValues:
         return [k for k in self._fns if any(p in k for p in parts)]
 
 
+_COVERAGE = Memo()
+
+
 def prose_findings(run) -> list[Finding]:
-    facts = _Facts(run.model)
-    out: list[Finding] = []
-    for page in run.pages:
-        out += lint_document(page.doc, facts)
-    return out
+    return list(claims_coverage(run).findings)
 
 
-def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding]:
+def claims_coverage(run) -> Coverage:
+    """The prose lint's findings and every claim-like span of the pages with its status, once per run (the
+    findings and the coverage report come from this one scan)."""
+    def compute() -> Coverage:
+        facts = _Facts(run.model)
+        findings: list[Finding] = []
+        claims: list[Claim] = []
+        for page in run.pages:
+            findings += lint_document(page.doc, facts, claims)
+        return Coverage(tuple(findings), tuple(claims))
+    return _COVERAGE.answer(run, "claims", compute)
+
+
+def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Claim] | None = None) -> list[Finding]:
     """Sorts the lines into prose and plain-fence code (the rest becomes blank), then runs each rule only
     where a cheap search says it can match: versions on the lines with a dot between two digits, paths
     where "/opt" stands, counts on the lines with a number. Code spans come from one scan of the prose, and
-    each distinct span text is judged once per run."""
+    each distinct span text is judged once per run. Every claim-like span found is added to `claims` with
+    its status (rendered, checked, allowed or unowned)."""
     if not isinstance(facts, _Facts):
         facts = _Facts(facts)
-    prose_lines, code_lines = _sort_lines(doc)
+    claims = [] if claims is None else claims
+    prose_lines, code_lines, allowed_lines = _sort_lines(doc)
     path = doc.path
     out: list[Finding] = []
+    claims += [Claim(path, b.line, "block", b.generator, RENDERED) for b in doc.blocks]
+    claims += [Claim(path, v.line, "value", v.key, RENDERED) for v in doc.values]
+    if any(allowed_lines):   # the same span finder, on the lines a reviewer allowed
+        allowed = _counts(path, allowed_lines, facts) + _version_and_path(path, "\n".join(allowed_lines), facts)
+        allowed += _uids(path, allowed_lines, facts)
+        claims += [Claim(path, f.line or 0, _kind_of(f), f.message, ALLOWED) for f in allowed]
     prose = "\n".join(prose_lines)
     if prose.strip():
         spans = list(_CODE_SPAN.finditer(prose)) if "`" in prose else []   # a span never crosses a line
-        out += _counts(path, prose_lines, facts)
-        out += _version_and_path(path, prose, facts)
+        by_hand = _counts(path, prose_lines, facts) + _version_and_path(path, prose, facts) + _uids(path, prose_lines, facts)
+        claims += [Claim(path, f.line or 0, _kind_of(f), f.message, UNOWNED) for f in by_hand]
+        out += by_hand
+        out += _meaning(path, prose_lines, facts, claims)
         line_no = 1
         line_start = 0
         for span in spans:
@@ -213,7 +284,9 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding
                 out += _span_facts(path, line_no, verdict, prose_lines[line_no - 1], span.start() - line_start, facts)
     code = "\n".join(code_lines)
     if code.strip():
-        out += _version_and_path(path, code, facts)
+        in_code = _version_and_path(path, code, facts)
+        claims += [Claim(path, f.line or 0, _kind_of(f), f.message, UNOWNED) for f in in_code]
+        out += in_code
         for flag in _EXTRA_FLAG.finditer(code) if "--extra" in code else ():
             extra = flag.group(1)
             if extra not in facts.names.extras and not extra.isupper():
@@ -223,13 +296,15 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel") -> list[Finding
     return out
 
 
-def _sort_lines(doc: "Document") -> tuple[list[str], list[str]]:
-    """The page's lines as prose and as plain-fence code, one entry per line (without its line ending) and
-    blank where the line is not that kind: generated regions, console transcripts (the console runner
-    executes them) and allowed lines are blank in both. Inline values become NUL, other comments a space."""
+def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
+    """The page's lines as prose, as plain-fence code and as allowed prose, one entry per line (without its
+    line ending) and blank where the line is not that kind: generated regions, console transcripts (the
+    console runner executes them) and allowed lines are blank in the first two. Inline values become NUL,
+    other comments a space."""
     lines = doc.lines
     prose_lines = [""] * len(lines)
     code_lines = [""] * len(lines)
+    allowed_lines = [""] * len(lines)
     fence = None
     for start, stop in _outside_blocks(doc):
         for index in range(start, stop):
@@ -247,7 +322,9 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str]]:
                 prose_lines[index] = line
             elif not _ALLOW.search(line):
                 prose_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
-    return prose_lines, code_lines
+            else:
+                allowed_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+    return prose_lines, code_lines, allowed_lines
 
 
 def _outside_blocks(doc: "Document") -> list[tuple[int, int]]:
@@ -399,3 +476,227 @@ def _unknown(path: str, line_no: int, name: str, kind: str, known: Iterable[str]
     listing = f" (it knows {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})" if known else ""
     return Finding(path, line_no, CHECK, f"{kind} {name!r} is unknown to the model{listing}; fix the name, render it "
                                          "from the model, or mark the line <!-- docgen:allow WHY -->")
+
+
+def _kind_of(finding: Finding) -> str:
+    """The claim kind of a written-by-hand finding: its message's first word (count, version, path, uid)."""
+    return finding.message.split(" ", 1)[0]
+
+
+# ------------------------------------------------------------------------------------------------ user ids
+
+_UID = re.compile(r"\b(uid|gid|user id|group id)[ \t]*[:=]?[ \t]*(\d+)\b", re.IGNORECASE)
+_UID_KEYS = {"uid": ("build.uid", "runtime.uid"), "user id": ("build.uid", "runtime.uid"),
+             "gid": ("runtime.gid", "build.uid"), "group id": ("runtime.gid", "build.uid")}
+
+
+def _uids(path: str, lines: list[str], facts: _Facts) -> list[Finding]:
+    """A user or group id typed by hand ("(uid 2000)"): the Dockerfile's ARGs set it, a value renders it."""
+    out = []
+    for i, line in enumerate(lines):
+        if not line or "id" not in line.lower():
+            continue
+        for m in _UID.finditer(_mask_spans(line)):
+            word, number = m.group(1).lower(), m.group(2)
+            keys = _UID_KEYS[word]
+            if "runtime" in line.lower() and "build" not in line.lower():
+                keys = tuple(reversed(keys))
+            exact = [k for k in keys if facts.values.get(k) == number]
+            hint = (f"use <!-- docgen:value {exact[0]} -->" if exact else
+                    "the model gives " + ", ".join(f"{k} {facts.values.get(k)}" for k in keys) +
+                    ": render the one meant with its value, or mark the line <!-- docgen:allow WHY -->")
+            out.append(Finding(path, i + 1, CHECK, f"uid {m.group(0)!r} is written by hand; {hint}"))
+    return out
+
+
+# -------------------------------------------------------------------------------- claims checked for meaning
+# A sentence that names an actor beside an extra, a venv or the system interpreter, or a package beside
+# "shared", "built once", "built from source", "exactly one" or "the only", states a fact the model knows:
+# the sentence is judged against it (and counted as checked); a sentence the model contradicts is a finding.
+
+_NAME_TOKEN = re.compile(r"[A-Za-z_][\w.]*\w|[A-Za-z]")
+_VENV_WORDS = re.compile(r"\b(?:extras?|venvs?|virtual environments?)\b")
+_SYSTEM_WORDS = re.compile(r"\bsystem (?:interpreter|python)\b")
+_FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?)\b[^.,;]{0,40}?\bfrom source\b|\bsource[- ]built\b|\bsource builds?\b")
+_SHARED = re.compile(r"\bshared\b|\bbuilt once\b")
+# "stops being shared", "is not built from source": a clause that denies the fact claims nothing to check
+_NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b")
+_UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
+
+
+def _first_line(line_no: int, sentence: str) -> int:
+    """The line the sentence's first word stands on (leading blank lines skipped)."""
+    return line_no + sentence[: len(sentence) - len(sentence.lstrip())].count("\n")
+
+
+# the words that make a sentence a claim to judge; searched once in the lower-cased prose
+_CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
+                          r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
+_ENDS = (". ", "! ", "? ", ".\n", "\n\n")
+
+
+def _meaning(path: str, prose_lines: list[str], facts: _Facts, claims: list[Claim]) -> list[Finding]:
+    """The sentences around each claim word (one search of the page), each judged once."""
+    out: list[Finding] = []
+    model = facts.model
+    text = "\n".join(prose_lines)
+    low = text.lower()
+    done = -1
+    for m in _CLAIM_WORDS.finditer(low):
+        if m.start() < done:
+            continue
+        start = max(low.rfind(e, 0, m.start()) + len(e) if low.rfind(e, 0, m.start()) >= 0 else 0 for e in _ENDS)
+        ends = [low.find(e, m.end()) for e in _ENDS]
+        done = min([e + 1 for e in ends if e >= 0] or [len(low)])
+        sentence, lowered = text[start:done], low[start:done]
+        line_no = _first_line(text.count("\n", 0, start) + 1, sentence)
+        sentence, lowered = sentence.lstrip(), lowered.lstrip()
+        has_venv = _VENV_WORDS.search(lowered)
+        has_system = _SYSTEM_WORDS.search(lowered)
+        if has_venv or has_system:
+            out += _actor_claims(path, line_no, sentence, facts, claims)
+        if _FROM_SOURCE.search(lowered) or _SHARED.search(lowered) or _UNIQUE.search(lowered):
+            out += _package_claims(path, line_no, sentence, model, facts, claims)
+    return out
+
+
+def _extras_named(sentence: str, facts: _Facts) -> list[tuple[int, str]]:
+    """(offset, extra) of each extra the sentence names as one: in a code span, or as a word followed by
+    "extra" or "venv"."""
+    found = []
+    extras = facts.names.extras
+    for m in _NAME_TOKEN.finditer(sentence):
+        word = m.group(0)
+        if word not in extras:
+            continue
+        quoted = sentence[m.start() - 1: m.start()] == "`" and sentence[m.end(): m.end() + 1] == "`"
+        if quoted or re.match(r"\s+(?:extras?|venvs?)\b", sentence[m.end():]):
+            found.append((m.start(), word))
+    return found
+
+
+def _actors_named(sentence: str, facts: _Facts) -> list[tuple[int, str, tuple]]:
+    """(offset, name, the model's actors it stands for) of each actor class or FQN in the sentence."""
+    names = facts.names
+    out = []
+    for m in _NAME_TOKEN.finditer(sentence):
+        word = m.group(0).rstrip(".")
+        last = word.rsplit(".", 1)[-1]
+        if last not in names.classes:
+            continue
+        actors = tuple(a for a in facts.model.actors if a.fqn == word or a.fqn.endswith("." + word)
+                       or (a.class_name == word))
+        if actors:
+            out.append((m.start(), word, actors))
+    return out
+
+
+def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims: list[Claim]) -> list[Finding]:
+    """Each actor the sentence names is judged against the nearest extra or "system interpreter" it names."""
+    if facts.classes_pattern.search(sentence) is None:   # most sentences name no actor: one search says so
+        return []
+    actors = _actors_named(sentence, facts)
+    if not actors:
+        return []
+    said = [(at, "extra", e) for at, e in _extras_named(sentence, facts)]
+    said += [(m.start(), "system", m.group(0)) for m in _SYSTEM_WORDS.finditer(sentence.lower())]
+    if not said:
+        return []
+    out = []
+    for at, name, matches in actors:
+        where, kind, what = min(said, key=lambda s: abs(s[0] - at))
+        line = line_no + sentence.count("\n", 0, at)
+        if kind == "extra":
+            ok = any(what in a.extras for a in matches)
+            truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) if a.extras else "the system interpreter")
+                              for a in matches)
+            claim = f"{name} runs with extra {what!r}"
+        else:
+            ok = any(a.is_system for a in matches)
+            truth = "; ".join(f"{a.class_name}: extras {', '.join(a.extras) or '(none)'}" for a in matches)
+            claim = f"{name} runs on the {what}"
+        claims.append(Claim(path, line, "actor", claim, CHECKED))
+        if not ok:
+            out.append(Finding(path, line, CHECK, f"the sentence says {claim}, but the model gives {truth}; "
+                                                  "render it from the model or fix the sentence"))
+    return out
+
+
+def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts, claims: list[Claim]) -> list[Finding]:
+    """A package named beside "built from source", "shared"/"built once", "exactly one"/"the only", or in a
+    sentence about one extra's venv, judged against the source builds (by name, version and source) and the
+    extra's install set."""
+    from docgen.model.claims import builds_of, package_mentions
+    out = []
+    for clause in _CLAUSE.split(_mask_urls(sentence)):
+        low = clause.lower()
+        if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
+            out += _judge_packages(path, line_no + sentence.count("\n", 0, sentence.find(clause)), clause,
+                                   package_mentions(clause, _claim_candidates(model)), model, claims, builds_of)
+    return out
+
+
+# a clause ends at a comma, semicolon, colon or parenthesis: "vllm wheel, deep_ep builds from source"
+_CLAUSE = re.compile(r"[,;:()]|\band\b|\bwhile\b")
+_CANDIDATES = Memo()
+
+
+def _claim_candidates(model) -> set[str]:
+    """Packages a sentence may claim something of: the source builds, the packages the docs call by a
+    short name, and the lock's notable packages (a lock also holds packages called `build` or `wheel`)."""
+    def compute():
+        from docgen.model.claims import ALIASES, source_builds
+        from docgen.snapshot.load import NOTABLE_PACKAGES
+        return {b.name for b in source_builds(model)} | set(ALIASES.values()) | set(NOTABLE_PACKAGES)
+    return _CANDIDATES.answer(model, "claim candidates", compute)
+
+
+def _judge_packages(path, line, sentence, named, model, claims, builds_of) -> list[Finding]:
+    out = []
+    shared = {s.package for s in model.shared_builds}
+    low = sentence.lower()
+    for package in sorted(named):
+        builds = builds_of(model, package)
+        problems = []
+        if _FROM_SOURCE.search(low):
+            problems.append(None if builds else f"no warm step builds {package} from source (the lock gives a prebuilt "
+                                                  "distribution, or no warmed extra installs it)")
+        if _SHARED.search(low) and not _FROM_SOURCE.search(low) or "built once" in low:
+            problems.append(None if package in shared else
+                            f"{package} is no source build shared between warmed extras (shared: "
+                            f"{', '.join(sorted(shared)) or 'none'})")
+            if "built once" in low and len(builds) > 1:
+                problems.append(_several(package, builds))
+        if _UNIQUE.search(low):
+            versions = builds or _versions(model, package)
+            problems.append(None if len(versions) == 1 else _several(package, versions))
+        if not problems:
+            continue
+        claims.append(Claim(path, line, "package", f"{package}: {' '.join(sentence.split())[:80]}", CHECKED))
+        for problem in filter(None, problems):
+            out.append(Finding(path, line, CHECK, f"the sentence about {package} is false: {problem}; render it from "
+                                                  "the model or fix the sentence"))
+    return out
+
+
+def _mask_urls(text: str) -> str:
+    return re.sub(r"\S+://\S+|\[[^\]]*\]\([^)]*\)", lambda m: m.group(0).split("](")[0] if "](" in m.group(0) else " ", text)
+
+
+def _versions(model, package: str) -> tuple:
+    """The distinct versions of a prebuilt package across the warm steps' install sets."""
+    from docgen.model.claims import package_in
+    seen = set()
+    for step in model.warm_steps:
+        try:
+            pkg = package_in(model, package, step.extras)
+        except InputError:
+            continue
+        if pkg is not None:
+            seen.add((pkg.version, pkg.source))
+    return tuple(sorted(seen, key=str))
+
+
+def _several(package: str, builds) -> str:
+    listed = ", ".join(f"{getattr(b, 'version', None) or b[0]} ({getattr(b, 'source', None) or b[1]})" for b in builds)
+    return f"the warm steps install {len(builds)} distinct {package} builds: {listed}"

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from docgen.blocks import STAMP_VERSION, block_diff
 from docgen.check.facts import diff_facts
+from docgen.check.prose import claims_coverage
 from docgen.check.pipeline import Run
 from docgen.io import append_report
 
@@ -39,6 +40,7 @@ class Options(NamedTuple):
     changed: frozenset[str] = frozenset()
     max_annotations: int = DEFAULT_MAX_ANNOTATIONS
     summary: str | None = None          # a Markdown file to append the job summary to
+    verbose: bool = False               # print the claims coverage line even when every claim is owned
 
 
 def facts_changes(run: Run) -> list[str] | None:
@@ -190,6 +192,13 @@ def summary_markdown(run: Run, items: list[Item], include_drift: bool, changed: 
     facts = facts_changes(run) if include_drift else None
     others = [i for i in items if i.kind != "facts"]
     out = [f"## docgen {command}: {'passed' if not items else 'failed'}\n"]
+    coverage = claims_coverage(run) if getattr(run, "model", None) is not None else None   # a run with a model
+    if coverage is not None:
+        out.append(f"**Claims coverage:** {_md(coverage.line().removeprefix('docgen: claims coverage '))}\n")
+    if coverage is not None and coverage.unowned:
+        out.append("### Unowned claims (written by hand, judged by nothing)\n")
+        out += [f"- `{c.path}:{c.line}`: {_md(c.text)}" for c in coverage.unowned]
+        out.append("")
     if not items:
         out.append(f"The docs match the model and no check found anything ({len(run.pages)} pages).\n")
         return "\n".join(out) + "\n"
@@ -221,6 +230,14 @@ def summary_markdown(run: Run, items: list[Item], include_drift: bool, changed: 
         out += [f"<details><summary>The diff `{fix_command(run)}` would apply ({lines} lines)</summary>\n",
                 f"{fence}diff", diff.rstrip("\n"), fence, "", "</details>", ""]
     return "\n".join(out) + "\n"
+
+
+def _coverage_json(run: Run) -> dict:
+    """The claims coverage: the tally, the percentage and every unowned span with file:line."""
+    coverage = claims_coverage(run)
+    return {"percent": round(coverage.percent, 1), **coverage.tally(),
+            "unowned_spans": [{"path": c.path, "line": c.line, "kind": c.kind, "text": c.text}
+                              for c in coverage.unowned]}
 
 
 def _md(text: str) -> str:
@@ -258,6 +275,7 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
             "findings": [{"path": f.path, "line": f.line, "check": f.check, "message": f.message} for f in findings],
             "order": [{"path": i.path, "line": i.line, "title": i.title} for i in items],
             "fix": fix_command(run) if drift else None,
+            "claims_coverage": _coverage_json(run),
         }
         out.write(json.dumps(doc, indent=2) + "\n")
         return drift
@@ -268,6 +286,9 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
             out.write(i.text + "\n")
             if options.diff and i.diff:
                 out.write(i.diff)
+    coverage = claims_coverage(run)
+    if (options.verbose or coverage.unowned) and not options.quiet:
+        print(coverage.line(), file=sys.stderr)
     note = old_stamps_note(run) if include_drift and not options.quiet else None
     if note:
         print(note, file=sys.stderr)

@@ -37,6 +37,7 @@ ALIASES: dict[str, str] = {
     "transformerengine": "transformer-engine",
     "vllm": "vllm",
     "deep_ep": "deep-ep",
+    "deepep": "deep-ep",
     "deep_gemm": "deep-gemm",
     "modelopt": "nvidia-modelopt",
     "flashinfer": "flashinfer-python",
@@ -211,13 +212,15 @@ class BuildClaim(NamedTuple):
 
 def build_claims(model: "ImageModel") -> list[BuildClaim]:
     """Each warm step whose comment says it builds or reuses a source-built package (by name or alias):
-    does the step reach that package, and is it the first warm step that does?"""
+    does the step reach that package, and is it the first warm step that does? A package the comment says
+    it builds (in the clause with the verb) that the step installs as a prebuilt wheel is a claim too."""
     source_built = {p.name for p in model.snapshot.packages.values() if p.source_built and not p.editable}
     out = []
     for step in model.warm_steps:
         comment = step.comment
         if not comment or not (_REUSE.search(comment) or _BUILD.search(comment)):
             continue
+        out += _prebuilt_claims(model, step, source_built)
         for package in sorted(package_mentions(comment, source_built)):
             claim = "reuses" if _REUSE.search(comment) else "builds"
             reaching = [s for s in model.warm_steps if _reaches(model, s, package)]
@@ -240,6 +243,75 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
                                f"{', '.join(others)} does not install it (first built by `uv sync {reaching[0].label}`)")
             out.append(BuildClaim(step.label, step.line, package, claim, problem))
     return out
+
+
+# A comment's clauses: a build verb claims only the packages of its own clause ("vllm wheel, deep_ep builds").
+_CLAUSE = re.compile(r"[,;(]")
+
+
+def _prebuilt_claims(model: "ImageModel", step, source_built: set[str]) -> list[BuildClaim]:
+    """The packages a clause of the step's comment says the step builds, that the lock gives the step as a
+    prebuilt distribution (not built from source): nothing builds them, so the comment is stale."""
+    try:
+        reached = installed(model, step.extras)
+    except InputError:   # an extra combination the snapshot lacks: reported where the model needs it
+        return []
+    out = []
+    for clause in _CLAUSE.split(step.comment):
+        if not _BUILD.search(clause) or _REUSE.search(clause):
+            continue
+        for name in sorted(package_mentions(clause, set(reached) - source_built)):
+            pkg = reached[name]
+            out.append(BuildClaim(step.label, step.line, name, "builds",
+                                  f"`uv sync {step.label}` says it builds {name}, but the lock gives it "
+                                  f"{name} {pkg.version or ''} as a prebuilt distribution ({pkg.source_kind}: "
+                                  f"{pkg.source}): nothing builds it"))
+    return out
+
+
+# ------------------------------------------------------------------------- source builds (name, version, source)
+
+class SourceBuild(NamedTuple):
+    """One distribution the warm-up builds from source: two versions (or two sources) of a package are two
+    builds, never one row under the package's name."""
+    name: str
+    version: str | None
+    source_kind: str
+    source: str
+    extras: tuple[str, ...]        # the warm steps' extras whose install set holds this build, in warm order
+
+    @property
+    def key(self) -> tuple[str, str | None, str]:
+        return self.name, self.version, self.source
+
+
+_SOURCE_BUILDS = Memo()
+
+
+def source_builds(model: "ImageModel") -> tuple[SourceBuild, ...]:
+    """Every source build the warm steps install, by (name, version, source), sorted by that key."""
+    return _SOURCE_BUILDS.answer(model, "source builds", lambda: _compute_source_builds(model))
+
+
+def _compute_source_builds(model: "ImageModel") -> tuple[SourceBuild, ...]:
+    found: dict[tuple, tuple[object, list[str]]] = {}
+    for step in model.warm_steps:
+        try:
+            packages = installed(model, step.extras).values()
+        except InputError:
+            continue
+        for pkg in packages:
+            if pkg.source_built and not pkg.editable:
+                entry = found.setdefault((pkg.name, pkg.version or "", pkg.source), (pkg, []))
+                entry[1].extend(e for e in step.extras if e not in entry[1])
+    return tuple(SourceBuild(p.name, p.version, p.source_kind, p.source, tuple(extras))
+                 for _, (p, extras) in sorted(found.items()))
+
+
+def builds_of(model: "ImageModel", name: str) -> tuple[SourceBuild, ...]:
+    """The source builds of one package (normalised name): more than one when versions or sources differ."""
+    wanted = normalize(name)
+    return tuple(b for b in source_builds(model) if b.name == wanted)
 
 
 def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",)) -> bool:
