@@ -31,8 +31,8 @@ def _axis_top(top: float) -> str:
 def _chart(title: str, unit: str, what: str, bars: list[tuple[str, float]]) -> str:
     """A zero-based bar chart whose bars are numbered, and a table under it with each number's full name and
     size: mermaid cuts long labels off at a narrow chart's edge, and a table of names never does. A name
-    is shown whole and literally, as a code span."""
-    from docgen.render.markdown import code, table
+    is shown whole and character for character (`literal`)."""
+    from docgen.render.markdown import literal, table
 
     digits = 3 if unit == "MB" else 1
     numbers = ", ".join(f'"{n}"' for n in range(1, len(bars) + 1))
@@ -41,7 +41,7 @@ def _chart(title: str, unit: str, what: str, bars: list[tuple[str, float]]) -> s
     chart = ("```mermaid\nxychart-beta horizontal\n"
              f'    title "{title} ({unit})"\n    x-axis [{numbers}]\n'
              f'    y-axis "{unit}" 0 --> {_axis_top(top * LABEL_ROOM)}\n    bar [{values}]\n```\n')
-    rows = [(n, code(name), f"{size:.{digits}f}") for n, (name, size) in enumerate(bars, 1)]
+    rows = [(n, literal(name), f"{size:.{digits}f}") for n, (name, size) in enumerate(bars, 1)]
     return chart + "\n" + table(("#", what, unit), rows)
 
 
