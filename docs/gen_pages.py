@@ -5,6 +5,7 @@ Writes, at build time only (nothing lands in docs/):
   reference/venvs/index.md          the prefetched venvs, one row each
   reference/venvs/<ClassName>.md    one page per prefetched venv: package, version, source
   reference/actors.md               every registry actor: its role in plain words, its extras, where it runs
+  changelog.md                      what changed: `docgen diff` between consecutive snapshot commits in git
 
 The per-venv pages follow the model (a filter fewer means a page fewer), so the nav entries for them
 are appended here to the "Worker venvs" section of mkdocs.yml's explicit nav rather than typed there.
@@ -17,11 +18,12 @@ from pathlib import Path
 
 import mkdocs_gen_files
 
+from docgen.changelog import read_history
 from docgen.cli import build_parser
 from docgen.errors import InputError
 from docgen.model.build import load_model
 from docgen.project import find_project
-from docgen.render.site import actors_page, cli_page, venv_index, venv_page, venv_page_names
+from docgen.render.site import actors_page, changelog_page, cli_page, venv_index, venv_page, venv_page_names
 
 # the repository this site belongs to: the folder of mkdocs.yml, found like every docgen command finds it
 REPO_ROOT = Path(mkdocs_gen_files.config.config_file_path).resolve().parent
@@ -70,6 +72,13 @@ def main() -> None:
             fh.write(venv_page(model, v))
         entries.append({names[v.actor]: page})
     add_venv_pages_to_nav(mkdocs_gen_files.config, entries)
+
+    # the image's own changelog, from the snapshot's git history; a commit links to repo_url's commit page
+    snapshot = Path(os.path.relpath(project.snapshot, project.root)).as_posix()
+    dockerfile = Path(os.path.relpath(project.dockerfile, project.root)).as_posix()
+    history = read_history(project.root, snapshot, dockerfile, model.dockerfile)
+    with mkdocs_gen_files.open("changelog.md", "w") as fh:
+        fh.write(changelog_page(history, snapshot, mkdocs_gen_files.config.get("repo_url")))
 
 
 main()

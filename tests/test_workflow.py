@@ -148,18 +148,19 @@ def test_checkouts_keep_no_credentials(workflow):
     assert checkouts and all(s.get("with", {}).get("persist-credentials") is False for s in checkouts)
 
 
-def test_pages_publish_only_from_the_default_branch_with_the_image_jobs_size_record(workflow):
+def test_pages_publish_the_default_branch_as_dev_and_tags_as_releases_with_mike(workflow):
     jobs = workflow["jobs"]
     pages = jobs["pages"]
     condition = " ".join(pages["if"].split())
-    assert "default_branch" in condition and "push" in condition
+    assert "default_branch" in condition and "push" in condition and "github.ref_type == 'tag'" in condition
+    assert workflow[True]["push"]["tags"] == ["*"]   # yaml reads the key `on` as True
     # published when the docs' own jobs pass, whether or not the image job could run on the runner
     assert condition.startswith("always() ") and "needs.image.result" not in condition
     assert all(f"needs.{job}.result == 'success'" in condition for job in ("drift", "unit", "site"))
-    assert pages["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    assert pages["permissions"] == {"contents": "write"}
     steps = pages["steps"]
-    used = [s["uses"].split("@")[0] for s in steps if "uses" in s]
-    assert used[-3:] == ["actions/upload-pages-artifact", "actions/configure-pages", "actions/deploy-pages"]
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0   # the changelog page reads the snapshot's history
     # the record the image job measured reaches the pages before the site is built from them
     measure = [s for s in jobs["image"]["steps"] if "bench/image_size.py --record" in s.get("run", "")]
     upload = [s for s in jobs["image"]["steps"] if "actions/upload-artifact@" in s.get("uses", "")]
@@ -171,5 +172,9 @@ def test_pages_publish_only_from_the_default_branch_with_the_image_jobs_size_rec
     assert steps[download]["if"] == "needs.image.result == 'success'"
     write = next(i for i, s in enumerate(steps) if "docgen write" in s.get("run", ""))
     build = next(i for i, s in enumerate(steps) if "scripts/build-docs" in s.get("run", ""))
-    assert download < write < build < order.index("actions/upload-pages-artifact")
+    publish = next(i for i, s in enumerate(steps) if "mike deploy" in s.get("run", ""))
+    assert download < write < build < publish
+    script = steps[publish]["run"]
+    assert 'mike deploy --update-aliases "$REF_NAME" latest' in script and "mike deploy dev" in script
+    assert "git push" in script and "gh-pages" in script
     assert not [s for s in jobs["site"]["steps"] if "upload-pages-artifact" in s.get("uses", "")]

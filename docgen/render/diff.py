@@ -30,7 +30,7 @@ def _filters_note(filters: list[str]) -> str:
 
 def _actor_note(entry: dict) -> str:
     if entry["system"]:
-        return "system interpreter (no venv)"
+        return "runs in the driver venv (no venv of its own)"
     return _filters_note(entry["prefetched_by"])
 
 

@@ -67,6 +67,18 @@ def text(value: object) -> str:
     return "".join(out)
 
 
+_INLINE_MARKUP = re.compile(r"([\\`*_\[\]~])")   # what starts emphasis, code, a link or strikethrough inline
+
+
+def literal(value: object) -> str:
+    """Input text shown character for character where a code span will not do (a table cell that may hold
+    a pipe: Python-Markdown shows an escaped pipe inside a code span as a backslash and a pipe): `&`, `<`
+    and `>` as entities, and every character Markdown could read as markup (emphasis, links, code) escaped
+    with a backslash, which Python-Markdown and GitHub both honour. For text inside a line (a table cell):
+    what only starts a block at a line's start (`#`, `-`, `1.`) is left alone."""
+    return _INLINE_MARKUP.sub(r"\\\1", _html(str(value)))
+
+
 def shell(word: object) -> str:
     """One word of a generated console command, quoted for the shell when it holds anything but the plain
     characters of names and paths (which stay as they are)."""

@@ -119,3 +119,63 @@ def actors_page(model, names: dict[str, str]) -> str:
                 f"- Extras: {extras}",
                 f"- Runs in: {runs}", ""]
     return "\n".join(out)
+
+
+CHANGELOG_INTRO = ("How the image changed with each new NeMo-RL snapshot, newest first: `docgen diff` between each "
+                   "commit of `{snapshot}` and the commit before it, judged against the Dockerfile of the newer "
+                   "commit. Each entry links to the commit that made the change.")
+
+
+def commit_url(repo_url: str | None, sha: str) -> str | None:
+    """The forge's page of one commit (GitHub's and GitLab's spelling), from mkdocs.yml's repo_url."""
+    return f"{repo_url.rstrip('/')}/commit/{sha}" if repo_url else None
+
+
+def _diff_body(report: dict) -> list[str]:
+    """`docgen diff --format markdown` as the body of one changelog entry: its title left out (the entry's
+    heading says it), its sections one level up, the headline a sentence, and the folded package list as
+    a collapsible block the site renders (Markdown inside raw <details> HTML would stay unrendered)."""
+    from docgen.render.diff import diff_markdown
+
+    lines = diff_markdown(report).splitlines()[1:]
+    out, folded = [], False
+    for line in lines:
+        if line.startswith("#### "):
+            line = "### " + line[len("#### "):]
+        elif line.startswith("**") and line.endswith("**") and not line.endswith(".**"):
+            line = line[:-2] + ".**"
+        if line.startswith("<details><summary>") and line.endswith("</summary>"):
+            summary = line[len("<details><summary>"):-len("</summary>")].replace('"', "'")
+            out.append(f'??? note "{summary}"')
+            folded = True
+            continue
+        if folded and line == "</details>":
+            folded = False
+            continue
+        out.append("    " + line if folded and line else line)
+    return out
+
+
+def changelog_page(history, snapshot: str, repo_url: str | None) -> str:
+    """The "What changed" page from a docgen.changelog.History: one section per commit that changed the
+    snapshot, newest first, each linking to its commit; or the history's note when it has no entry."""
+    from docgen.render.markdown import code, text
+
+    out = ["# What changed", "", CHANGELOG_INTRO.format(snapshot=snapshot), ""]
+    if not history.entries:
+        out += [f"No changelog here: {history.note}", ""]
+        return "\n".join(out)
+    for entry in history.entries:
+        c, p = entry.commit, entry.previous
+        url, prev_url = commit_url(repo_url, c.sha), commit_url(repo_url, p.sha)
+        link = f"[{code(c.sha[:8])}]({url})" if url else code(c.sha[:8])
+        prev = f"[{code(p.sha[:8])}]({prev_url})" if prev_url else code(p.sha[:8])
+        judged = "that commit's Dockerfile" if entry.dockerfile == "at this commit" else "the current Dockerfile"
+        out += [f"## {c.date}: commit {c.sha[:8]}", "",
+                f"Commit {link} changed the snapshot; the version before it is from commit {prev} ({p.date}). "
+                f"Judged against {judged}. Commit message: \u201c{text(c.subject)}\u201d", ""]
+        if entry.report is None:
+            out += [f"> **No comparison:** {text(entry.problem)}", ""]
+        else:
+            out += _diff_body(entry.report) + [""]
+    return "\n".join(out)

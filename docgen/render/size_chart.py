@@ -15,6 +15,10 @@ from docgen.model.digests import input_digest
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
+# the value axis reaches this far past the longest bar, so the value printed at the bar's end fits the chart
+LABEL_ROOM = 1.2
+
+
 def _axis_top(top: float) -> str:
     """The value axis runs from zero (a bar's length is its size) to a round number at or above the largest bar."""
     from math import floor, log10
@@ -26,8 +30,9 @@ def _axis_top(top: float) -> str:
 
 def _chart(title: str, unit: str, what: str, bars: list[tuple[str, float]]) -> str:
     """A zero-based bar chart whose bars are numbered, and a table under it with each number's full name and
-    size: mermaid cuts long labels off at a narrow chart's edge, and a table of names never does."""
-    from docgen.render.markdown import table
+    size: mermaid cuts long labels off at a narrow chart's edge, and a table of names never does. A name
+    is shown whole and character for character (`literal`)."""
+    from docgen.render.markdown import literal, table
 
     digits = 3 if unit == "MB" else 1
     numbers = ", ".join(f'"{n}"' for n in range(1, len(bars) + 1))
@@ -35,8 +40,8 @@ def _chart(title: str, unit: str, what: str, bars: list[tuple[str, float]]) -> s
     top = max((size for _, size in bars), default=0) or 1
     chart = ("```mermaid\nxychart-beta horizontal\n"
              f'    title "{title} ({unit})"\n    x-axis [{numbers}]\n'
-             f'    y-axis "{unit}" 0 --> {_axis_top(top)}\n    bar [{values}]\n```\n')
-    rows = [(n, name, f"{size:.{digits}f}") for n, (name, size) in enumerate(bars, 1)]
+             f'    y-axis "{unit}" 0 --> {_axis_top(top * LABEL_ROOM)}\n    bar [{values}]\n```\n')
+    rows = [(n, literal(name), f"{size:.{digits}f}") for n, (name, size) in enumerate(bars, 1)]
     return chart + "\n" + table(("#", what, unit), rows)
 
 
@@ -45,8 +50,10 @@ def _venv_name(path: str) -> str:
     return leaf.rsplit(".", 1)[-1] if "." in leaf else leaf
 
 
-def size_charts(model: "ImageModel", measurement: dict) -> str:
-    """The two charts and a sentence tying them to what was measured; empty when the record has neither."""
+def size_charts(model: "ImageModel", measurement: dict, image: str, provenance: bool = True) -> str:
+    """The two charts of one measurement, titled with the image they measured (`image`: which one, in the
+    reader's words), and, with `provenance`, a sentence tying them to the image ID and the inputs; empty
+    when the measurement has neither layers nor venvs."""
     # layers in MB: kB tick labels of a 200 MB image run into each other at the page's width
     layers = [(str(l["step"]), l["bytes"] / 1e6) for l in measurement.get("layers") or () if l.get("bytes")]
     venvs = sorted(((_venv_name(p), b / 1e3) for p, b in (measurement.get("venvs") or {}).items()),
@@ -56,14 +63,15 @@ def size_charts(model: "ImageModel", measurement: dict) -> str:
     out = []
     if layers:
         out.append("Size by layer, in build order (layers that add nothing left out):\n\n"
-                   + _chart("Image layers", "MB", "Dockerfile step", layers))
+                   + _chart(f"{image}: layers", "MB", "Dockerfile step", layers))
     if venvs:
         out.append("Size by venv (`du`: a venv that links into the uv cache counts only its links):\n\n"
-                   + _chart("Venvs", "kB", "venv", venvs))
-    inputs = measurement.get("inputs") or {}
-    image = measurement.get("image_id", "an unrecorded image ID")
-    built_from = ", ".join(f"{k} `{v}`" for k, v in sorted(inputs.items())) or "unrecorded inputs"
-    out.append(f"Measured on image `{image}`, built from {built_from}.\n")
+                   + _chart(f"{image}: venvs", "kB", "venv", venvs))
+    if provenance:
+        inputs = measurement.get("inputs") or {}
+        image_id = measurement.get("image_id", "an unrecorded image ID")
+        built_from = ", ".join(f"{k} `{v}`" for k, v in sorted(inputs.items())) or "unrecorded inputs"
+        out.append(f"Measured on image `{image_id}`, built from {built_from}.\n")
     return "\n".join(out)
 
 

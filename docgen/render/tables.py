@@ -340,28 +340,52 @@ def human_size(n: float) -> str:
     return f"{int(n)} B"
 
 
-def image_size(model: "ImageModel", measurement: dict | None) -> str:
-    if not measurement:
-        return ("> The image size has not been measured yet: `bench/image_size.py --record` writes "
-                "`docs/data/image-size.json`.\n")
-    out = not_current_note(model, measurement)
+def _size_rows(measurement: dict, image_title: str) -> list[tuple[str, str]]:
+    """The summary rows of one measurement (the record itself, or its `production` entry): image, platform,
+    date, where, size and the parts."""
     rows = []
-    for key, title in (("image", "Image"), ("platform", "Platform"), ("measured_at", "Measured")):
+    for key, title in (("image", image_title), ("platform", "Platform"), ("measured_at", "Measured"),
+                       ("where", "Where")):
         if measurement.get(key):
             rows.append((title, text(measurement[key])))
     size = measurement.get("size_bytes")
     if isinstance(size, (int, float)):
-        rows.append(("Size", f"{human_size(size)} ({int(size):,} bytes)"))
+        rows.append(("Size", f"**{human_size(size)}** ({int(size):,} bytes)"))
     for name, value in sorted((measurement.get("parts") or {}).items()):
         if isinstance(value, (int, float)):
             rows.append((code(name), human_size(value)))
-    out += table(("Measure", "Value"), rows)
+    return rows
+
+
+def image_size(model: "ImageModel", measurement: dict | None) -> str:
+    """The size page's block: the production image's figures first when the record holds them (`production`,
+    measured elsewhere on the real image), then the hermetic test image's, labelled as such: that image is
+    built from the stand-in NeMo-RL workspace, so its size says nothing about the production image's."""
+    if not measurement:
+        return ("> The image size has not been measured yet: `bench/image_size.py --record` writes "
+                "`docs/data/image-size.json`.\n")
+    out = []
     production = measurement.get("production")
     if isinstance(production, dict) and production.get("size_bytes"):
-        out += ("\nProduction image, measured elsewhere on " + text(production.get("measured_at", "an unknown date"))
-                + (f" ({text(production['where'])})" if production.get("where") else "") + ": "
-                + human_size(production["size_bytes"]) + ".\n")
+        out.append("### Production image\n\nMeasured elsewhere on the real image (real NeMo-RL, real CUDA "
+                   "packages); these are the figures a user pulls.\n\n"
+                   + table(("Measure", "Production image"), _size_rows(production, "Image")))
+        charts = size_charts(model, production, "Production image", provenance=False)
+        if charts:
+            out.append(charts)
     else:
-        out += "\nNo production figure is recorded: add one under `production` (size_bytes, measured_at, where).\n"
-    charts = size_charts(model, measurement)
-    return out + ("\n" + charts if charts else "")
+        out.append("### Production image\n\nNo production figure is recorded yet. A measurement of the real "
+                   "image goes under `production` in `docs/data/image-size.json`, in the same shape as the "
+                   "record (`size_bytes`, `measured_at`, `where`, and `parts`, `layers` or `venvs` when "
+                   "measured), and is shown here first.\n")
+    test = not_current_note(model, measurement)
+    test += ("### Hermetic test image\n\nThe image this project's CI builds from the stand-in NeMo-RL "
+             "workspace (tiny packages named and versioned like the real ones) and measures with "
+             "`bench/image_size.py`. Its figures show the structure's overhead (links, private copies, the "
+             "cache), not the size of the production image.\n\n")
+    test += table(("Measure", "Hermetic test image"), _size_rows(measurement, "Tag"))
+    out.append(test)
+    charts = size_charts(model, measurement, "Hermetic test image")
+    if charts:
+        out.append(charts)
+    return "\n".join(out)

@@ -70,9 +70,20 @@ class ProjectSiteHandler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
 
+def versions_json(base: str) -> str:
+    """Where Material's version selector (mkdocs.yml: extra.version.provider mike) looks for mike's list of
+    versions: one level above the version's own folder."""
+    from urllib.parse import urljoin
+    return urljoin(base, "../versions.json")
+
+
 def serve_site(site: Path, folder: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
-    """Serve `site` under /nmp-rl-base/ from `folder` (empty); returns the server and the site's base URL."""
+    """Serve `site` under /nmp-rl-base/ from `folder` (empty); returns the server and the site's base URL.
+    A plain build is served as mike would serve it as the one version of a deployment: beside it, a
+    versions.json naming it (a mike deployment's own tree, served as the site, has its own one level up)."""
     (folder / PROJECT).symlink_to(site, target_is_directory=True)
+    if not (site / "versions.json").exists():
+        (folder / "versions.json").write_text(f'[{{"version": "{PROJECT}", "title": "this build", "aliases": []}}]\n')
     server = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(ProjectSiteHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host = "127.0.0.1" if port == 80 else f"127.0.0.1:{server.server_address[1]}"
