@@ -290,20 +290,15 @@ def test_an_input_over_the_size_cap_is_bad_input(tmp_path):
     assert f"over docgen's cap of {MAX_INPUT_BYTES} bytes" in run.stderr and "docs/rl/huge.md" in run.stderr
 
 
-def test_a_page_changed_while_writing_is_not_overwritten(tmp_path, monkeypatch):
-    from docgen import io
-    from docgen.cli import main
+def test_a_page_changed_while_writing_is_not_overwritten(tmp_path):
+    from docgen.check import pipeline
 
     root = consumer_repo(tmp_path / "c")
     page = root / "docs/rl/venvs.md"
-    real_stage = io._stage
-
-    def stage_then_edit(target, text):   # someone saves the page after docgen read it
-        if target == page:
-            page.write_text(page.read_text() + "\nA late edit.\n")
-        return real_stage(target, text)
-    monkeypatch.setattr(io, "_stage", stage_then_edit)
-    assert main(["write", "--root", str(root)]) == 2
+    run = pipeline.prepare(find_project(root=root))   # what `docgen write` does: read and render, then write
+    page.write_text(page.read_text() + "\nA late edit.\n")   # someone saves the page after docgen read it
+    with pytest.raises(InputError, match="changed on disk while docgen was writing"):
+        pipeline.write(run)
     assert page.read_text().endswith("A late edit.\n")
     assert "<!-- docgen:end quick-inventory -->" in (root / "docker/rl/README.md").read_text()
     assert not (root / "docs/.docgen-facts.json").exists()   # all or nothing

@@ -19,11 +19,15 @@ import re
 from operator import attrgetter   # loaded already: collections imports it
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.fences import opening_fence
 from docgen.check.lint import Finding
 from docgen.errors import InputError
+from docgen.fences import opening_fence
+from docgen.model.claims import (ALIASES, ARG_ALIASES, builds_of, known_names, package_in, package_mentions,
+                                 source_builds)
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
+from docgen.render.values import VALUES
+from docgen.snapshot.load import NOTABLE_PACKAGES
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -143,7 +147,6 @@ class _Facts:
     @property
     def names(self):
         if self._names is None:
-            from docgen.model.claims import known_names
             self._names = known_names(self.model)
         return self._names
 
@@ -158,7 +161,6 @@ class _Facts:
         """Package and tool names (lower case) a version may stand next to: the lock's packages, the
         aliases the docs use for them, and the tools whose version is a build argument."""
         if self._packages is None:
-            from docgen.model.claims import ALIASES, ARG_ALIASES
             names = set(map(attrgetter("name"), self.model.snapshot.packages.values())) | set(ALIASES) | set(ARG_ALIASES)
             self._packages = frozenset(names | {"cuda", "python"})
         return self._packages
@@ -205,7 +207,6 @@ class _LazyValues:
     """The model's values, each rendered on first use: most pages need none or a few of them."""
 
     def __init__(self, model: "ImageModel") -> None:
-        from docgen.render.values import VALUES
         self._model, self._fns, self._done = model, VALUES, {}
 
     def get(self, key: str) -> str | None:
@@ -626,13 +627,12 @@ def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts
     """A package named beside "built from source", "shared"/"built once", "exactly one"/"the only", or in a
     sentence about one extra's venv, judged against the source builds (by name, version and source) and the
     extra's install set."""
-    from docgen.model.claims import builds_of, package_mentions
     out = []
     for clause in _CLAUSE.split(_mask_urls(sentence)):
         low = clause.lower()
         if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
             out += _judge_packages(path, line_no + sentence.count("\n", 0, sentence.find(clause)), clause,
-                                   package_mentions(clause, _claim_candidates(model)), model, claims, builds_of)
+                                   package_mentions(clause, _claim_candidates(model)), model, claims)
     return out
 
 
@@ -645,13 +645,11 @@ def _claim_candidates(model) -> set[str]:
     """Packages a sentence may claim something of: the source builds, the packages the docs call by a
     short name, and the lock's notable packages (a lock also holds packages called `build` or `wheel`)."""
     def compute():
-        from docgen.model.claims import ALIASES, source_builds
-        from docgen.snapshot.load import NOTABLE_PACKAGES
         return {b.name for b in source_builds(model)} | set(ALIASES.values()) | set(NOTABLE_PACKAGES)
     return _CANDIDATES.answer(model, "claim candidates", compute)
 
 
-def _judge_packages(path, line, sentence, named, model, claims, builds_of) -> list[Finding]:
+def _judge_packages(path, line, sentence, named, model, claims) -> list[Finding]:
     out = []
     shared = {s.package for s in model.shared_builds}
     low = sentence.lower()
@@ -685,7 +683,6 @@ def _mask_urls(text: str) -> str:
 
 def _versions(model, package: str) -> tuple:
     """The distinct versions of a prebuilt package across the warm steps' install sets."""
-    from docgen.model.claims import package_in
     seen = set()
     for step in model.warm_steps:
         try:

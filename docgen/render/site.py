@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from docgen.model.stages import base_venv, role_of
+
 
 def md_cell(text: str) -> str:
     return str(text).replace("|", "\\|")
@@ -90,8 +92,6 @@ def camel_words(name: str) -> str:
 def actors_page(model, names: dict[str, str]) -> str:
     """One section per registry actor, titled by its class name, saying in plain words what the actor does
     and where it runs: the page the site's search finds an actor on, by class name or by role."""
-    from docgen.model.stages import base_venv, role_of
-
     venvs = {v.actor: v for v in model.venvs}
     skipped = {s.actor: s.reason for s in model.not_prefetched}
     out = ["# Actors", "",

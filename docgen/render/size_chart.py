@@ -8,9 +8,11 @@ from the inputs, so a change to the Dockerfile or the snapshot never fails `docg
 
 from __future__ import annotations
 
+from math import floor, log10
 from typing import TYPE_CHECKING
 
 from docgen.model.digests import input_digest
+from docgen.render.markdown import literal, table
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -21,8 +23,6 @@ LABEL_ROOM = 1.2
 
 def _axis_top(top: float) -> str:
     """The value axis runs from zero (a bar's length is its size) to a round number at or above the largest bar."""
-    from math import floor, log10
-
     step = 10.0 ** floor(log10(top))
     nice = next(n for n in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if top <= n * step * (1 + 1e-9))
     return f"{nice * step:.6g}"
@@ -32,8 +32,6 @@ def _chart(title: str, unit: str, what: str, bars: list[tuple[str, float]]) -> s
     """A zero-based bar chart whose bars are numbered, and a table under it with each number's full name and
     size: mermaid cuts long labels off at a narrow chart's edge, and a table of names never does. A name
     is shown whole and character for character (`literal`)."""
-    from docgen.render.markdown import literal, table
-
     digits = 3 if unit == "MB" else 1
     numbers = ", ".join(f'"{n}"' for n in range(1, len(bars) + 1))
     values = ", ".join(f"{size:.{digits}f}" for _, size in bars)

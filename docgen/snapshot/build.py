@@ -4,19 +4,29 @@ reviewers see registry and lock changes as a readable diff and the docs build of
 """
 
 import json
+import os
 from pathlib import Path
 
 from docgen import __version__
 from docgen.errors import InputError
 from docgen.io import parse_json, read_input
 from docgen.names import normalize
+from docgen.snapshot import registry as registry_reader
 from docgen.snapshot.load import FORMAT, PLATFORM, combo_key
 
 # ---------------------------------------------------------------------------------------------- making
 
-def _sha256(path: Path) -> str:
+# Imports inside functions below: `docgen check` loads this module (through the CLI and docgen.diff) but never
+# makes a snapshot, and at the top these would cost it, by `python -X importtime` after a check: hashlib ~3 ms,
+# subprocess ~3 ms, the checkout readers ~45 ms (lockfile 33, with packaging's markers; pyproject 10;
+# registry_source 3).
+
+def _sha256(*chunks: bytes) -> str:
     import hashlib
-    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
 
 
 def _git(rl_dir: Path, *args: str) -> str | None:
@@ -66,8 +76,6 @@ def _gitdir_is_own(rl_dir: Path) -> bool:
     worktree, a submodule, `git init --separate-git-dir`) is when the folder it names points back at DIR (a
     worktree's `gitdir` file, a submodule's `core.worktree`), or is no other work tree's `.git`. A `.git`
     file naming another checkout's `.git` would record that checkout's commit as DIR's: not DIR's own."""
-    import os
-
     dot_git = rl_dir / ".git"
     if not dot_git.is_file():
         return dot_git.is_dir()
@@ -94,11 +102,9 @@ def _gitdir_is_own(rl_dir: Path) -> bool:
 def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
                    repo: str | None = None, ref: str | None = None) -> dict:
     """Read an RL checkout into the snapshot's JSON-able form (deterministic)."""
-    import hashlib
-
     from docgen.snapshot.lockfile import read_lock
     from docgen.snapshot.pyproject import read_pyproject
-    from docgen.snapshot import registry as registry_reader
+    from docgen.snapshot.registry_source import read_registry_source
 
     rl_dir = Path(rl_dir)
     pyproject_path = rl_dir / "pyproject.toml"
@@ -109,11 +115,11 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
     project = read_pyproject(pyproject_path)
     lock = read_lock(lock_path, root=project.name)
 
-    inputs = {"pyproject.toml": _sha256(pyproject_path), "uv.lock": _sha256(lock_path)}
+    inputs = {"pyproject.toml": _sha256(pyproject_path.read_bytes()), "uv.lock": _sha256(lock_path.read_bytes())}
     if registry_facts is not None:
         registry_path = Path(registry_facts)
         registry = registry_reader.read_registry_json(registry_path)
-        inputs["registry"] = _sha256(registry_path)
+        inputs["registry"] = _sha256(registry_path.read_bytes())
         facts = parse_json(registry_path, read_input(registry_path, "registry facts"))
         upstream = facts.get("upstream", {}) if isinstance(facts, dict) else {}
         fork = facts.get("fork", {}) if isinstance(facts, dict) else {}
@@ -121,15 +127,10 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
         ref = ref or fork.get("ref")
         commit = upstream.get("commit")
     else:
-        from docgen.snapshot.registry_source import read_registry_source
         registry = read_registry_source(rl_dir)
         # every module that can change the registry, including the one defining PY_EXECUTABLES
-        digest = hashlib.sha256()
-        for rel in registry_reader.REGISTRY_SOURCES:
-            module = rl_dir / rel
-            if module.is_file():
-                digest.update(rel.encode() + b"\0" + module.read_bytes())
-        inputs["registry"] = "sha256:" + digest.hexdigest()
+        inputs["registry"] = _sha256(*(rel.encode() + b"\0" + (rl_dir / rel).read_bytes()
+                                       for rel in registry_reader.REGISTRY_SOURCES if (rl_dir / rel).is_file()))
         commit = None
     # what was not given (or read from the facts file) comes from the checkout's git
     if repo is None or ref is None or commit is None:

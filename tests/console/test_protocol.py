@@ -200,7 +200,7 @@ def test_a_host_block_started_with_setsid_does_not_outlive_its_shell(tmp_path, m
     if namespace and not shell_module.namespace_prefix():
         pytest.skip("this machine lets no process make a PID namespace")
     if not namespace:
-        monkeypatch.setattr(shell_module, "_namespace_prefix", [])
+        monkeypatch.setattr(shell_module, "namespace_prefix", lambda: [])   # a machine that makes no PID namespace
     marker = tmp_path / "escaped.pid"
     shell = _shell(tmp_path, LC_ALL="C")
     try:

@@ -15,8 +15,8 @@ import pytest
 
 from docgen.check import pipeline
 from docgen.errors import InputError
-from docgen.io import (JOURNAL, MAX_INPUT_BYTES, MAX_LOCK_BYTES, STAGE_SUFFIX, Output, _stage, excerpt, read_bytes,
-                       read_input, recover, write_files)
+from docgen.io import (JOURNAL, MAX_INPUT_BYTES, MAX_LOCK_BYTES, STAGE_SUFFIX, Output, excerpt, read_bytes, read_input,
+                       recover, write_files)
 from docgen.project import find_project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -138,12 +138,13 @@ def _pages(root: Path, n: int = 5) -> list[Path]:
     return pages
 
 
-def _die_after(renames: int, root: Path, pages: list[Path]) -> int:
+def _die_after(renames: int, root: Path, pages: list[Path], *, at_journal: bool = False) -> int:
     """Fork a writer of every page that is killed (os._exit, no clean-up) after `renames` of its renames
-    over a page; returns its exit status."""
+    over a page, or (`at_journal`) just before it links its staged journal into place; returns its exit
+    status."""
     pid = os.fork()
     if pid == 0:   # the child: never returns into pytest
-        real = os.replace
+        real, real_link = os.replace, os.link
         done = [0]
 
         def replace(src, dst):
@@ -153,7 +154,12 @@ def _die_after(renames: int, root: Path, pages: list[Path]) -> int:
                 done[0] += 1
             real(src, dst)
 
-        os.replace = replace
+        def link(src, dst):
+            if at_journal and Path(dst).name == JOURNAL:
+                os._exit(9)
+            real_link(src, dst)
+
+        os.replace, os.link = replace, link
         try:
             write_files(root, [Output(p, f"new {p.name}\n") for p in pages])
         finally:
@@ -206,24 +212,26 @@ def test_the_pipeline_reports_the_recovery(tmp_path, capsys):
     assert all(p.read_text() == f"new {p.name}\n" for p in pages)
 
 
-def test_staging_files_and_the_journal_are_ignored_by_git(tmp_path):
+# Killed just before linking its journal, a writer leaves its staged pages, the pages' backups and its staged
+# journal (5 files for 2 pages); killed after one rename, the journal itself instead of its staged copy (4).
+@pytest.mark.parametrize("at_journal, files_left", [(True, 5), (False, 4)])
+def test_staging_files_and_the_journal_are_ignored_by_git(tmp_path, at_journal, files_left):
     if not shutil.which("git"):
         pytest.skip("git is not installed")
     root = tmp_path / "r"
     root.mkdir()
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     shutil.copy(REPO / ".gitignore", root / ".gitignore")
-    page = _pages(root, 1)[0]
-    staged = Path(_stage(page, "new\n"))
-    journal_stage = Path(_stage(root / JOURNAL, "{}"))
-    (root / JOURNAL).write_text("{}")
-    names = [staged, journal_stage, root / JOURNAL]
-    ignored = subprocess.run(["git", "-C", str(root), "check-ignore", *map(str, names)],
-                             capture_output=True, text=True)
-    assert sorted(ignored.stdout.split()) == sorted(map(str, names)), ignored
+    pages = _pages(root, 2)
+    _die_after(1, root, pages, at_journal=at_journal)
+    left = sorted(str(p) for p in root.rglob("*") if p.is_file() and ".git" not in p.relative_to(root).parts
+                  and p.name != ".gitignore" and p not in pages)
+    assert len(left) == files_left and (root / JOURNAL).exists() is not at_journal, left
+    ignored = subprocess.run(["git", "-C", str(root), "check-ignore", *left], capture_output=True, text=True)
+    assert sorted(ignored.stdout.split()) == left, ignored
     status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
                             capture_output=True, text=True, check=True).stdout
-    assert STAGE_SUFFIX not in status
+    assert STAGE_SUFFIX not in status and "p0.md" in status, status
 
 
 # ------------------------------------------------------------------------------- what the writer owns

@@ -8,6 +8,7 @@ import pytest
 from docgen.errors import InputError
 from docgen.model import REASON_NOT_SELECTED, Actor, reason_backend_not_built
 from docgen.model.build import build_model, run_prefetch
+from docgen.model.claims import build_claims
 from tests.unit.blocks_fixtures import pkg, snapshot_data
 from tests.unit.blocks_fixtures import write_snapshot as shared_write_snapshot
 from docgen.inputs.dockerfile import parse_dockerfile
@@ -240,29 +241,28 @@ def _load(tmp_path, data: dict):
     return shared_write_snapshot(tmp_path, data)
 
 
-@pytest.mark.parametrize(
-    ("text", "label", "possessive", "expected"),
-    [
-        ("reuses vllm's TE", "vllm", True, True),
-        ("reuses vllm's TE", "vllm", False, True),   # the apostrophe is no word character
-        ("reuses vllms TE", "vllm", False, False),
-        ("reuses vllms TE", "vllm", True, True),
-        ("reuses all-groups' TE", "all-groups", True, True),
-        ("myvllm build", "vllm", True, False),
-        ("vllm_x", "vllm", False, False),
-        ("base", "base", False, True),
-        ("", "base", True, False),
-    ],
-)
-def test_build_claim_label_mentions(text, label, possessive, expected):
-    """`_mentions` reads a warm step's label in a comment as `\\bLABEL\\b` (or `\\bLABEL'?s?\\b`) would."""
-    import re
-
-    from docgen.model.claims import _mentions
-
-    pattern = rf"\b{re.escape(label)}'?s?\b" if possessive else rf"\b{re.escape(label)}\b"
-    assert bool(re.search(pattern, text)) is expected
-    assert _mentions(text, label, ("'s", "'", "s", "") if possessive else ("",)) is expected
+# A reuse comment names the warm step it reuses by its label, as a word (`vllm's`, `vllms`, `vllm'` name the
+# vllm step; `myvllm` and `vllm_x` do not); a named step that does not install the package is a problem.
+@pytest.mark.parametrize("comment, blamed", [
+    ("reuses automodel's TE", None),
+    ("reuses vllm's TE", "vllm"),
+    ("reuses vllms TE", "vllm"),
+    ("reuses vllm' TE", "vllm"),
+    ("reuses myvllm TE", None),
+    ("reuses vllm_x TE", None),
+    ("reuses base's TE", "base"),
+    ("reuses base's and automodel's TE", None),   # one of the named steps built it
+])
+def test_a_reuse_comment_names_warm_steps_by_their_label_as_a_word(tmp_path, comment, blamed):
+    text = DOCKERFILE.replace("--extra fsdp  # V1", f"--extra mcore  # {comment}")
+    model = build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
+    [claim] = [c for c in build_claims(model) if c.step_label == "mcore"]
+    assert (claim.package, claim.claim) == ("transformer-engine", "reuses")
+    if blamed is None:
+        assert claim.problem is None
+    else:
+        assert claim.problem.startswith(f"`uv sync mcore` says it reuses {blamed}'s transformer-engine, but {blamed} "
+                                        "does not install it"), claim.problem
 
 
 @pytest.mark.parametrize("kind, comment, agrees", [

@@ -48,9 +48,11 @@ def test_layers_and_venvs_become_two_zero_based_bar_charts_with_a_table_of_full_
 
 @pytest.mark.parametrize("top, axis", [(158.349, "200"), (54.5, "60"), (0.405, "0.5"), (3, "3"), (393.3, "400"),
                                        (0.0021, "0.0025"), (1000, "1000")])
-def test_the_value_axis_ends_at_a_round_number_at_or_above_the_largest_bar(top, axis):
-    from docgen.render.size_chart import _axis_top
-    assert _axis_top(top) == axis
+def test_the_value_axis_ends_at_a_round_number_at_or_above_the_largest_bar(model, top, axis):
+    measured = {"size_bytes": 1, "layers": [{"step": "RUN big", "bytes": round(top * 1e6)},
+                                            {"step": "RUN small", "bytes": 1}]}
+    (layers,) = charts(render_block("image-size", {}, RenderInputs(model, measured)))
+    assert f'y-axis "MB" 0 --> {axis}\n' in layers
 
 
 def test_a_record_of_another_dockerfile_says_so(model):
