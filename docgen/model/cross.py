@@ -6,7 +6,8 @@
   the lock;
 - `arch_lists` and `arch_floor`: every CUDA architecture list the build compiles for (any ARG or ENV whose
   name holds ``ARCH``), and the hardware floor they leave together: the highest of their minima;
-- `hard_coded_paths`: a RUN step that writes out a path a build ARG holds, instead of the variable.
+- `hard_coded_paths`: a RUN step that writes out a path a build ARG holds, instead of the variable;
+- `uv_requirement`: the uv the Dockerfile installs against NeMo-RL's ``[tool.uv] required-version``.
 
 Each fact names its line on the Dockerfile side and, where the snapshot has one, on the snapshot side.
 """
@@ -106,6 +107,27 @@ def python_requirement(model: "ImageModel") -> list[Mismatch]:
                               f"ARG PYTHON_VERSION={arg.default}, but the snapshot's install sets were resolved "
                               f"for {PLATFORM}: the packages the pages list are another interpreter's"))
     return found
+
+
+# ------------------------------------------------------------------------------------------------- uv
+
+def uv_requirement(model: "ImageModel") -> list[Mismatch]:
+    """UV_VERSION against NeMo-RL's `[tool.uv] required-version`, when the snapshot records one: uv
+    refuses to sync a project whose required version it does not satisfy. A bare version is `==VERSION`,
+    as uv reads it; a specifier docgen cannot read (pre-releases, local versions) is left to uv."""
+    spec = model.snapshot.uv_required_version
+    arg = _last_arg(model, "UV_VERSION")
+    if not spec or arg is None or not arg.default:
+        return []
+    version = _release(arg.default)
+    if version is None:
+        return []
+    wanted = f"=={spec.strip()}" if _release(spec) is not None else spec
+    if _satisfies(version, wanted) is not False:
+        return []
+    return [Mismatch("uv-vs-required", arg.line, _snapshot_where(model, "uv_required_version"),
+                     f"ARG UV_VERSION={arg.default} does not satisfy NeMo-RL's [tool.uv] required-version "
+                     f"{spec}: that uv refuses to sync the project")]
 
 
 # ----------------------------------------------------------------------------------------------- CUDA
