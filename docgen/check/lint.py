@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.model import class_name_of
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
 from docgen.model.cross import (
-    arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,
+    arch_comment_mismatches, arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,
 )
 from docgen.names import normalize
 from docgen.render.values import number_word
@@ -249,7 +249,7 @@ def check_cross_inputs(model: "ImageModel") -> list[Finding]:
     path = model.dockerfile.path
     return [Finding(path, m.line, m.check, f"{m.message} ({m.other})")
             for m in (*python_requirement(model), *cuda_mismatches(model), *arch_mismatches(model),
-                      *hard_coded_paths(model), *uv_requirement(model))]
+                      *hard_coded_paths(model), *uv_requirement(model), *arch_comment_mismatches(model))]
 
 
 def check_unresolved_paths(model: "ImageModel") -> list[Finding]:
