@@ -876,3 +876,45 @@ def test_trimmed_arch_lists_leave_no_hopper_on_the_build_pages(tmp_path: Path):
     assert code == 1 and set(_FINDING.findall(out)) == {"arch-comment"}, out
     edit(DOCKERFILE, NVTE_COMMENT, NVTE_COMMENT.replace("(Hopper; Blackwell)", "(Blackwell)"))(root)
     assert run("check", "--root", str(root)) == (0, "")
+
+
+MCORE_WARM = "--extra mcore      # reuses automodel's TE wheel (cache keys on source, not extra)\n"
+VLLM_FSDP_WARM = ("uv sync ${UV_SYNC_MODE} --no-install-project --extra vllm       # vllm wheel, deep_gemm/deep_ep builds\n"
+                  "uv sync ${UV_SYNC_MODE} --no-install-project --extra fsdp       # flash-attn, mamba-ssm, causal-conv1d\n")
+
+
+def _wrap_mcore_comment(second_line: str) -> Callable[[Path], None]:
+    """The mcore warm step's trailing comment wrapped onto a comment line under its `#`."""
+    def apply(root: Path) -> None:
+        text = (root / DOCKERFILE).read_text()
+        at = text.index(MCORE_WARM)
+        column = at - text.rindex("\n", 0, at) - 1 + len("--extra mcore      ")
+        edit(DOCKERFILE, MCORE_WARM, "--extra mcore      # the Megatron venv:\n" + " " * column + second_line + "\n")(root)
+    return apply
+
+
+def _warm_loop(*rows: str) -> Callable[[Path], None]:
+    """The vllm and fsdp warm steps folded into one loop, with `extra: why` rows above it."""
+    return edit(DOCKERFILE, VLLM_FSDP_WARM, "".join(f"# {row}\n" for row in rows)
+                + 'for e in vllm fsdp; do uv sync ${UV_SYNC_MODE} --no-install-project --extra "$e"; done\n')
+
+
+WARM_MUTATIONS = [
+    Mutation("a wrapped warm comment whose second line names the wrong step",
+             _wrap_mcore_comment("# reuses vllm's TE wheel"),
+             ("[warm-order]", "says it reuses vllm's transformer-engine"),
+             planted=("reuses vllm's TE wheel",), still=("warm-order",)),
+    Mutation("warm steps folded into a loop whose rows name an extra it does not warm",
+             _warm_loop("vllm: vllm wheel, deep_gemm/deep_ep builds", "fsdp: flash-attn, mamba-ssm, causal-conv1d",
+                        "mcore: reuses automodel's TE wheel"),
+             ("[warm-steps]", "names 'mcore', which this command does not warm"), still=("warm-steps",)),
+    Mutation("warm steps folded into a loop whose wrapped row claims a build the lock does not make",
+             _warm_loop("vllm: vllm wheel, deep_gemm/deep_ep builds", "fsdp: flash-attn, mamba-ssm,",
+                        "      causal-conv1d; builds Transformer-Engine"),
+             ("[warm-order]", "`uv sync fsdp`"), still=("warm-order",)),
+]
+
+
+@pytest.mark.parametrize("mutation", WARM_MUTATIONS, ids=[m.name for m in WARM_MUTATIONS])
+def test_warm_comment_mutation(mutation: Mutation, tmp_path: Path):
+    exercise(mutation, tmp_path)
