@@ -768,11 +768,12 @@ CROSS_MUTATIONS = [
     Mutation("NVTE_CUDA_ARCHS trimmed to Blackwell",
              edit(DOCKERFILE, 'ARG NVTE_CUDA_ARCHS="90;100"', 'ARG NVTE_CUDA_ARCHS="100"'),
              ("[arch-floor]", "cuda_arch.floor", "TORCH_CUDA_ARCH_LIST='9.0 10.0' compiles for 9.0"),
-             gone=("compute capability 9.0", "`90;100`"), still=("arch-floor",)),
+             gone=("compute capability 9.0", "`90;100`"), still=("arch-floor", "arch-comment")),
     Mutation("both arch lists trimmed to Blackwell",
              edits(edit(DOCKERFILE, 'ARG NVTE_CUDA_ARCHS="90;100"', 'ARG NVTE_CUDA_ARCHS="100"'),
                    edit(DOCKERFILE, 'ARG TORCH_CUDA_ARCH_LIST="9.0 10.0"', 'ARG TORCH_CUDA_ARCH_LIST="10.0"')),
-             ("cuda_arch.floor",), gone=("compute capability 9.0", "`9.0 10.0`")),
+             # the comment above NVTE_CUDA_ARCHS still names Hopper: the one input left to fix
+             ("cuda_arch.floor",), gone=("compute capability 9.0", "`9.0 10.0`"), still=("arch-comment",)),
     Mutation("the venv directory moves into an ARG, RUN steps still hard-code it",
              edits(edit(DOCKERFILE, PIN_COMMENT, "# Where the actor venvs live.\nARG RAY_VENV_DIR=/opt/ray_venvs\n" + PIN_COMMENT),
                    edit(DOCKERFILE, VENV_ENV, "    NEMO_RL_VENV_DIR=${RAY_VENV_DIR} \\\n")),
@@ -808,3 +809,113 @@ CROSS_MUTATIONS = [
 @pytest.mark.parametrize("mutation", CROSS_MUTATIONS, ids=[m.name for m in CROSS_MUTATIONS])
 def test_cross_input_mutation(mutation: Mutation, tmp_path: Path):
     test_mutation(mutation, tmp_path)
+
+
+# ================================================================================================
+# Issue 22, the rest: uv's required version against UV_VERSION, architecture names rendered from the
+# lists (never copied from a Dockerfile comment), warm comments read whole.
+# ================================================================================================
+
+NVTE_ARCHS = 'ARG NVTE_CUDA_ARCHS="90;100"'
+TORCH_ARCHS = 'ARG TORCH_CUDA_ARCH_LIST="9.0 10.0"'
+NVTE_COMMENT = "# CUDA architectures Transformer-Engine compiles kernels for (Hopper; Blackwell)."
+
+
+def _uv_required(spec: str) -> Callable[[dict], None]:
+    def change(data: dict) -> None:
+        data["project"]["uv_required_version"] = spec
+    return change
+
+
+LATE_MUTATIONS = [
+    # ---- UV_VERSION against NeMo-RL's [tool.uv] required-version
+    Mutation("NeMo-RL requires a newer uv than the Dockerfile installs",
+             snapshot_json(_uv_required(">=0.12")),
+             ("[uv-vs-required]", "ARG UV_VERSION=0.11.33", "required-version >=0.12", "snapshot/nemo-rl.json:"),
+             still=("uv-vs-required",)),
+    Mutation("UV_VERSION drops below the required version",
+             edits(snapshot_json(_uv_required(">=0.11.0,<0.12")),
+                   edit(DOCKERFILE, "ARG UV_VERSION=0.11.33", "ARG UV_VERSION=0.10.9")),
+             ("[uv-vs-required]", "ARG UV_VERSION=0.10.9", "uv.version"), gone=("0.11.33",),
+             still=("uv-vs-required",)),
+    Mutation("a bare required-version pins another uv release",
+             snapshot_json(_uv_required("0.11.32")),
+             ("[uv-vs-required]", "required-version 0.11.32"), still=("uv-vs-required",)),
+    # ---- architecture names come from the lists
+    Mutation("both arch lists trimmed to Blackwell: no page still says Hopper",
+             edits(edit(DOCKERFILE, NVTE_ARCHS, 'ARG NVTE_CUDA_ARCHS="100"'),
+                   edit(DOCKERFILE, TORCH_ARCHS, 'ARG TORCH_CUDA_ARCH_LIST="10.0"')),
+             ("build-options", "cuda_arch.floor", "[arch-comment]", "names Hopper"),
+             gone=("(Hopper; Blackwell)", "Hopper<!-- docgen:end-value"), still=("arch-comment",)),
+    Mutation("the TE list gains consumer Blackwell",
+             edit(DOCKERFILE, NVTE_ARCHS, 'ARG NVTE_CUDA_ARCHS="90;100;120"'),
+             ("build-options",), gone=("kernels for (Hopper; Blackwell).",)),
+    Mutation("the arch comment names an architecture the list never had",
+             edit(DOCKERFILE, NVTE_COMMENT, NVTE_COMMENT.replace("(Hopper;", "(Ampere; Hopper;")),
+             ("[arch-comment]", "names Ampere", "NVTE_CUDA_ARCHS='90;100'"),
+             planted=("Ampere",), still=("arch-comment",)),
+]
+
+
+@pytest.mark.parametrize("mutation", LATE_MUTATIONS, ids=[m.name for m in LATE_MUTATIONS])
+def test_late_mutation(mutation: Mutation, tmp_path: Path):
+    exercise(mutation, tmp_path)
+
+
+def test_trimmed_arch_lists_leave_no_hopper_on_the_build_pages(tmp_path: Path):
+    """The issue's own case: after both lists lose 9.0, neither the options table nor the hardware page
+    names Hopper (the Dockerfile's comment still does, and that is the one finding left)."""
+    root = copy_repo(tmp_path / "repo")
+    edits(edit(DOCKERFILE, NVTE_ARCHS, 'ARG NVTE_CUDA_ARCHS="100"'),
+          edit(DOCKERFILE, TORCH_ARCHS, 'ARG TORCH_CUDA_ARCH_LIST="10.0"'))(root)
+    for page in ("docs/building/options.md", "docs/building/hardware.md"):
+        assert "Hopper" in (root / page).read_text()
+    assert run("write", "--root", str(root))[0] == 0
+    for page in ("docs/building/options.md", "docs/building/hardware.md"):
+        assert "Hopper" not in (root / page).read_text(), page
+    code, out = run("check", "--root", str(root))
+    assert code == 1 and set(_FINDING.findall(out)) == {"arch-comment"}, out
+    edit(DOCKERFILE, NVTE_COMMENT, NVTE_COMMENT.replace("(Hopper; Blackwell)", "(Blackwell)"))(root)
+    assert run("check", "--root", str(root)) == (0, "")
+
+
+MCORE_WARM = "--extra mcore      # reuses automodel's TE wheel (cache keys on source, not extra)\n"
+VLLM_FSDP_WARM = ("uv sync ${UV_SYNC_MODE} --no-install-project --extra vllm       # vllm wheel, deep_gemm/deep_ep builds\n"
+                  "uv sync ${UV_SYNC_MODE} --no-install-project --extra fsdp       # flash-attn, mamba-ssm, causal-conv1d\n")
+
+
+def _wrap_mcore_comment(second_line: str) -> Callable[[Path], None]:
+    """The mcore warm step's trailing comment wrapped onto a comment line under its `#`."""
+    def apply(root: Path) -> None:
+        text = (root / DOCKERFILE).read_text()
+        at = text.index(MCORE_WARM)
+        column = at - text.rindex("\n", 0, at) - 1 + len("--extra mcore      ")
+        edit(DOCKERFILE, MCORE_WARM, "--extra mcore      # the Megatron venv:\n" + " " * column + second_line + "\n")(root)
+    return apply
+
+
+def _warm_loop(*rows: str) -> Callable[[Path], None]:
+    """The vllm and fsdp warm steps folded into one loop, with `extra: why` rows above it."""
+    return edit(DOCKERFILE, VLLM_FSDP_WARM, "".join(f"# {row}\n" for row in rows)
+                + 'for e in vllm fsdp; do uv sync ${UV_SYNC_MODE} --no-install-project --extra "$e"; done\n')
+
+
+WARM_MUTATIONS = [
+    Mutation("a wrapped warm comment whose second line names the wrong step",
+             _wrap_mcore_comment("# reuses vllm's TE wheel"),
+             ("[warm-order]", "says it reuses vllm's transformer-engine"),
+             planted=("reuses vllm's TE wheel",), still=("warm-order",)),
+    Mutation("warm steps folded into a loop whose rows name an extra it does not warm",
+             _warm_loop("vllm: vllm wheel, deep_gemm/deep_ep builds", "fsdp: flash-attn, mamba-ssm, causal-conv1d",
+                        "mcore: reuses automodel's TE wheel"),
+             ("[warm-steps]", "names 'mcore', which this command does not warm"), still=("warm-steps",)),
+    Mutation("warm steps folded into a loop whose wrapped row claims a build the lock does not make",
+             _warm_loop("vllm: vllm wheel, deep_gemm/deep_ep builds", "fsdp: flash-attn, mamba-ssm,",
+                        "      causal-conv1d; builds Transformer-Engine"),
+             ("[warm-order]", "`uv sync fsdp`"), still=("warm-order",)),
+]
+
+
+@pytest.mark.parametrize("mutation", WARM_MUTATIONS, ids=[m.name for m in WARM_MUTATIONS])
+def test_warm_comment_mutation(mutation: Mutation, tmp_path: Path):
+    exercise(mutation, tmp_path)

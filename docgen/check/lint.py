@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
-from docgen.model.cross import arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement
+from docgen.model.cross import (
+    arch_comment_mismatches, arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,
+)
 from docgen.names import normalize
 from docgen.render.values import number_word
 
@@ -242,11 +244,12 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
 def check_cross_inputs(model: "ImageModel") -> list[Finding]:
     """One fact two inputs state, held to both (issue 22): Python against requires-python, the base
     image's CUDA against the wheels' CUDA builds, every arch list against the floor the docs state, a
-    path a RUN spells out against the build ARG that holds it. Each names the other side's file:line."""
+    path a RUN spells out against the build ARG that holds it, UV_VERSION against uv's required version.
+    Each names the other side's file:line."""
     path = model.dockerfile.path
     return [Finding(path, m.line, m.check, f"{m.message} ({m.other})")
             for m in (*python_requirement(model), *cuda_mismatches(model), *arch_mismatches(model),
-                      *hard_coded_paths(model))]
+                      *hard_coded_paths(model), *uv_requirement(model), *arch_comment_mismatches(model))]
 
 
 def check_unresolved_paths(model: "ImageModel") -> list[Finding]:

@@ -1,6 +1,6 @@
 """The image's conventions written as Dockerfile comments, each optional: ``N things -> M things`` count
-statements, the ``# Not prefetched`` list, ``filter -> extra`` table rows and ``# docgen: mixed-extras``
-declarations. What does not read as the convention is no fact, or a ``Note`` (file:line) the lint reports.
+statements, the ``# Not prefetched`` list, ``filter -> extra`` table rows, ``extra: why`` rows above a
+command that warms several extras, and ``# docgen: mixed-extras`` declarations. What does not read as the convention is no fact, or a ``Note`` (file:line) the lint reports.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 from typing import NamedTuple
 
 from docgen.inputs.syntax import is_comment
-from docgen.names import NUMBER_WORDS
+from docgen.names import NUMBER_WORDS, normalize
 
 # A count as a comment states it, `<number> <noun>` ("Eight filters", "9 venvs"), and the blanks after it.
 # The noun is a letter, then letters, `_` or `-`.
@@ -266,3 +266,49 @@ def _row_reason(why: str) -> tuple[str, str | None]:
             inner, after = why[1:index].strip(), why[index + 1:].strip()
             return (f"{inner} {after}" if inner and after else inner or after), None
     return why[1:].strip(), "its `(` is never closed"
+
+
+# `<extra>: why` (or `<extra> - why`, `<extra> -> why`, `--extra <extra>: why`): one row of a comment above a
+# command that warms several extras at once (a `for` loop, `uv sync ... && uv sync ...`).
+_WARM_ROW = re.compile(r"^(\s*)(?:--extra[ =])?([A-Za-z0-9][\w.-]*)\s*(?::|->|\s-\s)\s*(.*?)\s*$")
+
+
+def warm_rows(text: str, extras: tuple[str, ...]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The comment above a command that warms several `extras`, read as one row per extra, each read whole
+    (its reason continues on the lines below it indented past the row's name). Returns the reason of each
+    extra that has a row (normalised name -> reason) and what could not be read: a row naming an extra the
+    command does not warm, a line among the rows that is no row and no continuation. Lines before the first
+    row are the comment's heading. A comment with no row for any of the extras is no table: ({}, ())."""
+    wanted = {normalize(e) for e in extras}
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines)
+                  if (m := _WARM_ROW.match(line)) and normalize(m.group(2)) in wanted), None)
+    if first is None:
+        return {}, ()
+    reasons: dict[str, str] = {}
+    problems: list[str] = []
+    current, indent = None, 0
+    for line in lines[first:]:
+        row = _WARM_ROW.match(line)
+        if current is not None and line.strip() and len(line) - len(line.lstrip()) > indent \
+                and not (row and normalize(row.group(2)) in wanted):
+            reasons[current] = f"{reasons[current]} {line.strip()}".strip()   # a reason wrapped on
+            continue
+        if row and normalize(row.group(2)) in wanted:
+            current, indent = normalize(row.group(2)), len(row.group(1))
+            if current in reasons:
+                problems.append(f"a second row for extra {row.group(2)!r} ({line.strip()!r}); read together")
+                reasons[current] = f"{reasons[current]} {row.group(3)}".strip()
+            else:
+                reasons[current] = row.group(3)
+            continue
+        current = None
+        if not line.strip():
+            continue
+        if row:
+            problems.append(f"row {line.strip()!r} names {row.group(2)!r}, which this command does not warm "
+                            f"(it warms {', '.join(extras)}); left out")
+        else:
+            problems.append(f"line {line.strip()!r} among the per-extra rows is neither a row (`extra: why`) nor "
+                            "indented under one; left out")
+    return reasons, tuple(problems)

@@ -28,6 +28,7 @@ from typing import NamedTuple
 from docgen.errors import InputError
 from docgen.inputs.comments import (
     CountStatement, MappingRow, Note, NotPrefetchedList, count_statement, mapping_rows, mixed_extras, not_prefetched_list,
+    warm_rows,
 )
 from docgen.inputs.scope import resolve
 from docgen.inputs.scripts import ShellCommand, after, after_located, command_words, loop_values, shell_commands
@@ -36,6 +37,7 @@ from docgen.inputs.syntax import (
     HEREDOC_KEYWORDS, KEYWORDS, Arg, EnvVar, Heredoc, Instruction, Stage, parse_syntax, split_lines, stage_label,
 )
 from docgen.io import read_input
+from docgen.names import normalize
 
 __all__ = [  # the syntax and comment records are re-exported: importers need only this module
     "KEYWORDS", "HEREDOC_KEYWORDS", "Heredoc", "Instruction", "Stage", "Arg", "EnvVar", "WarmSync", "PrefetchCall",
@@ -179,16 +181,19 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
 
 def _warm_syncs(cmd: ShellCommand, path: str) -> tuple[list[WarmSync], list[Note]]:
     """`uv sync` commands with their extras. An extra written as a loop variable (`for e in vllm fsdp; do
-    uv sync --extra "$e"`) is one sync per loop word; one docgen cannot resolve is left out, with a note."""
+    uv sync --extra "$e"`) is one sync per loop word; one docgen cannot resolve is left out, with a note.
+    The comment of each sync: the trailing one (read over its wrapped lines), else the comment lines right
+    above; above a command that warms several extras, an `extra: why` row per extra (`warm_rows`), and a
+    comment docgen cannot give to one sync is a note, never dropped without a word."""
     pattern = r"\buv\s+sync\b"
     if "sync" not in cmd.code or not re.search(pattern, cmd.code):  # the word first: see _FOR_LOOP
         return [], []
-    found, notes = [], []
+    found: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    notes = []
     runs = after(cmd.tokens(path, pattern), "uv", "sync")
-    # the trailing comment, else the comment line(s) right above a command that is this one sync
-    comment = cmd.comment or (" ".join(cmd.above.split()) if len(runs) == 1 else "")
     line = cmd.line_of(pattern)
     in_loops = loop_values(cmd) if "$" in cmd.code else {}
+    looped = False
     for rest in runs:
         extras, flags = [], []
         words = iter(rest)
@@ -206,7 +211,7 @@ def _warm_syncs(cmd: ShellCommand, path: str) -> tuple[list[WarmSync], list[Note
                 flags.append(word)
         variable = next((e for e in extras if "$" in e), None)
         if variable is None:
-            found.append(WarmSync(tuple(extras), tuple(flags), comment, line, cmd.stage))
+            found.append((tuple(extras), tuple(flags)))
             continue
         name = variable_name(variable)
         values = in_loops.get(name) if name else None
@@ -214,9 +219,38 @@ def _warm_syncs(cmd: ShellCommand, path: str) -> tuple[list[WarmSync], list[Note
             notes.append(Note(line, "warm-steps", f"`uv sync --extra {variable}`: docgen cannot tell which extra "
                                                   "this warms (not a `for` loop variable); left out of the warm steps"))
             continue
-        found += [WarmSync(tuple(value if e == variable else e for e in extras), tuple(flags), comment, line, cmd.stage)
-                  for value in values]
-    return found, notes
+        looped = True
+        found += [(tuple(value if e == variable else e for e in extras), tuple(flags)) for value in values]
+    comments, comment_notes = _warm_comments(cmd, found, looped, len(runs))
+    notes += [Note(line, "warm-steps", message) for message in comment_notes]
+    return [WarmSync(extras, flags, comment, line, cmd.stage)
+            for (extras, flags), comment in zip(found, comments)], notes
+
+
+def _warm_comments(cmd: ShellCommand, syncs: list[tuple[tuple[str, ...], tuple[str, ...]]], looped: bool,
+                   runs: int) -> tuple[list[str], list[str]]:
+    """The comment of each of a command's syncs, and what docgen could not give to one."""
+    if cmd.comment:
+        return [cmd.comment] * len(syncs), []
+    above = cmd.above or (cmd.loop_above if looped else "")
+    if not above.strip():
+        return [""] * len(syncs), []
+    if len(syncs) == 1 and runs == 1:
+        return [" ".join(above.split())], []
+    keys = [_sync_key(extras) for extras, _ in syncs]
+    reasons, problems = warm_rows(above, tuple(dict.fromkeys(k for k in keys if k)))
+    if reasons:
+        return [" ".join(reasons.get(normalize(k), "").split()) if k else "" for k in keys], list(problems)
+    if looped and runs == 1:
+        return [" ".join(above.split())] * len(syncs), []   # a loop's comment speaks for every extra it warms
+    first = above.strip().split("\n")[0]
+    return [""] * len(syncs), [f"the comment above this command ({first!r}) belongs to none of its {len(syncs)} "
+                               "syncs: write it on each sync's line, or as one `extra: why` row per extra; left unread"]
+
+
+def _sync_key(extras: tuple[str, ...]) -> str:
+    """The extra a row names for a sync: its one extra (a sync of several extras has no row)."""
+    return extras[0] if len(extras) == 1 else ""
 
 
 _PREFETCH_SCRIPT = "prefetch_venvs"

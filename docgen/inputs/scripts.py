@@ -30,7 +30,7 @@ class ShellCommand:
     (A plain class, not a NamedTuple: it never leaves the reader, and its joined ``code``, which every
     convention reader looks at, is built once here.)"""
 
-    __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code")
+    __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code", "loop_above")
 
     def __init__(
         self,
@@ -40,9 +40,10 @@ class ShellCommand:
         above: str = "",  # the comment lines directly above it (a heredoc's own comments), joined by "\n"
         guards: tuple[str, ...] = (),  # conditions of the `if ...` blocks it sits in, outermost first
         loops: tuple[tuple[str, tuple[str, ...]], ...] = (),  # (variable, words) of the `for` loops around it
+        loop_above: str = "",  # the comment lines directly above the innermost `for` loop around it
     ) -> None:
         self.pieces, self.comment, self.stage, self.above = pieces, comment, stage, above
-        self.guards, self.loops = guards, loops
+        self.guards, self.loops, self.loop_above = guards, loops, loop_above
         self.code = " ".join(text.strip() for _, text in pieces)
 
     def line_of(self, pattern: str) -> int:
@@ -111,12 +112,16 @@ def _join_shell(
     numbered: list[tuple[int, str]], stage: str | None, escape: str = "\\"
 ) -> list[ShellCommand]:
     """Commands of a script, one per logical line: ``\\`` continuations and quoted strings that run on
-    joined; the body of a heredoc inside the script (``cat > f <<'X'``) is data, never commands."""
+    joined; the body of a heredoc inside the script (``cat > f <<'X'``) is data, never commands. A trailing
+    comment continues on the comment lines right below it whose `#` sits in its column (a wrapped comment),
+    and a `for` loop's comment reaches the commands of its body as ``loop_above``."""
     commands, pieces, above = [], [], []
     guards: list[str] = []
     loops: list[tuple[str, tuple[str, ...]]] = []
+    loop_aboves: list[str] = []  # the comment above each open loop, innermost last
     quote = ""
     heredoc: tuple[str, bool] | None = None  # (terminator, strip tabs) of a heredoc the script opened
+    trailing_column = None  # the column of the last command's trailing `#`, while its comment may wrap on
     for number, line in numbered:
         if heredoc is not None:
             if (line.lstrip("\t") if heredoc[1] else line) == heredoc[0]:
@@ -124,23 +129,34 @@ def _join_shell(
             continue
         if not pieces and (not line.strip() or is_comment(line)):
             if not line.strip():
-                above = []
+                above, trailing_column = [], None
+            elif trailing_column is not None and len(line) - len(line.lstrip()) == trailing_column:
+                commands[-1].comment += " " + comment_text(line).strip()   # the trailing comment, wrapped
             elif "->" not in line or not count_statement(line, number):  # a count claims, it gives no reason
                 above.append(comment_text(line))
+                trailing_column = None
             continue
         code, comment, quote = _scan_shell_line(line, quote)
         if quote or (continues(code, escape) and not comment):
             pieces.append((number, code if quote else without_continuation(code, escape)))
             continue
         pieces.append((number, code))
-        command = ShellCommand(tuple(pieces), comment, stage, "\n".join(above), tuple(guards), tuple(loops))
+        command = ShellCommand(tuple(pieces), comment, stage, "\n".join(above), tuple(guards), tuple(loops),
+                               loop_aboves[-1] if loop_aboves else "")
         commands.append(command)
+        trailing_column = len(code) if comment else None
         guards = _track_guards(command.code, guards)
-        loops = _track_loops(command.code, loops)
+        opened = _track_loops(command.code, loops)
+        if len(opened) > len(loops):
+            loop_aboves.append(command.above)
+        elif len(opened) < len(loops):
+            loop_aboves.pop()
+        loops = opened
         heredoc = _script_heredoc(command.code) if "<<" in command.code else None
         pieces, above = [], []
     if pieces:
-        commands.append(ShellCommand(tuple(pieces), "", stage, "\n".join(above), tuple(guards), tuple(loops)))
+        commands.append(ShellCommand(tuple(pieces), "", stage, "\n".join(above), tuple(guards), tuple(loops),
+                                     loop_aboves[-1] if loop_aboves else ""))
     return commands
 
 

@@ -6,7 +6,10 @@
   the lock;
 - `arch_lists` and `arch_floor`: every CUDA architecture list the build compiles for (any ARG or ENV whose
   name holds ``ARCH``), and the hardware floor they leave together: the highest of their minima;
-- `hard_coded_paths`: a RUN step that writes out a path a build ARG holds, instead of the variable.
+  `arch_names` names a list's architectures (``ARCH_NAMES``), and `arch_comment_mismatches` holds the
+  comment above an architecture ARG to its list;
+- `hard_coded_paths`: a RUN step that writes out a path a build ARG holds, instead of the variable;
+- `uv_requirement`: the uv the Dockerfile installs against NeMo-RL's ``[tool.uv] required-version``.
 
 Each fact names its line on the Dockerfile side and, where the snapshot has one, on the snapshot side.
 """
@@ -108,6 +111,27 @@ def python_requirement(model: "ImageModel") -> list[Mismatch]:
     return found
 
 
+# ------------------------------------------------------------------------------------------------- uv
+
+def uv_requirement(model: "ImageModel") -> list[Mismatch]:
+    """UV_VERSION against NeMo-RL's `[tool.uv] required-version`, when the snapshot records one: uv
+    refuses to sync a project whose required version it does not satisfy. A bare version is `==VERSION`,
+    as uv reads it; a specifier docgen cannot read (pre-releases, local versions) is left to uv."""
+    spec = model.snapshot.uv_required_version
+    arg = _last_arg(model, "UV_VERSION")
+    if not spec or arg is None or not arg.default:
+        return []
+    version = _release(arg.default)
+    if version is None:
+        return []
+    wanted = f"=={spec.strip()}" if _release(spec) is not None else spec
+    if _satisfies(version, wanted) is not False:
+        return []
+    return [Mismatch("uv-vs-required", arg.line, _snapshot_where(model, "uv_required_version"),
+                     f"ARG UV_VERSION={arg.default} does not satisfy NeMo-RL's [tool.uv] required-version "
+                     f"{spec}: that uv refuses to sync the project")]
+
+
 # ----------------------------------------------------------------------------------------------- CUDA
 
 _IMAGE_CUDA = re.compile(r"cuda[-_:]?v?(\d+)\.\d+", re.IGNORECASE)
@@ -184,6 +208,41 @@ def format_capability(arch: tuple[int, int]) -> str:
     return f"{arch[0]}.{arch[1]}"
 
 
+def capabilities(value: str) -> tuple[tuple[int, int], ...]:
+    """The compute capabilities an architecture list names (`"9.0 10.0"`, `"90;100"`, `"sm_90,sm_100a"`),
+    in its order; words that name none (`all`, `native`) are left out."""
+    return tuple(c for w in re.split(r"[\s;,]+", value) if w and (c := _capability(w)))
+
+
+# NVIDIA's name for each compute capability generation: the model's knowledge, so a page names the
+# architectures a list compiles for from the list itself, never from a comment beside it.
+ARCH_NAMES = {"7.0": "Volta", "7.2": "Volta", "7.5": "Turing", "8.0": "Ampere", "8.6": "Ampere", "8.7": "Ampere",
+              "8.9": "Ada", "9.0": "Hopper", "10.0": "Blackwell", "10.3": "Blackwell",
+              "12.0": "Blackwell (consumer)", "12.1": "Blackwell (consumer)"}
+# The family words a comment may use for them.
+_ARCH_WORD = re.compile(r"\b(Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell)\b", re.IGNORECASE)
+
+
+def arch_names(archs: tuple[tuple[int, int], ...]) -> tuple[str, ...]:
+    """The architecture names of a list, each once, in the list's order; a capability docgen has no name
+    for is named by its number (`compute capability 11.0`)."""
+    names: list[str] = []
+    for arch in archs:
+        name = ARCH_NAMES.get(format_capability(arch), f"compute capability {format_capability(arch)}")
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def without_arch_names(comment: str) -> str:
+    """A comment with every parenthesis that holds only architecture names (`(Hopper; Blackwell)`) taken
+    out: the page renders those names from the list instead of copying the comment's."""
+    def drop(match: re.Match[str]) -> str:
+        rest = _ARCH_WORD.sub("", match.group(1))
+        return "" if _ARCH_WORD.search(match.group(1)) and not re.sub(r"[\s;,/&+]|\band\b", "", rest) else match.group(0)
+    return re.sub(r"\s*\(([^()]*)\)", drop, comment)
+
+
 def arch_lists(model: "ImageModel") -> tuple[ArchList, ...]:
     """Every CUDA architecture list the build sets (ARG defaults and ENV values whose name holds ARCH),
     the last value of each name."""
@@ -193,7 +252,7 @@ def arch_lists(model: "ImageModel") -> tuple[ArchList, ...]:
     for name, value, line in sorted(items, key=lambda item: item[2]):
         if "ARCH" not in name.upper():
             continue
-        archs = tuple(c for w in re.split(r"[\s;,]+", value) if w and (c := _capability(w)))
+        archs = capabilities(value)
         if archs:
             found[name] = ArchList(name, line, value, archs)
     return tuple(found.values())
@@ -221,6 +280,30 @@ def arch_mismatches(model: "ImageModel") -> list[Mismatch]:
                      f"below the hardware floor {format_capability(arch)} that {setter.name}={setter.value!r} sets "
                      f"(the docs state the highest minimum); drop them here or add them to {setter.name}")
             for a in arch_lists(model) if a.minimum < arch]
+
+
+def arch_comment_mismatches(model: "ImageModel") -> list[Mismatch]:
+    """The comment above an architecture-list ARG is the Dockerfile's own words: where it names an
+    architecture (Hopper, Blackwell, ...) the list's default does not compile for, it went stale when the
+    list moved. Found at the comment's line, naming the ARG's."""
+    path = model.dockerfile.path
+    found = []
+    for arg in model.dockerfile.args:
+        if "ARCH" not in arg.name.upper() or not arg.comment or arg.default is None:
+            continue
+        archs = capabilities(arg.default)
+        if not archs:
+            continue
+        families = {name.split(" ")[0].lower() for name in arch_names(archs)}
+        comment_lines = arg.comment.split("\n")
+        for index, text in enumerate(comment_lines):
+            stale = [w.group(1) for w in _ARCH_WORD.finditer(text) if w.group(1).split(" ")[0].lower() not in families]
+            if stale:
+                found.append(Mismatch("arch-comment", arg.line - len(comment_lines) + index, f"{path}:{arg.line}",
+                                      f"the comment on {arg.name} names {', '.join(dict.fromkeys(stale))}, which "
+                                      f"{arg.name}={arg.default!r} does not compile for "
+                                      f"({'; '.join(arch_names(archs))}): update the comment"))
+    return found
 
 
 # ------------------------------------------------------------------------------------------ paths

@@ -8,6 +8,7 @@ from docgen.errors import ArgError
 from docgen.model import DEFAULT_GYM_VENV_DIR, REASON_NOT_SELECTED, REASON_SYSTEM, venv_path
 from docgen.model.build import venv_dir_of
 from docgen.model.claims import build_claims, installed
+from docgen.model.cross import arch_names, capabilities, without_arch_names
 from docgen.model.digests import input_digest
 from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label
 from docgen.render.markdown import code, short_fqn, table, text
@@ -322,9 +323,20 @@ def build_options(model: "ImageModel") -> str:
             entry["stages"].append(stage)
         entry["comment"] = entry["comment"] or " ".join(arg.comment.split())
     rows = [(code(name), code(e["default"]) if e["default"] is not None else "(none)",
-             ", ".join(code(s) for s in e["stages"]), text(e["comment"]) if e["comment"] else NONE)
+             ", ".join(code(s) for s in e["stages"]), _what_it_sets(name, e["default"], e["comment"]))
             for name, e in merged.items()]
     return table(("ARG", "Default", "Declared in", "What it sets"), rows)
+
+
+def _what_it_sets(name: str, default: str | None, comment: str) -> str:
+    """The ARG's comment; for an architecture list, the architectures come from the list's default, not
+    from the comment (a comment's `(Hopper; Blackwell)` outlives the list it described)."""
+    archs = capabilities(default) if default and "ARCH" in name.upper() else ()
+    if not archs:
+        return text(comment) if comment else NONE
+    names = "; ".join(arch_names(archs))
+    words = without_arch_names(comment).rstrip().removesuffix(".").rstrip()
+    return text(f"{words} ({names}).") if words else text(f"{names}.")
 
 
 def runtime_env(model: "ImageModel") -> str:

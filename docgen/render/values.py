@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from docgen.errors import ArgError
 from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
-from docgen.model.cross import arch_floor, format_capability
+from docgen.model.cross import ARCH_NAMES, arch_floor, format_capability
 from docgen.model.stages import base_venv
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
@@ -133,16 +133,11 @@ def _arch_floor(model: "ImageModel") -> str:
     return format_capability(floor[1])
 
 
-# NVIDIA's name for each compute capability generation the docs may name as the floor.
-ARCH_NAMES = {"7.0": "Volta", "7.5": "Turing", "8.0": "Ampere", "8.6": "Ampere", "8.7": "Ampere", "8.9": "Ada",
-              "9.0": "Hopper", "10.0": "Blackwell", "10.3": "Blackwell", "12.0": "Blackwell"}
-
-
 def _arch_floor_name(model: "ImageModel") -> str:
     floor = _arch_floor(model)
     if floor not in ARCH_NAMES:
         raise ArgError(f"CUDA architecture floor {floor} in {model.dockerfile.path}: docgen knows no "
-                       "architecture name for it (add it to ARCH_NAMES in docgen/render/values.py)")
+                       "architecture name for it (add it to ARCH_NAMES in docgen/model/cross.py)")
     return ARCH_NAMES[floor]
 
 

@@ -183,6 +183,8 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
             "sources": [{"name": s.name, "kind": s.kind, "detail": s.detail, "marker": s.marker}
                         for s in project.sources],
             "workspace_members": list(project.workspace_members),
+            # written only when NeMo-RL states it, so snapshots of a project without it stay as they were
+            **({"uv_required_version": project.uv_required_version} if project.uv_required_version else {}),
         },
         "registry": {
             "executables": dict(registry.executables),

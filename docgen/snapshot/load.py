@@ -73,6 +73,7 @@ class Snapshot(NamedTuple):
     install_sets: dict[str, tuple[str, ...]]
     shared_builds: tuple[SharedBuildFact, ...]
     requires_python: str | None = None            # pyproject's requires-python (else the lock's)
+    uv_required_version: str | None = None        # pyproject's [tool.uv] required-version (None: not stated)
     text: str = ""                                # the snapshot as read: where a fact is, for findings
 
     def line_of(self, needle: str) -> int | None:
@@ -144,6 +145,7 @@ SCHEMA = {
         "sources": [{"name": _STR, "kind": _STR, "detail": _OPT_STR, "marker": _OPT_STR}],
         "workspace_members": [_STR],
         "requires_python": MayLack(_OPT_STR),
+        "uv_required_version": MayLack(_STR),   # [tool.uv] required-version, when NeMo-RL states one
     },
     "registry": {
         "executables": MapOf(_STR),
@@ -335,6 +337,7 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
             shared_builds=tuple(SharedBuildFact(key=s["package"], extras=tuple(s["extras"]))
                                 for s in lock["shared_builds"]),
             requires_python=project.get("requires_python"),
+            uv_required_version=project.get("uv_required_version"),
             text=text,
         )
     except (KeyError, TypeError, AttributeError, ValueError) as exc:

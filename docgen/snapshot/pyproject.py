@@ -12,6 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from docgen.errors import InputError
 from docgen.io import read_toml
 from docgen.names import normalize
@@ -54,6 +57,7 @@ class ProjectFacts:
     sources: tuple[SourceSpec, ...]
     workspace_members: tuple[str, ...]
     extra_lines: dict[str, int]
+    uv_required_version: str | None = None   # [tool.uv] required-version: the uv releases that may sync it
 
 
 _REQ_NAME = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
@@ -290,4 +294,24 @@ def read_pyproject(path: str | Path) -> ProjectFacts:
         sources=_sources(lines, uv.get("sources", {}), path),
         workspace_members=tuple(uv.get("workspace", {}).get("members", ())),
         extra_lines=extra_lines,
+        uv_required_version=_required_version(lines, uv.get("required-version"), path),
     )
+
+
+def _required_version(lines: _Lines, value: object, path: Path) -> str | None:
+    """`[tool.uv] required-version` as written: a PEP 440 specifier set, or a bare version, which uv reads
+    as `==VERSION`."""
+    if value is None:
+        return None
+    line = lines.key("tool.uv", "required-version")
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(path, line, f"[tool.uv] required-version must be a version specifier string, not {value!r}")
+    try:
+        Version(value.strip())
+    except InvalidVersion:
+        try:
+            SpecifierSet(value)
+        except InvalidSpecifier:
+            raise InputError(path, line, f"[tool.uv] required-version {value!r} is neither a version nor a "
+                             "PEP 440 specifier set (uv refuses it too)") from None
+    return value.strip()

@@ -1248,3 +1248,81 @@ ENV CHILD=${NEMO_RL_VENV_DIR}/c OUT_OF_SCOPE=${GLOBAL_ONLY}/x STAGE_ARG=${VENVS}
     notes = [(n.line, n.check, n.message) for n in facts.notes]
     assert [(line, check) for line, check, _ in notes] == [(11, "unresolved-variable")]
     assert "GLOBAL_ONLY" in notes[0][2] and "bare `ARG GLOBAL_ONLY`" in notes[0][2] and "VENVS" in notes[0][2]
+
+
+# ---- warm comments read whole ---------------------------------------------------------------------------
+
+def _warm(facts):
+    return [(w.extras, w.comment) for w in facts.warm_syncs]
+
+
+def test_a_trailing_warm_comment_wrapped_under_its_hash_is_read_whole():
+    facts = sync_script(
+        "uv sync --extra automodel  # builds Transformer-Engine once,",
+        "                           # shared with mcore",
+        "uv sync --extra mcore      # reuses the TE wheel",
+        "                           #   from the cache",
+        "# about fsdp, above it",
+        "uv sync --extra fsdp",
+    )
+    assert _warm(facts) == [(("automodel",), "builds Transformer-Engine once, shared with mcore"),
+                            (("mcore",), "reuses the TE wheel from the cache"),
+                            (("fsdp",), "about fsdp, above it")]
+    assert facts.notes == ()
+
+
+def test_a_comment_line_off_the_trailing_column_is_the_next_syncs_not_the_last():
+    facts = sync_script(
+        "uv sync --extra vllm  # the vLLM wheel",
+        "# fsdp's own comment",
+        "uv sync --extra fsdp",
+    )
+    assert _warm(facts) == [(("vllm",), "the vLLM wheel"), (("fsdp",), "fsdp's own comment")]
+
+
+@pytest.mark.parametrize("loop", [
+    ['for e in vllm fsdp automodel; do uv sync --extra "$e"; done'],
+    ["for e in vllm fsdp automodel; do", '  uv sync --frozen --extra "$e"', "done"],
+])
+def test_rows_above_a_loop_give_each_extra_its_own_comment_wrapped_rows_included(loop):
+    facts = sync_script(
+        "# Warm every extra the prefetch needs:",
+        "#   vllm:      the vLLM wheel; deep_ep builds",
+        "#   fsdp:      flash-attn, mamba-ssm and",
+        "#              causal-conv1d",
+        "#   automodel: builds Transformer-Engine once",
+        *loop,
+    )
+    assert _warm(facts) == [(("vllm",), "the vLLM wheel; deep_ep builds"),
+                            (("fsdp",), "flash-attn, mamba-ssm and causal-conv1d"),
+                            (("automodel",), "builds Transformer-Engine once")]
+    assert facts.notes == ()
+
+
+def test_a_row_for_an_extra_the_loop_does_not_warm_or_an_unreadable_line_is_a_note():
+    facts = sync_script(
+        "#   vllm: the vLLM wheel",
+        "#   mcore: reuses the TE wheel",
+        "# and the rest as before",
+        "for e in vllm fsdp; do uv sync --extra $e; done",
+    )
+    assert _warm(facts) == [(("vllm",), "the vLLM wheel"), (("fsdp",), "")]
+    assert [(n.line, n.check) for n in facts.notes] == [(6, "warm-steps"), (6, "warm-steps")]
+    assert "names 'mcore', which this command does not warm" in facts.notes[0].message
+    assert "'and the rest as before'" in facts.notes[1].message
+
+
+def test_a_loop_comment_without_rows_speaks_for_every_extra():
+    facts = sync_script("# one extra at a time, so each venv's cache stays warm", "for e in vllm fsdp; do",
+                        '  uv sync --extra "$e"', "done")
+    assert _warm(facts) == [(("vllm",), "one extra at a time, so each venv's cache stays warm"),
+                            (("fsdp",), "one extra at a time, so each venv's cache stays warm")]
+
+
+def test_a_comment_above_several_syncs_on_one_line_is_rows_or_a_note():
+    rows = sync_script("# vllm: generation", "# fsdp - the FSDP policy", "uv sync --extra vllm && uv sync --extra fsdp")
+    assert _warm(rows) == [(("vllm",), "generation"), (("fsdp",), "the FSDP policy")] and rows.notes == ()
+    prose = sync_script("# warm two extras", "uv sync --extra vllm && uv sync --extra fsdp")
+    assert _warm(prose) == [(("vllm",), ""), (("fsdp",), "")]
+    assert [(n.line, n.check) for n in prose.notes] == [(4, "warm-steps")]
+    assert "'warm two extras'" in prose.notes[0].message and "belongs to none of its 2 syncs" in prose.notes[0].message

@@ -144,3 +144,24 @@ def test_not_utf8_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         read_pyproject(path)
     assert caught.value.line == 3 and "not UTF-8" in caught.value.message
+
+
+# ---- [tool.uv] required-version ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, read", [('">=0.8.0"', ">=0.8.0"), ('" 0.9.2 "', "0.9.2"),
+                                         ("'>=0.8,<0.12'", ">=0.8,<0.12"), (None, None)])
+def test_uv_required_version_is_read_as_written(tmp_path: Path, value, read) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[project]\nname = "p"\n[tool.uv]\n' + (f"required-version = {value}\n" if value else ""))
+    assert read_pyproject(path).uv_required_version == read
+
+
+@pytest.mark.parametrize("value, says", [("5", "must be a version specifier string"),
+                                         ('""', "must be a version specifier string"),
+                                         ('">= soon"', "neither a version nor a PEP 440 specifier set")])
+def test_a_bad_uv_required_version_names_its_line(tmp_path: Path, value, says) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(f'[project]\nname = "p"\n\n[tool.uv]\nconflicts = []\nrequired-version = {value}\n')
+    with pytest.raises(InputError) as info:
+        read_pyproject(path)
+    assert (info.value.line, says in info.value.message) == (6, True), info.value.message

@@ -13,6 +13,7 @@ import pytest
 from docgen.cli import main
 from docgen.errors import InputError
 from docgen.snapshot.load import SCHEMA, MapOf, key_path, load_snapshot, schema_errors
+from tests.reference import NEMO_RL_REF, needs_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = ROOT / "snapshot/nemo-rl.json"
@@ -35,7 +36,8 @@ def _paths(data, schema=SCHEMA, path=()):
         yield from _paths(data[0], schema[0], (*path, 0))
     elif isinstance(schema, dict):
         for key in schema:
-            yield from _paths(data[key], schema[key], (*path, key))
+            if key in data:   # a key older snapshots may lack (MayLack) is walked where it is present
+                yield from _paths(data[key], schema[key], (*path, key))
 
 
 def _set(data, path, value):
@@ -141,3 +143,46 @@ def test_a_registry_over_the_actor_cap_is_bad_input(original, tmp_path):
     data["registry"]["actors"] = data["registry"]["actors"][:MAX_ACTORS]
     snap.write_text(json.dumps(data, indent=1), encoding="utf-8")
     assert len(load_snapshot(snap).registry.entries) == MAX_ACTORS
+
+
+def test_uv_required_version_may_be_absent_and_is_a_string_when_present(original, tmp_path):
+    data = copy.deepcopy(original)
+    data["project"].pop("uv_required_version", None)              # a snapshot written before the key
+    target = tmp_path / "snap.json"
+    target.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert load_snapshot(target).uv_required_version is None
+    data["project"]["uv_required_version"] = ">=0.11"
+    target.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert load_snapshot(target).uv_required_version == ">=0.11"
+    for wrong in (None, 11, [">=0.11"]):
+        data["project"]["uv_required_version"] = wrong
+        target.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        with pytest.raises(InputError) as info:
+            load_snapshot(target)
+        assert "project.uv_required_version is" in info.value.message and "expected a string" in info.value.message
+
+
+@needs_reference
+def test_docgen_snapshot_records_uv_required_version_only_when_nemo_rl_states_it(tmp_path):
+    import shutil
+
+    from docgen.snapshot.build import build_snapshot, dump_snapshot
+
+    checkout = tmp_path / "rl"
+    checkout.mkdir()
+    for name in ("pyproject.toml", "uv.lock", "registry.json"):
+        shutil.copyfile(NEMO_RL_REF / name, checkout / name)
+    plain = build_snapshot(checkout, checkout / "registry.json", repo="o/RL", ref="r")
+    assert "uv_required_version" not in plain["project"]
+    text = (checkout / "pyproject.toml").read_text()
+    assert text.count("\n[tool.uv]\n") == 1
+    (checkout / "pyproject.toml").write_text(text.replace("\n[tool.uv]\n", '\n[tool.uv]\nrequired-version = ">=0.9"\n'))
+    stated = build_snapshot(checkout, checkout / "registry.json", repo="o/RL", ref="r")
+    assert stated["project"]["uv_required_version"] == ">=0.9"
+    # nothing else moves but the pyproject digest; the written form loads back with the field
+    stated["provenance"]["inputs"]["pyproject.toml"] = plain["provenance"]["inputs"]["pyproject.toml"]
+    del stated["project"]["uv_required_version"]
+    assert stated == plain
+    stated["project"]["uv_required_version"] = ">=0.9"
+    (tmp_path / "snap.json").write_text(dump_snapshot(stated))
+    assert load_snapshot(tmp_path / "snap.json").uv_required_version == ">=0.9"
