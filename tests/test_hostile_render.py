@@ -4,6 +4,7 @@ context it lands in) or bad input (exit 2, naming file and line), never a traceb
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,37 @@ def test_refresh_refuses_a_body_that_would_act_on_the_page():
     for body, words in (("<!-- docgen:end t -->\n", "marker"), ("```\nopen\n", "fence"), ("<!-- open\n", "comment")):
         with pytest.raises(InputError, match=rf"p\.md:1: block t: .*{words}"):
             refresh(doc, lambda b, body=body: body, lambda v: "")
+
+
+# ------------------------------------------------------------------ a value from an input: escaped as text
+
+HOSTILE_VALUE = "<img src=x onerror=alert(1)>"
+
+
+def test_html_in_an_arg_default_reaches_the_page_as_text_through_a_plain_value(tmp_path):
+    """A plain value (not a code span) renders an ARG default or an ENV path: its HTML becomes entities, so the
+    built page shows it as text; the `.code` form of a value shows it inside a code span, as code."""
+    repo = _repo_copy(tmp_path)
+    dockerfile = repo / "Dockerfile.nmp-rl-base"
+    text = dockerfile.read_text()
+    for old, new in (("ARG CMAKE_VERSION=3.31.6", f'ARG CMAKE_VERSION="{HOSTILE_VALUE}"'),
+                     ("UV_CACHE_DIR=/opt/uv_cache", f'UV_CACHE_DIR="/opt/{HOSTILE_VALUE}"')):
+        assert old in text
+        text = text.replace(old, new, 1)
+    dockerfile.write_text(text)
+    page = repo / "docs" / "index.md"
+    page.write_text(page.read_text() + "\nCMake <!-- docgen:value cmake.version -->x<!-- docgen:end-value --> "
+                    "caches in <!-- docgen:value paths.uv_cache -->x<!-- docgen:end-value --> "
+                    "(<!-- docgen:value paths.uv_cache.code -->x<!-- docgen:end-value -->).\n")
+    first = _docgen("write", cwd=repo)
+    assert first.returncode == 0, first.stderr
+    written = page.read_text()
+    last = written.rsplit("\n", 2)[-2]
+    outside_code = re.sub(r"`[^`]*`", "", written)
+    assert "<img" not in outside_code, last
+    assert last.count("&lt;img src=x onerror=alert(1)&gt;") == 2, last    # the two plain values, as text
+    assert f"`/opt/{HOSTILE_VALUE}`" in last                              # the code span keeps it as code
+    for args in (("check",), ("write",)):                                   # the page stays readable
+        run = _docgen(*args, cwd=repo)
+        assert run.returncode in (0, 1) and "error" not in run.stderr, (args, run.stderr)
+    assert page.read_text() == written
