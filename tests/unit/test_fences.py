@@ -65,6 +65,7 @@ def test_indented_code_opens_neither_a_fence_nor_a_comment_but_a_list_item_keeps
 
 # ------------------------------------------------------------------------------------ the three readers
 
+@pytest.mark.probe("escaping and markers")
 @pytest.mark.parametrize("wrap", [
     lambda block: f"<!--\n{block}-->\n",                       # inside an HTML comment
     lambda block: f"<!-- a note\n\n{block}\n-->\n",
@@ -76,6 +77,7 @@ def test_a_console_block_inside_a_comment_or_indented_code_is_not_run(wrap):
     assert list(find_blocks("# T\n\n" + wrap(block), "p.md")) == []
 
 
+@pytest.mark.probe("escaping and markers")
 def test_options_inside_a_comment_do_not_bind_to_the_next_fence():
     page = "<!-- aside\n<!-- console: skip=\"x\" -->\n```console\n$ true\n```\n"
     # the inner `-->` closes the outer comment: the fence is in the flow, the options comment is not
@@ -88,6 +90,7 @@ def test_console_lines_end_at_newline_only_as_the_block_engine_numbers_them():
     assert [b.line for b in find_blocks(page, "p.md")] == [2]
 
 
+@pytest.mark.probe("escaping and markers")
 @pytest.mark.parametrize("page, lines", [
     ("The image holds 9 venvs.\n", [1]),                                  # prose: a finding
     ("Text.\n\n    The image holds 9 venvs.\n", []),                       # indented code
@@ -107,6 +110,7 @@ FRAGMENTS = ["```console", "```", "~~~", "  ```console", "    ```", "<!--", "-->
              "$ echo hi", "x <!-- y", "z --> " + VALUE, "        deep"]
 
 
+@pytest.mark.probe("escaping and markers")
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=24).map("\n".join), st.sampled_from(["\n", "\r\n"]))
 def test_the_three_readers_agree_on_every_page(page, nl):
