@@ -40,6 +40,7 @@ DEEP_CASES = {
 }
 
 
+@pytest.mark.probe("malformed input")
 @pytest.mark.parametrize("case", sorted(DEEP_CASES), ids=lambda c: c.replace(" ", "-"))
 def test_deep_nesting_is_bad_input(case, tmp_path, monkeypatch):
     monkeypatch.setitem(CORPUS, case, DEEP_CASES[case])
@@ -58,6 +59,7 @@ stale, and nobody would ever know
 """
 
 
+@pytest.mark.probe("escaping and markers")
 def test_an_unclosed_fence_above_a_stale_block_fails_check_and_write(tmp_path):
     project = tmp_path / "proj"
     project.mkdir()
@@ -75,6 +77,7 @@ def test_an_unclosed_fence_above_a_stale_block_fails_check_and_write(tmp_path):
     assert {p.name: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.probe("malformed input")
 def test_a_deeply_nested_docgen_toml_is_bad_input(tmp_path):
     (tmp_path / "docgen.toml").write_text(f"deep = {_nested_toml_array()}\n")
     run = docgen("check", cwd=tmp_path)
@@ -102,6 +105,7 @@ def files_of(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.probe("writes outside what docgen owns")
 @pytest.mark.parametrize("facts", [".git/hooks/pre-commit", ".git/config", "sub/.git/x.json", "page.md",
                                    "Dockerfile.nmp-rl-base", "snapshot/nemo-rl.json", "docgen.toml",
                                    "facts.txt", "docs/facts"])
@@ -120,6 +124,7 @@ def test_a_config_cannot_point_the_facts_record_at_a_file_docgen_does_not_own(tm
     assert files_of(root) == before
 
 
+@pytest.mark.probe("writes outside what docgen owns")
 @pytest.mark.parametrize("content", ['{"somebody": "else\'s data"}\n', "not json at all\n", "", "[1, 2]\n"])
 def test_an_existing_file_in_another_format_is_never_overwritten(tmp_path, content):
     root = small_project(tmp_path / "p", 'facts = "data/mine.json"\n')
@@ -134,6 +139,7 @@ def test_an_existing_file_in_another_format_is_never_overwritten(tmp_path, conte
     assert files_of(root) == before   # the stale page is not written either: all or nothing
 
 
+@pytest.mark.probe("writes outside what docgen owns")
 def test_the_facts_record_docgen_wrote_is_rewritten(tmp_path):
     root = small_project(tmp_path / "p", 'facts = "facts.json"\n')
     assert docgen("write", cwd=root).returncode == 0
@@ -149,6 +155,7 @@ MEGATRON_FILTER = "  megatron_policy_worker.MegatronPolicyWorker \\\n"
 SECRET = "docgen-hostile-probe-9f3a1c"
 
 
+@pytest.mark.probe("symlinks and special files")
 def test_a_dockerfile_symlinked_to_the_environment_never_prints_it(tmp_path):
     root = small_project(tmp_path / "p")
     (root / "Dockerfile.nmp-rl-base").unlink()
@@ -161,6 +168,7 @@ def test_a_dockerfile_symlinked_to_the_environment_never_prints_it(tmp_path):
     assert "a symlink leads it outside the root" in run.stderr, run.stderr
 
 
+@pytest.mark.probe("malformed input")
 def test_a_dockerfile_holding_the_environment_is_not_quoted(tmp_path):
     """Inside the root and regular, but not text: refused without echoing its content."""
     root = small_project(tmp_path / "p")
@@ -172,6 +180,7 @@ def test_a_dockerfile_holding_the_environment_is_not_quoted(tmp_path):
     assert "not text (it holds a NUL byte)" in run.stderr, run.stderr
 
 
+@pytest.mark.probe("escaping and markers")
 def test_terminal_escapes_in_an_input_are_shown_escaped(tmp_path):
     root = small_project(tmp_path / "p")
     (root / "page.md").write_text("# Page\n\n<!-- docgen:begin no-such-\x1b[2J-generator -->\n"
@@ -181,6 +190,7 @@ def test_terminal_escapes_in_an_input_are_shown_escaped(tmp_path):
     assert "\x1b" not in run.stderr and "\\x1b" in run.stderr, run.stderr
 
 
+@pytest.mark.probe("symlinks and special files")
 @pytest.mark.parametrize("target", ["inside", "outside", "fifo"])
 def test_a_symlinked_input_is_read_only_when_it_resolves_to_a_regular_file_inside_the_root(tmp_path, target):
     root = small_project(tmp_path / "p")
@@ -200,6 +210,7 @@ def test_a_symlinked_input_is_read_only_when_it_resolves_to_a_regular_file_insid
         assert f"docgen: error: {root / 'snapshot/nemo-rl.json'}: snapshot: a symlink leads it" in run.stderr
 
 
+@pytest.mark.probe("writes outside what docgen owns")
 def test_snapshot_output_over_a_file_that_is_not_a_snapshot_is_refused(tmp_path):
     root = small_project(tmp_path / "p")
     victim = root / "package.json"
@@ -223,6 +234,7 @@ BIG_CASES = {
 }
 
 
+@pytest.mark.probe("malformed input")
 @pytest.mark.parametrize("case", sorted(BIG_CASES), ids=lambda c: c.replace(" ", "-"))
 def test_long_integers_and_repeated_keys_are_bad_input(case, tmp_path, monkeypatch):
     monkeypatch.setitem(CORPUS, case, BIG_CASES[case])

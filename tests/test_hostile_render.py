@@ -4,6 +4,7 @@ context it lands in) or bad input (exit 2, naming file and line), never a traceb
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,7 @@ IFEXP_CHAIN = "\nX = " + " if MODE else ".join(f'"{i}"' for i in range(5000)) + 
 EVAL_CHAIN = "\nX = " + " if False else ".join(f'"{i}"' for i in range(2500)) + "\n"
 
 
+@pytest.mark.probe("malformed input")
 @pytest.mark.parametrize("tail", [ELIF_CHAIN, IFEXP_CHAIN, EVAL_CHAIN],
                          ids=["elif-chain", "conditional-expression-chain", "chain-too-deep-to-evaluate"])
 def test_a_chain_too_deep_for_ast_is_bad_input_naming_the_module(tail, tmp_path):
@@ -62,6 +64,7 @@ def test_a_chain_too_deep_for_ast_is_bad_input_naming_the_module(tail, tmp_path)
     assert not out.exists()
 
 
+@pytest.mark.probe("malformed input")
 def test_a_long_but_readable_chain_still_reads(tmp_path):
     """200 elifs parse fine: the module reads as before (the chain does not shape the registry)."""
     tail = "\nif MODE == 0:\n    X = 0\n" + "".join(f"elif MODE == {i}:\n    X = {i}\n" for i in range(1, 200))
@@ -86,6 +89,7 @@ def _repo_copy(tmp_path: Path) -> Path:
     return copy
 
 
+@pytest.mark.probe("escaping and markers")
 def test_html_and_markers_in_a_dockerfile_comment_render_as_text_and_later_runs_pass(tmp_path):
     repo = _repo_copy(tmp_path)
     dockerfile = repo / "Dockerfile.nmp-rl-base"
@@ -106,6 +110,7 @@ def test_html_and_markers_in_a_dockerfile_comment_render_as_text_and_later_runs_
     assert _docgen("write", cwd=repo).stdout.strip() == ""   # nothing left to change
 
 
+@pytest.mark.probe("escaping and markers")
 def test_refresh_refuses_a_body_that_would_act_on_the_page():
     from docgen.blocks import parse_document, refresh
     page = "<!-- docgen:begin t -->\n<!-- docgen:end t -->\n"
@@ -113,3 +118,38 @@ def test_refresh_refuses_a_body_that_would_act_on_the_page():
     for body, words in (("<!-- docgen:end t -->\n", "marker"), ("```\nopen\n", "fence"), ("<!-- open\n", "comment")):
         with pytest.raises(InputError, match=rf"p\.md:1: block t: .*{words}"):
             refresh(doc, lambda b, body=body: body, lambda v: "")
+
+
+# ------------------------------------------------------------------ a value from an input: escaped as text
+
+HOSTILE_VALUE = "<img src=x onerror=alert(1)>"
+
+
+@pytest.mark.probe("escaping and markers")
+def test_html_in_an_arg_default_reaches_the_page_as_text_through_a_plain_value(tmp_path):
+    """A plain value (not a code span) renders an ARG default or an ENV path: its HTML becomes entities, so the
+    built page shows it as text; the `.code` form of a value shows it inside a code span, as code."""
+    repo = _repo_copy(tmp_path)
+    dockerfile = repo / "Dockerfile.nmp-rl-base"
+    text = dockerfile.read_text()
+    for old, new in (("ARG CMAKE_VERSION=3.31.6", f'ARG CMAKE_VERSION="{HOSTILE_VALUE}"'),
+                     ("UV_CACHE_DIR=/opt/uv_cache", f'UV_CACHE_DIR="/opt/{HOSTILE_VALUE}"')):
+        assert old in text
+        text = text.replace(old, new, 1)
+    dockerfile.write_text(text)
+    page = repo / "docs" / "index.md"
+    page.write_text(page.read_text() + "\nCMake <!-- docgen:value cmake.version -->x<!-- docgen:end-value --> "
+                    "caches in <!-- docgen:value paths.uv_cache -->x<!-- docgen:end-value --> "
+                    "(<!-- docgen:value paths.uv_cache.code -->x<!-- docgen:end-value -->).\n")
+    first = _docgen("write", cwd=repo)
+    assert first.returncode == 0, first.stderr
+    written = page.read_text()
+    last = written.rsplit("\n", 2)[-2]
+    outside_code = re.sub(r"`[^`]*`", "", written)
+    assert "<img" not in outside_code, last
+    assert last.count("&lt;img src=x onerror=alert(1)&gt;") == 2, last    # the two plain values, as text
+    assert f"`/opt/{HOSTILE_VALUE}`" in last                              # the code span keeps it as code
+    for args in (("check",), ("write",)):                                   # the page stays readable
+        run = _docgen(*args, cwd=repo)
+        assert run.returncode in (0, 1) and "error" not in run.stderr, (args, run.stderr)
+    assert page.read_text() == written

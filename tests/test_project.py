@@ -169,6 +169,7 @@ def test_without_config_the_git_top_level_and_the_defaults_apply(tmp_path):
     assert_judged(root / "deep" / "er", root, "git top level")
 
 
+@pytest.mark.probe("malformed input")
 def test_no_config_and_no_git_is_bad_input_not_a_guess(tmp_path):
     lonely = tmp_path / "lonely"
     lonely.mkdir()
@@ -180,6 +181,7 @@ def test_no_config_and_no_git_is_bad_input_not_a_guess(tmp_path):
     assert list(lonely.iterdir()) == []
 
 
+@pytest.mark.probe("malformed input")
 @pytest.mark.parametrize("config, line, message", [
     ('[tool.docgen]\ndockerfile = "D"\nfacts = 3\n', 3, "facts: expected a path relative to the root"),
     ('[tool.docgen]\n\nsnapshots = "x.json"\n', 3, "unknown docgen setting 'snapshots'"),
@@ -196,6 +198,7 @@ def test_a_bad_configuration_is_bad_input_with_its_line(tmp_path, config, line, 
     assert message in run.stderr
 
 
+@pytest.mark.probe("malformed input")
 def test_required_names_an_unknown_generator(tmp_path):
     root = consumer_repo(tmp_path / "c")
     text = (root / "pyproject.toml").read_text().replace('"filter-table"]', '"filter-tabel"]')
@@ -227,6 +230,7 @@ def test_version():
 
 # ------------------------------------------------------------------------------------ refusals on disk
 
+@pytest.mark.probe("symlinks and special files")
 def test_write_refuses_a_page_that_is_a_symlink(tmp_path):
     root = consumer_repo(tmp_path / "c")
     outside = tmp_path / "outside.md"
@@ -240,6 +244,7 @@ def test_write_refuses_a_page_that_is_a_symlink(tmp_path):
     assert tree(root) == before and outside.read_text() == outside_before
 
 
+@pytest.mark.probe("symlinks and special files")
 def test_write_refuses_a_facts_file_that_is_a_symlink(tmp_path):
     root = consumer_repo(tmp_path / "c")
     victim = tmp_path / "victim.json"
@@ -251,6 +256,7 @@ def test_write_refuses_a_facts_file_that_is_a_symlink(tmp_path):
     assert not victim.exists() and tree(root) == before
 
 
+@pytest.mark.probe("writes outside what docgen owns")
 def test_snapshot_output_outside_the_root_is_refused(tmp_path):
     root = consumer_repo(tmp_path / "c")
     from tests.reference import NEMO_RL_REF, reference_present
@@ -262,6 +268,7 @@ def test_snapshot_output_outside_the_root_is_refused(tmp_path):
     assert not (tmp_path / "stray.json").exists()
 
 
+@pytest.mark.probe("symlinks and special files")
 @pytest.mark.parametrize("kind", ["dev-zero", "fifo", "directory"])
 def test_a_page_that_is_not_a_regular_file_is_bad_input(tmp_path, kind):
     root = consumer_repo(tmp_path / "c")
@@ -280,6 +287,7 @@ def test_a_page_that_is_not_a_regular_file_is_bad_input(tmp_path, kind):
     assert "docs/rl/odd.md" in run.stderr and "Traceback" not in run.stderr
 
 
+@pytest.mark.probe("malformed input")
 def test_an_input_over_the_size_cap_is_bad_input(tmp_path):
     from docgen.io import MAX_INPUT_BYTES
     root = consumer_repo(tmp_path / "c")
@@ -290,6 +298,7 @@ def test_an_input_over_the_size_cap_is_bad_input(tmp_path):
     assert f"over docgen's cap of {MAX_INPUT_BYTES} bytes" in run.stderr and "docs/rl/huge.md" in run.stderr
 
 
+@pytest.mark.probe("interrupted writes")
 def test_a_page_changed_while_writing_is_not_overwritten(tmp_path):
     from docgen.check import pipeline
 
@@ -305,6 +314,7 @@ def test_a_page_changed_while_writing_is_not_overwritten(tmp_path):
     assert not [p for p in root.rglob("*") if "docgen-tmp" in p.name]
 
 
+@pytest.mark.probe("interrupted writes")
 def test_write_clears_staged_files_of_dead_writers_only(tmp_path):
     root = consumer_repo(tmp_path / "c")
     page = root / "docs/rl/venvs.md"
@@ -325,6 +335,7 @@ def test_write_clears_staged_files_of_dead_writers_only(tmp_path):
         alive.wait()
 
 
+@pytest.mark.probe("symlinks and special files")
 def test_a_pages_folder_docgen_cannot_list_is_bad_input(tmp_path, monkeypatch):
     """Permissions do not stop root, so the refusal to list is simulated at os.scandir."""
     root = tmp_path / "p"
@@ -345,6 +356,7 @@ def test_a_pages_folder_docgen_cannot_list_is_bad_input(tmp_path, monkeypatch):
     assert err.value.path == str(root / "docs/locked") and "Permission denied" in err.value.message
 
 
+@pytest.mark.probe("symlinks and special files")
 def test_a_git_file_naming_another_checkout_records_no_commit(tmp_path):
     import subprocess
 
@@ -364,3 +376,40 @@ def test_a_git_file_naming_another_checkout_records_no_commit(tmp_path):
     wt = tmp_path / "wt"
     git("worktree", "add", "-q", str(wt), cwd=other)   # a real linked worktree's .git file is its own
     assert git_provenance(wt)["commit"] is not None
+
+
+# -------------------------------------------------------------------- the oldest Python docgen claims
+
+FLOOR_PYTHON = Path("/usr/bin/python3")   # Debian bookworm's own python3 (3.11.2): the floor CI runs on
+
+
+def _floor_python_version() -> str:
+    """The version of the floor Python (`docgen check` needs nothing beyond its standard library); skips where
+    the host has none."""
+    if not FLOOR_PYTHON.exists():
+        pytest.skip(f"no {FLOOR_PYTHON} on this host")
+    probe = subprocess.run([str(FLOOR_PYTHON), "-c", "import sys; print(*sys.version_info[:3], sep='.')"],
+                           capture_output=True, text=True, timeout=60, check=True)
+    return probe.stdout.strip()
+
+
+@pytest.mark.probe("python floor")
+def test_requires_python_admits_the_floor_python_and_nothing_older_than_3_11():
+    import tomllib
+    from packaging.specifiers import SpecifierSet
+    claimed = SpecifierSet(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["requires-python"])
+    floor = _floor_python_version()
+    assert claimed.contains(floor), (str(claimed), floor)
+    assert not claimed.contains("3.10.99"), str(claimed)
+
+
+@pytest.mark.probe("python floor")
+def test_check_passes_on_the_floor_python():
+    """`docgen check` on this repository under the floor Python: no regex or library difference of 3.11.2 (a
+    possessive quantifier once hit a CPython bug fixed in 3.11.5) may turn the clean tree into bad input."""
+    _floor_python_version()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    run = subprocess.run([str(FLOOR_PYTHON), "-m", "docgen", "check"], cwd=REPO, capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
+    assert "Traceback" not in run.stderr

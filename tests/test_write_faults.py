@@ -40,6 +40,7 @@ def _immutable(path: Path, on: bool) -> bool:
     return done.returncode == 0
 
 
+@pytest.mark.probe("interrupted writes")
 def test_a_page_that_cannot_be_replaced_leaves_every_file_as_it_was(tmp_path):
     if not shutil.which("chattr"):
         pytest.skip("chattr is not installed")
@@ -67,6 +68,7 @@ def test_a_page_that_cannot_be_replaced_leaves_every_file_as_it_was(tmp_path):
     assert docgen("check", cwd=repo).returncode in (0, 1)   # 1: the Dockerfile's own comments now disagree
 
 
+@pytest.mark.probe("interrupted writes")
 def test_a_page_edited_while_write_runs_is_not_overwritten(tmp_path, monkeypatch):
     from docgen.check import pipeline
     from docgen.errors import InputError
@@ -87,6 +89,7 @@ def test_a_page_edited_while_write_runs_is_not_overwritten(tmp_path, monkeypatch
     assert victim.read_text() == edited
 
 
+@pytest.mark.probe("interrupted writes")
 @pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_a_whole_page_set(tmp_path):
     """bench/kill_sweep.py, 30 runs: after each kill the set is wholly old, wholly new, or made wholly new by

@@ -26,7 +26,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
-from docgen.fences import Fence, in_indented_code, opening_fence
+from docgen.fences import COMMENT, FENCED, Region, code_spans, regions
 from docgen.model.digests import digest
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 # A marker: `docgen:`, the longest run of word characters and hyphens (the kind; `docgen:end-value-->` is an
 # unclosed `end-value--`), then the rest up to the first `-->` or, unclosed, the end of the line.
 _MARKER = re.compile(r"<!--\s*docgen:(?P<kind>[\w-]*)(?P<rest>.*?)(?P<close>-->|$)")
-_BACKTICKS = re.compile(r"`+")
 _HUNK = r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@"   # compiled on first use: only block_diff reads it
 _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
 # What an end marker records. 1: inputs=name:digest,... and body=; 2: the same with a `v2:` prefix on the
@@ -121,31 +120,6 @@ class ValueChange(NamedTuple):
 
 # ----------------------------------------------------------------------------------------------- parsing
 
-def _code_spans(line: str) -> list[tuple[int, int]]:
-    """Inline code spans of a line: a backtick run up to the next run of the same length. One pass over the
-    runs with a forward-only cursor per length, so a line of thousands of unmatched runs stays linear (a
-    regex search from each run would rescan the rest of the line every time)."""
-    runs = [m.span() for m in _BACKTICKS.finditer(line)]
-    by_length: dict[int, list[int]] = {}
-    for index, (a, b) in enumerate(runs):
-        by_length.setdefault(b - a, []).append(index)
-    cursor = dict.fromkeys(by_length, 0)
-    spans, index = [], 0
-    while index < len(runs):
-        a, b = runs[index]
-        same, at = by_length[b - a], cursor[b - a]
-        while at < len(same) and same[at] <= index:
-            at += 1
-        cursor[b - a] = at
-        if at < len(same):
-            closing = same[at]
-            spans.append((a, runs[closing][1]))
-            index = closing + 1
-        else:
-            index += 1   # no closing run: these backticks are literal text
-    return spans
-
-
 def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
     """The markers of a line (without its line ending) that are not inside an inline code span, left to
     right: (start, end, kind, rest, closed)."""
@@ -153,66 +127,64 @@ def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
         return []
     found = [(m.start(), m.end(), m["kind"], m["rest"], bool(m["close"])) for m in _MARKER.finditer(line)]
     if found and "`" in line:
-        spans = _code_spans(line)
+        spans = code_spans(line)
         found = [m for m in found if not any(a <= m[0] < b for a, b in spans)]
     return found
 
 
-def _live_markers(line: str, in_comment: bool) -> tuple[list[tuple[int, int, str, str, bool]], bool]:
-    """The markers of a line that Markdown shows as comments of their own, and whether an HTML comment is
-    still open at the end of the line. `in_comment`: one is open at its start. A comment runs from `<!--` to
-    the first `-->` (comments do not nest), so a marker inside another comment is text, and its own `-->`
-    closes the outer one. Openers inside code spans are text."""
-    found = _markers(line)
-    if not in_comment and line.count("<!--") == len(found) == line.count("-->") and all(m[4] for m in found):
-        return found, False   # the usual line: closed markers and no other comment
-    starts = {m[0]: m for m in found}
-    spans = _code_spans(line) if "`" in line else []
-    live = []
-    at = 0
-    while True:
-        if in_comment:
-            close = line.find("-->", at)
-            if close == -1:
-                return live, True
-            at, in_comment = close + 3, False
+def _live_marker_lines(text: str, lines: tuple[str, ...], commented: dict[str, tuple[int, int]]):
+    """(line index, live markers) for each line where a comment in the page's flow opens (docgen/fences.py
+    decides where), in order; a marker is live when its `<!--` opens such a comment. The begin markers found
+    inside a comment are added to `commented` (generator -> (their line, the comment's first line)) before the
+    lines after them are yielded, for the message of an end marker they leave unmatched. A fence or comment
+    the page never closes comes last, as its Region."""
+    if "<!--" not in text:
+        for region in regions(text):
+            if not region.closed:
+                yield region.start, region
+        return
+    line_at, live = -1, []
+    for region in regions(text):
+        if region.kind != COMMENT:
+            if not region.closed:
+                if live:
+                    yield line_at, live
+                    line_at, live = -1, []
+                yield region.start, region
             continue
-        opener = line.find("<!--", at)
-        while opener != -1 and any(a <= opener < b for a, b in spans):
-            opener = line.find("<!--", opener + 4)
-        if opener == -1:
-            return live, False
-        marker = starts.get(opener)
-        if marker is not None:
-            live.append(marker)
-            at = marker[1]
-        else:
-            at, in_comment = opener + 4, True
+        if region.start != line_at:
+            if live:
+                yield line_at, live
+            line_at, live = region.start, []
+        line = lines[region.start].rstrip("\r\n")
+        m = _MARKER.match(line, region.first)
+        if m is not None:
+            live.append((m.start(), m.end(), m["kind"], m["rest"], bool(m["close"])))
+        if "docgen:" in text:
+            _note_commented(lines, region, commented)
+        if not region.closed:
+            if live:
+                yield line_at, live
+                line_at, live = -1, []
+            yield region.start, region
+    if live:
+        yield line_at, live
 
 
-def _marker_or_fence_lines(text: str) -> list[int]:
-    """The indexes of the lines that hold `docgen:`, three backticks or three tildes, or open or close an
-    HTML comment, in order: the only lines that can change anything. Found with str.find over the whole
-    text, so the other lines (most of a page) cost nothing; no token contains a line break, so each
-    occurrence lies within one line."""
-    found = []
-    for token in ("docgen:", "```", "~~~", "<!--", "-->"):
-        at = text.find(token)
-        while at != -1:
-            found.append(at)
-            end = text.find("\n", at)
-            if end == -1:
-                break
-            at = text.find(token, end + 1)   # the rest of this line adds nothing
-    found.sort()
-    indexes: list[int] = []
-    line, counted = 0, 0
-    for at in found:
-        line += text.count("\n", counted, at)
-        counted = at
-        if not indexes or indexes[-1] != line:
-            indexes.append(line)
-    return indexes
+def _note_commented(lines: tuple[str, ...], region: Region, commented: dict[str, tuple[int, int]]) -> None:
+    """Adds the begin markers inside the comment `region` (not its own opener) to `commented`."""
+    stop = region.stop - 1
+    for index in range(region.start, region.stop):
+        line = lines[index].rstrip("\r\n")
+        if "docgen:" not in line:
+            continue
+        for start, _, kind, rest, _ in _markers(line):
+            if index == region.start and start <= region.first:
+                continue
+            if index == stop and region.closed and start >= region.last:
+                continue
+            if kind == "begin" and rest.split():
+                commented.setdefault(rest.split()[0], (index, region.start))
 
 
 def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, tuple[str, ...] | None]],
@@ -222,35 +194,18 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     lines = tuple(_split_lines(text))
     blocks: list[Block] = []
     values: list[InlineValue] = []
-    fence: Fence | None = None
-    fence_index = 0
-    comment: int | None = None   # the line an HTML comment still open was opened on
     commented: dict[str, tuple[int, int]] = {}   # generator -> (line of a begin marker inside a comment, its opener)
     open_block: tuple[int, str, tuple, str] | None = None  # (index, generator, args, indent)
+    unclosed: Region | None = None   # a fence or a comment the page never closes
 
     def fail(index: int, message: str) -> InputError:
         return InputError(path, index + 1, message)
 
-    for index in _marker_or_fence_lines(text):
-        line = lines[index].rstrip("\r\n")
-        if fence is not None:
-            if fence.closed_by(line):
-                fence = None
+    for index, live in _live_marker_lines(text, lines, commented):
+        if isinstance(live, Region):
+            unclosed = live
             continue
-        if comment is None:
-            if line[:1] in " \t" and in_indented_code(lines, index):
-                continue
-            fence = opening_fence(line)
-            if fence is not None:
-                fence_index = index
-                continue
-        opened_at = comment
-        live, still_open = _live_markers(line, comment is not None)
-        if len(live) < line.count("docgen:"):   # a marker inside a comment: text, kept for the message below
-            for m in _markers(line):
-                if m not in live and m[2] == "begin" and m[3].split():
-                    commented.setdefault(m[3].split()[0], (index, index if opened_at is None else opened_at))
-        comment = (index if opened_at is None else opened_at) if still_open else None
+        line = lines[index].rstrip("\r\n")
         value_open: tuple[str, int] | None = None
         for start, end, kind, rest, closed in live:
             rest = rest.split()
@@ -273,7 +228,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
             elif kind == "end":
                 if open_block is None:
                     hint = ""
-                    if rest[0] in commented:
+                    if rest[0] in commented and commented[rest[0]][0] <= index:   # a begin marker above it
                         at, opener = commented[rest[0]]
                         hint = (f" (the docgen:begin {rest[0]} at line {at + 1} is inside the HTML comment opened at "
                                 f"line {opener + 1}, which that marker's own '-->' closes: comments do not nest)")
@@ -311,18 +266,18 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
             raise fail(index, f"docgen:value {value_open[0]} is not closed by docgen:end-value on the same line")
     if open_block is not None:
         raise fail(open_block[0], f"docgen:begin {open_block[1]} is never closed by docgen:end {open_block[1]}")
-    if fence is not None:
+    if unclosed is not None and unclosed.kind == FENCED:
         # An unclosed fence runs to the end of the page, so every marker after it would silently become
         # code and its block would never be checked again.
-        hidden = _marker_after(lines, fence_index)
+        hidden = _marker_after(lines, unclosed.start)
         if hidden is not None:
-            raise fail(fence_index, f"code fence {fence.run} is never closed, so the docgen marker at line {hidden + 1} "
-                                    "would be read as code; close the fence")
-    if comment is not None:
-        hidden = _marker_after(lines, comment)
+            raise fail(unclosed.start, f"code fence {unclosed.fence.run} is never closed, so the docgen marker at line "
+                                       f"{hidden + 1} would be read as code; close the fence")
+    if unclosed is not None and unclosed.kind == COMMENT:
+        hidden = _marker_after(lines, unclosed.start)
         if hidden is not None:
-            raise fail(comment, f"HTML comment '<!--' is never closed with '-->', so the docgen marker at line "
-                                f"{hidden + 1} would be read as part of it; close the comment")
+            raise fail(unclosed.start, f"HTML comment '<!--' is never closed with '-->', so the docgen marker at line "
+                                       f"{hidden + 1} would be read as part of it; close the comment")
     return Document(path, lines, tuple(blocks), tuple(values))
 
 
@@ -393,27 +348,14 @@ def _not_inert(body: str) -> str | None:
     page's own rules, so no input text can create or break a block."""
     if "docgen:" not in body and "<!--" not in body and "```" not in body and "~~~" not in body:
         return None
-    lines = tuple(_split_lines(body))
-    fence: Fence | None = None
-    comment = False
-    for index in _marker_or_fence_lines(body):
-        line = lines[index].rstrip("\r\n")
-        if fence is not None:
-            fence = None if fence.closed_by(line) else fence
-            continue
-        if not comment:
-            if line[:1] in " \t" and in_indented_code(lines, index):
-                continue
-            fence = opening_fence(line)
-            if fence is not None:
-                continue
-        live, comment = _live_markers(line, comment)
-        if live:
-            return f"holds a docgen marker at its line {index + 1}"
-    if fence is not None:
-        return f"leaves a code fence {fence.run} open"
-    if comment:
-        return "leaves an HTML comment open"
+    lines = body.split("\n")
+    last: Region | None = None
+    for region in regions(body):
+        if region.kind == COMMENT and _MARKER.match(lines[region.start].rstrip("\r"), region.first):
+            return f"holds a docgen marker at its line {region.start + 1}"
+        last = region
+    if last is not None and not last.closed:
+        return f"leaves a code fence {last.fence.run} open" if last.kind == FENCED else "leaves an HTML comment open"
     return None
 
 

@@ -25,7 +25,7 @@ from docgen.io import Output, decode, read_bytes, read_input, recover, write_fil
 from docgen.model.build import build_model
 from docgen.project import Project
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
-from docgen.render.values import VALUES, render_value
+from docgen.render.values import VALUES, markdown_value
 from docgen.snapshot.load import load_snapshot
 
 
@@ -97,7 +97,7 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
 
         def value_one(value, doc=doc):
             try:
-                return render_value(value.key, model)
+                return markdown_value(value.key, model)   # escaped for the sentence it stands in
             except ArgError as exc:
                 raise InputError(doc.path, value.line, f"value {value.key}: {exc}") from None
 

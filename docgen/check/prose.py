@@ -19,6 +19,7 @@ import re
 from operator import attrgetter   # loaded already: collections imports it
 from typing import TYPE_CHECKING, NamedTuple
 
+from docgen.fences import COMMENT, FENCED, INDENTED, regions
 from docgen.check.lint import Finding
 from docgen.errors import InputError
 from docgen.fences import opening_fence
@@ -251,7 +252,7 @@ def claims_coverage(run) -> Coverage:
 
 
 def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Claim] | None = None) -> list[Finding]:
-    """Sorts the lines into prose and plain-fence code (the rest becomes blank), then runs each rule only
+    """Sorts the lines into prose and code (the rest becomes blank), then runs each rule only
     where a cheap search says it can match: versions on the lines with a dot between two digits, paths
     where "/opt" stands, counts on the lines with a number. Code spans come from one scan of the prose, and
     each distinct span text is judged once per run. Every claim-like span found is added to `claims` with
@@ -298,27 +299,49 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Cl
 
 
 def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
-    """The page's lines as prose, as plain-fence code and as allowed prose, one entry per line (without its
-    line ending) and blank where the line is not that kind: generated regions, console transcripts (the
-    console runner executes them) and allowed lines are blank in the first two. Inline values become NUL,
+    """The page's lines as prose, as code and as allowed prose, one entry per line (without its line ending)
+    and blank where the line is not that kind. Code is what docgen/fences.py calls code (fenced or indented),
+    but for console transcripts (the console runner executes them) and lines holding an allow marker.
+    Generated regions, fence lines and the inside of an HTML comment over several lines are blank in all
+    three (the part of a line before a comment opens or after it closes stays). Inline values become NUL,
     other comments a space."""
     lines = doc.lines
     prose_lines = [""] * len(lines)
     code_lines = [""] * len(lines)
     allowed_lines = [""] * len(lines)
-    fence = None
+    hidden = bytearray(len(lines))   # 1: a line of code or inside a comment, never prose
+    code: list[int] = []
+    masked: dict[int, str] = {}      # lines partly inside a comment over several lines, that part blanked
+    for region in regions(doc.text):
+        start, stop = region.start, region.stop
+        if region.kind == COMMENT:
+            if stop - start > 1:
+                hidden[start + 1: stop - 1] = b"\x01" * (stop - start - 2)
+                first = masked.get(start, lines[start].rstrip("\r\n"))
+                masked[start] = first[: region.first]
+                if region.closed:
+                    last = lines[stop - 1].rstrip("\r\n")
+                    masked[stop - 1] = " " * region.last + last[region.last:]
+                else:
+                    hidden[stop - 1: stop] = b"\x01"
+            continue
+        hidden[start:stop] = b"\x01" * (stop - start)
+        if region.kind == INDENTED:
+            code += range(start, stop)
+        elif region.kind == FENCED and region.fence.language != "console":
+            code += range(start + 1, stop - 1 if region.closed else stop)
+    outside = bytearray(len(lines))
+    for start, stop in _outside_blocks(doc):
+        outside[start:stop] = b"\x01" * (stop - start)
+    for index in code:
+        line = lines[index].rstrip("\r\n")
+        if outside[index] and not ("<!--" in line and _ALLOW.search(line)):
+            code_lines[index] = line
     for start, stop in _outside_blocks(doc):
         for index in range(start, stop):
-            line = lines[index].rstrip("\r\n")
-            if fence is not None:
-                if fence.closed_by(line):
-                    fence = None
-                elif fence.language != "console" and not ("<!--" in line and _ALLOW.search(line)):
-                    code_lines[index] = line   # a console transcript is not code: the console runner executes it
+            if hidden[index]:
                 continue
-            fence = opening_fence(line)
-            if fence is not None:
-                continue
+            line = masked.get(index, lines[index]).rstrip("\r\n")
             if "<!--" not in line:
                 prose_lines[index] = line
             elif not _ALLOW.search(line):

@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from docgen.fences import opening_fence
+from docgen.fences import COMMENT, FENCED, Fence, regions
 from docgen.errors import InputError
 
 DEFAULT_TIMEOUT = 30.0
@@ -196,30 +196,46 @@ def slugify(heading: str) -> str:
 # --- documents --------------------------------------------------------------------------------
 
 def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:
-    """Every ```console block of a Markdown text, with its options, heading and number."""
-    lines = text.splitlines(keepends=True)
+    """Every ```console block of a Markdown text, with its options, heading and number. Where the page shows
+    code or a comment is docgen/fences.py's rule, shared with the block engine and the prose lint: a fence
+    inside an HTML comment or indented code opens no block, and an options comment counts only in the page's
+    flow. Lines end at "\\n" alone, as the block engine numbers them."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if not lines[-1]:
+        lines.pop()
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
+    fences: dict[int, tuple[int, Fence]] = {}   # first line -> (stop, opening fence) of each fenced block
+    other = bytearray(len(lines))                # 1: a line of indented code or inside a comment
+    options_at: set[int] = set()                 # lines holding one comment in the page's flow and nothing else
+    for region in regions(text):
+        if region.kind == FENCED:
+            fences[region.start] = (region.stop - 1 if region.closed else region.stop, region.fence)
+        elif region.kind == COMMENT and region.stop == region.start + 1:
+            options_at.add(region.start)
+        else:
+            first = region.start + 1 if region.kind == COMMENT else region.start
+            other[first:region.stop] = b"\x01" * (region.stop - first)
     heading = "top"
     per_heading: dict[str, int] = {}
     pending_options: tuple[int, str] | None = None   # (line number, args) of a comment just above
     i = 0
     while i < len(lines):
         raw = lines[i].rstrip("\n")
-        fence = opening_fence(raw)   # the one fence rule, shared with the block engine and the prose lint
-        if fence is None:
+        if i not in fences:
             if pending_options is not None:
                 raise InputError(path, pending_options[0], "console options comment is not directly above a ```console block")
-            if (options := _OPTIONS.match(raw)) is not None:
+            if other[i]:
+                pass
+            elif i in options_at and (options := _OPTIONS.match(raw)) is not None:
                 pending_options = (i + 1, options["args"])
             elif (found := _ATX_HEADING.match(raw)) is not None:
                 heading = slugify(found["text"])
             i += 1
             continue
-        close = i + 1
-        while close < len(lines) and not fence.closed_by(lines[close].rstrip("\n")):
-            close += 1
+        close, fence = fences[i]
         if fence.language == "console":
             if len(fence.prefix) > 3 or fence.prefix.strip(" \t"):
                 # nested in a list item, an admonition or a quote: its lines carry the container's prefix,

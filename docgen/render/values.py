@@ -1,6 +1,9 @@
 """Inline values for prose: `<!-- docgen:value KEY -->nine<!-- docgen:end-value -->`.
 
 Each value is one fact of the model as a short string; the table `VALUES` is the contract the pages use.
+`VALUES` gives the plain text (a transcript or the prose lint reads it); `markdown_value` is the one place a
+value becomes Markdown for a page: a `.code` value is a code span already (`code` escaped it), any other goes
+through `text`, so a path or name from an input that holds HTML or a marker shows as text.
 """
 
 from __future__ import annotations
@@ -173,6 +176,8 @@ for _key in ("stages", "extras", "shared_builds", "uv_actors", "extras_not_warme
 for _key, _fn in _PATHS.items():
     VALUES[_key] = _fn
     VALUES[_key + ".code"] = (lambda fn: lambda m: code(fn(m)))(_fn)
+# the values whose text is a code span already: a page shows them as they are
+CODE_VALUES = frozenset(_key + ".code" for _key in _PATHS)
 VALUES.update({
     "runtime.uid": lambda m: _runtime_user(m)[0],
     "runtime.gid": lambda m: _runtime_user(m)[1],
@@ -180,8 +185,8 @@ VALUES.update({
     "cuda_arch.floor": _arch_floor,
     "cuda_arch.floor.name": _arch_floor_name,
     "cmake.version": lambda m: arg_default(m, "CMAKE_VERSION"),
-    "nemo_rl.repo": lambda m: text(_recorded(m, "repo")) or "an unrecorded repository",
-    "nemo_rl.ref": lambda m: text(_recorded(m, "ref") or _recorded(m, "commit")[:12]) or "an unrecorded ref",
+    "nemo_rl.repo": lambda m: _recorded(m, "repo") or "an unrecorded repository",
+    "nemo_rl.ref": lambda m: (_recorded(m, "ref") or _recorded(m, "commit")[:12]) or "an unrecorded ref",
 })
 
 
@@ -191,4 +196,16 @@ _RENDERED = Memo()
 
 
 def render_value(key: str, model: "ImageModel") -> str:
+    """The value's plain text (for a transcript or a comparison); a page's sentence takes `markdown_value`."""
     return _RENDERED.answer(model, key, lambda: VALUES[key](model))
+
+
+def markdown_value(key: str, model: "ImageModel") -> str:
+    """The value as a page's sentence shows it: a code-span value as it is, any other escaped by `text` (HTML
+    and marker-like comments become entities) on one line, as a value marker and its end share a line."""
+    def compute() -> str:
+        value = render_value(key, model)
+        if key in CODE_VALUES:
+            return value
+        return text(value.replace("\r\n", " ").replace("\r", " ").replace("\n", " "))
+    return _RENDERED.answer(model, ("markdown", key), compute)

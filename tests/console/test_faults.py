@@ -44,6 +44,7 @@ KILL_INIT_PAGE = textwrap.dedent(
 )
 
 
+@pytest.mark.probe("engine faults")
 @pytest.mark.docker
 def test_killing_pid_1_fails_that_block_and_a_fresh_container_runs_the_rest(tmp_path, runner_image, docker_client):
     session_id, env = session_env(runner_image)
@@ -75,6 +76,7 @@ FORK_BOMB_PAGE = textwrap.dedent(
 )
 
 
+@pytest.mark.probe("engine faults")
 @pytest.mark.docker
 def test_exhausting_pids_fails_that_block_only(tmp_path, runner_image, docker_client):
     session_id, env = session_env(runner_image)
@@ -107,6 +109,7 @@ MEMORY_PAGE = textwrap.dedent(
 )
 
 
+@pytest.mark.probe("engine faults")
 @pytest.mark.docker
 def test_exhausting_memory_fails_that_block_and_says_why(tmp_path, runner_image):
     # a small limit keeps the probe light on a shared machine; the mechanism is the same at the default 2g
@@ -144,11 +147,13 @@ def _check_closed_stdout(outcomes, proc):
     assert "closed the shell's standard output" in message and "continues in a fresh one" in message
 
 
+@pytest.mark.probe("engine faults")
 def test_closing_stdout_on_the_host_fails_that_block_only(tmp_path):
     outcomes, proc = run_page(tmp_path, CLOSE_STDOUT_PAGE.format(opts="<!-- console: where=host timeout=20 -->"))
     _check_closed_stdout(outcomes, proc)
 
 
+@pytest.mark.probe("engine faults")
 @pytest.mark.docker
 def test_closing_stdout_in_the_container_fails_that_block_only(tmp_path, runner_image):
     _, env = session_env(runner_image)
@@ -191,6 +196,7 @@ FINDS_NOTHING = textwrap.dedent(
 )
 
 
+@pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_each_page_gets_a_clean_tmp_no_processes_and_no_ipc_objects_of_earlier_pages(tmp_path, runner_image):
     _, env = session_env(runner_image)
@@ -253,6 +259,7 @@ HUNG_PAGE = textwrap.dedent(
 )
 
 
+@pytest.mark.probe("engine faults")
 def test_a_hung_engine_fails_each_block_in_bounded_time_and_says_so(tmp_path):
     engine = SilentEngine(tmp_path / "engine.sock")
     try:
@@ -272,6 +279,7 @@ def test_a_hung_engine_fails_each_block_in_bounded_time_and_says_so(tmp_path):
     print(f"hung engine: 3 blocks failed in {elapsed:.1f} s (engine timeout 3 s)")
 
 
+@pytest.mark.probe("engine faults")
 def test_one_timed_out_engine_call_fails_every_later_call_at_once_and_other_errors_pass_through():
     import requests
 

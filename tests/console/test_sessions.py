@@ -41,6 +41,7 @@ def _held_lease(tmp_path) -> tuple[subprocess.Popen, dict[str, str]]:
     return holder, {SESSION_LABEL: "x", LEASE_LABEL: lease, EXPIRES_LABEL: expires}
 
 
+@pytest.mark.probe("container ownership")
 def test_a_lease_has_expired_only_once_its_holder_is_dead(tmp_path, monkeypatch):
     monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
     holder, labels = _held_lease(tmp_path)
@@ -54,6 +55,7 @@ def test_a_lease_has_expired_only_once_its_holder_is_dead(tmp_path, monkeypatch)
         holder.kill()
 
 
+@pytest.mark.probe("container ownership")
 def test_a_lease_without_its_file_counts_only_after_its_expiry(tmp_path, monkeypatch):
     monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
     now = time.time()
@@ -65,6 +67,7 @@ def test_a_lease_without_its_file_counts_only_after_its_expiry(tmp_path, monkeyp
     assert lease_has_expired({**elsewhere, EXPIRES_LABEL: "soon"}, now + 61) is False
 
 
+@pytest.mark.probe("container ownership")
 def test_a_held_lease_is_locked_and_released_with_its_file(tmp_path, monkeypatch):
     monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
     lease = Lease()
@@ -74,6 +77,7 @@ def test_a_held_lease_is_locked_and_released_with_its_file(tmp_path, monkeypatch
     assert not lease.path.exists()
 
 
+@pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_reaper_removes_containers_of_expired_leases_only(tmp_path, monkeypatch, docker_client, runner_image):
     monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
@@ -137,6 +141,7 @@ def _namespaced_session(runner_image: str, session_id: str) -> tuple[subprocess.
     return child, int(line[0]), line[1]
 
 
+@pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_sessions_in_two_pid_namespaces_keep_their_containers_and_a_dead_ones_is_reaped(docker_client, runner_image):
     if subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True).returncode != 0:
@@ -235,6 +240,7 @@ def _gone(docker_client, session_id: str, seconds: float) -> bool:
     return False
 
 
+@pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_a_sigkilled_session_has_its_container_removed_by_its_watchdog(tmp_path, docker_client, runner_image):
     session_id, env = session_env(runner_image)
@@ -251,6 +257,7 @@ def test_a_sigkilled_session_has_its_container_removed_by_its_watchdog(tmp_path,
             leftover.remove(force=True)
 
 
+@pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_a_session_killed_with_its_watchdog_leaves_a_container_the_next_session_removes(tmp_path, docker_client, runner_image):
     (killed_id, killed_env), (next_id, next_env) = session_env(runner_image), session_env(runner_image)
@@ -274,6 +281,7 @@ def test_a_session_killed_with_its_watchdog_leaves_a_container_the_next_session_
             leftover.remove(force=True)
 
 
+@pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_two_sessions_on_one_engine_both_pass(tmp_path, docker_client, runner_image):
     (first_id, first_env), (second_id, second_env) = session_env(runner_image), session_env(runner_image)
@@ -295,6 +303,7 @@ def test_two_sessions_on_one_engine_both_pass(tmp_path, docker_client, runner_im
         first.kill()
 
 
+@pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_sigint_at_any_moment_of_start_up_leaves_nothing_after_the_next_session(tmp_path, docker_client, runner_image):
     # The probe that found the leak sent SIGINT within the first second; sweep that window and beyond. An

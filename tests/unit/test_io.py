@@ -30,6 +30,7 @@ def test_read_bytes_returns_the_file_as_it_is(tmp_path, data):
     assert read_bytes(path, lstat=os.lstat(path)) == data
 
 
+@pytest.mark.probe("malformed input")
 def test_the_cap_counts_every_byte(tmp_path):
     path = tmp_path / "f"
     path.write_bytes(b"x" * 10)
@@ -38,6 +39,7 @@ def test_the_cap_counts_every_byte(tmp_path):
         read_bytes(path, "the page", limit=9)
 
 
+@pytest.mark.probe("malformed input")
 def test_a_file_that_grows_after_its_stat_is_over_the_cap(tmp_path):
     path = tmp_path / "f"
     path.write_bytes(b"x" * 10)
@@ -48,6 +50,7 @@ def test_a_file_that_grows_after_its_stat_is_over_the_cap(tmp_path):
     assert read_bytes(path, limit=100_000, lstat=before) == b"x" * 100_000
 
 
+@pytest.mark.probe("symlinks and special files")
 @pytest.mark.parametrize("kind", ["fifo", "directory", "missing"])
 def test_only_regular_files_are_read(tmp_path, kind):
     path = tmp_path / "odd"
@@ -63,6 +66,7 @@ def test_only_regular_files_are_read(tmp_path, kind):
             read_bytes(path, "the page", lstat=os.lstat(path))
 
 
+@pytest.mark.probe("symlinks and special files")
 def test_a_symlink_put_in_place_after_the_lstat_is_not_followed(tmp_path):
     path, target = tmp_path / "page.md", tmp_path / "elsewhere.md"
     path.write_text("mine\n")
@@ -89,6 +93,7 @@ def prepare_page(root: Path, name: str):
     return pipeline.prepare(find_project(root=root), [root / "docs" / name])
 
 
+@pytest.mark.probe("symlinks and special files")
 @pytest.mark.parametrize("dangling", [False, True])
 def test_the_page_reader_refuses_symlinks(tmp_path, dangling):
     root = scratch_project(tmp_path / "project")
@@ -102,6 +107,7 @@ def test_the_page_reader_refuses_symlinks(tmp_path, dangling):
     assert "a page docgen owns is a symlink" in err.value.message
 
 
+@pytest.mark.probe("symlinks and special files")
 def test_the_facts_record_is_not_read_through_a_symlink(tmp_path):
     root = scratch_project(tmp_path / "project")
     (root / "docs" / "page.md").write_text("text\n")
@@ -113,6 +119,7 @@ def test_the_facts_record_is_not_read_through_a_symlink(tmp_path):
     assert "the facts record docgen owns is a symlink" in err.value.message
 
 
+@pytest.mark.probe("malformed input")
 def test_the_page_reader_keeps_line_endings_and_names_a_bad_byte_s_line(tmp_path):
     root = scratch_project(tmp_path / "project")
     page = root / "docs" / "page.md"
@@ -167,6 +174,7 @@ def _die_after(renames: int, root: Path, pages: list[Path], *, at_journal: bool 
     return os.waitpid(pid, 0)[1]
 
 
+@pytest.mark.probe("interrupted writes")
 @pytest.mark.parametrize("renames", [0, 1, 3, 4])
 def test_a_write_killed_between_renames_is_completed_by_the_next_command(tmp_path, renames):
     root = tmp_path / "r"
@@ -183,6 +191,7 @@ def test_a_write_killed_between_renames_is_completed_by_the_next_command(tmp_pat
     assert recover(root) == []
 
 
+@pytest.mark.probe("interrupted writes")
 def test_the_journal_of_a_live_writer_is_left_alone(tmp_path):
     root = tmp_path / "r"
     pages = _pages(root, 2)
@@ -193,6 +202,7 @@ def test_the_journal_of_a_live_writer_is_left_alone(tmp_path):
     assert [p.read_text() for p in pages] == ["old p0.md\n", "old p1.md\n"]
 
 
+@pytest.mark.probe("interrupted writes")
 def test_a_journal_docgen_cannot_read_is_bad_input(tmp_path):
     root = tmp_path / "r"
     _pages(root, 1)
@@ -201,6 +211,7 @@ def test_a_journal_docgen_cannot_read_is_bad_input(tmp_path):
         recover(root)
 
 
+@pytest.mark.probe("interrupted writes")
 def test_the_pipeline_reports_the_recovery(tmp_path, capsys):
     root = scratch_project(tmp_path / "project")
     pages = [root / "docs" / f"p{i}.md" for i in range(3)]
@@ -214,6 +225,7 @@ def test_the_pipeline_reports_the_recovery(tmp_path, capsys):
 
 # Killed just before linking its journal, a writer leaves its staged pages, the pages' backups and its staged
 # journal (5 files for 2 pages); killed after one rename, the journal itself instead of its staged copy (4).
+@pytest.mark.probe("interrupted writes")
 @pytest.mark.parametrize("at_journal, files_left", [(True, 5), (False, 4)])
 def test_staging_files_and_the_journal_are_ignored_by_git(tmp_path, at_journal, files_left):
     if not shutil.which("git"):
@@ -236,6 +248,7 @@ def test_staging_files_and_the_journal_are_ignored_by_git(tmp_path, at_journal, 
 
 # ------------------------------------------------------------------------------- what the writer owns
 
+@pytest.mark.probe("writes outside what docgen owns")
 @pytest.mark.parametrize("path, kind, message", [
     (".git/hooks/pre-commit", "page", "inside .git"),
     ("sub/.GIT/config.json", "facts", "inside .git"),
@@ -252,6 +265,7 @@ def test_the_writer_refuses_files_it_does_not_own(tmp_path, path, kind, message)
     assert not (root / path).exists()
 
 
+@pytest.mark.probe("writes outside what docgen owns")
 @pytest.mark.parametrize("kind", ["facts", "snapshot", "image-size"])
 def test_a_record_is_written_only_over_a_record_of_its_kind(tmp_path, kind):
     root = tmp_path / "r"
@@ -268,6 +282,7 @@ def test_a_record_is_written_only_over_a_record_of_its_kind(tmp_path, kind):
     assert target.read_text() == "{}\n"
 
 
+@pytest.mark.probe("symlinks and special files")
 def test_the_console_updater_refuses_a_symlinked_docs_folder(tmp_path):
     from docgen.console.evaluator import update_block
 
@@ -288,6 +303,7 @@ def test_the_console_updater_refuses_a_symlinked_docs_folder(tmp_path):
 
 # ------------------------------------------------------------------------------- the readers
 
+@pytest.mark.probe("malformed input")
 def test_the_lock_reader_s_cap_is_the_stated_one(tmp_path):
     from docgen.snapshot.lockfile import read_lock
 
@@ -304,6 +320,7 @@ def test_the_lock_reader_s_cap_is_the_stated_one(tmp_path):
         assert "cap" not in exc.message, exc
 
 
+@pytest.mark.probe("malformed input")
 def test_nul_bytes_are_not_text_and_are_never_quoted(tmp_path):
     path = tmp_path / "f"
     path.write_bytes(b"FROM x\nSECRET=hunter2\0OTHER=1\0")
@@ -312,6 +329,7 @@ def test_nul_bytes_are_not_text_and_are_never_quoted(tmp_path):
     assert err.value.line == 2 and "hunter2" not in str(err.value)
 
 
+@pytest.mark.probe("escaping and markers")
 def test_excerpt_is_short_and_escaped():
     assert excerpt("a\x1b[2Jb" + "x" * 100) == repr("a\x1b[2Jb" + "x" * 34) + "..."
     assert excerpt(b"\xff\x00") == repr("\ufffd\x00")
