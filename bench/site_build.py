@@ -1,5 +1,7 @@
-"""What the site's plugins cost: `mkdocs build --strict` of the real site vs the same Markdown with
-gen-files and mermaid2 switched off (a temporary mkdocs.yml, same docs dir), median of 3 runs each.
+"""What the site's plugins cost: `mkdocs build --strict` of the real site against the same site with the
+newest plugin (panzoom: pan, zoom and fullscreen for diagrams) switched off, and against the same Markdown
+with every plugin that adds work switched off (gen-files, mermaid2, panzoom); temporary mkdocs.yml files,
+same docs dir, median of 3 runs each.
 
 The plain build has no generated reference pages, so its config drops their nav entries and only notes
 (rather than fails on) links to them; everything else, theme and Markdown extensions included, is equal.
@@ -23,7 +25,8 @@ from timing import report, summary, wall  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MKDOCS = str(ROOT / ".venv" / "bin" / "mkdocs")
-PLUGINS_UNDER_TEST = ("gen-files", "mermaid2")
+PLUGINS_UNDER_TEST = ("gen-files", "mermaid2", "panzoom")
+NEW_PLUGINS = ("panzoom",)
 
 
 def _drop_generated(nav: list) -> list:
@@ -40,14 +43,18 @@ def _drop_generated(nav: list) -> list:
     return out
 
 
-def plain_config(dest: Path) -> Path:
+def plain_config(dest: Path, off: tuple[str, ...] = PLUGINS_UNDER_TEST, name: str = "plain") -> Path:
+    """mkdocs.yml with the plugins `off` switched off, written to `dest` (paths made absolute)."""
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)  # our own file: python tags ok
     config["docs_dir"] = str(ROOT / "docs")
+    if config.get("theme", {}).get("custom_dir"):
+        config["theme"]["custom_dir"] = str(ROOT / config["theme"]["custom_dir"])
     config["plugins"] = [p for p in config["plugins"]
-                         if not (isinstance(p, dict) and set(p) & set(PLUGINS_UNDER_TEST)) and p not in PLUGINS_UNDER_TEST]
-    config["nav"] = _drop_generated(config["nav"])
-    config["validation"]["links"]["not_found"] = "info"
-    path = dest / "mkdocs-plain.yml"
+                         if not (isinstance(p, dict) and set(p) & set(off)) and p not in off]
+    if "gen-files" in off:
+        config["nav"] = _drop_generated(config["nav"])
+        config["validation"]["links"]["not_found"] = "info"
+    path = dest / f"mkdocs-{name}.yml"
     path.write_text(yaml.dump(config, Dumper=yaml.Dumper, sort_keys=False))
     return path
 
@@ -64,13 +71,17 @@ def main() -> None:
                        stdout=subprocess.DEVNULL)
         full = wall([MKDOCS, "build", "--strict", "-q", "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp / "full")],
                     runs=args.runs, cwd=ROOT, env=env)
+        no_new = wall([MKDOCS, "build", "--strict", "-q", "-f", str(plain_config(tmp, NEW_PLUGINS, "no-new")),
+                       "-d", str(tmp / "no-new")], runs=args.runs, cwd=ROOT, env=env)
         plain = wall([MKDOCS, "build", "--strict", "-q", "-f", str(plain_config(tmp)), "-d", str(tmp / "plain")],
                      runs=args.runs, cwd=ROOT, env=env)
-    full_s, plain_s = summary(full), summary(plain)
+    full_s, no_new_s, plain_s = summary(full), summary(no_new), summary(plain)
     report("site_build", {
         "full_site": full_s,
-        "without_gen_files_and_mermaid2": plain_s,
-        "ratio_median": round(full_s["median_s"] / plain_s["median_s"], 2),
+        "without_panzoom": no_new_s,
+        "without_gen_files_mermaid2_panzoom": plain_s,
+        "ratio_to_without_new_plugins": round(full_s["median_s"] / no_new_s["median_s"], 2),
+        "ratio_to_plugins_off": round(full_s["median_s"] / plain_s["median_s"], 2),
     })
 
 

@@ -121,7 +121,7 @@ def _uv_sync_refuses(ws: Path, extras) -> bool:
     for extra in extras:
         args += ["--extra", extra]
     done = _run_uv(args, ws)
-    refusal = re.search(r"conflicting|incompatible with the declared conflicts", done.stderr)
+    refusal = re.search(r"conflicting|incompatible\s+with\s+the\s+declared\s+conflicts", done.stderr)   # uv wraps its message to the terminal
     assert done.returncode == 0 or refusal, done.stderr
     return done.returncode != 0
 
