@@ -44,17 +44,16 @@ def _drop_generated(nav: list) -> list:
 
 
 def plain_config(dest: Path, off: tuple[str, ...] = PLUGINS_UNDER_TEST, name: str = "plain") -> Path:
-    """mkdocs.yml with the plugins `off` switched off, written to `dest` (paths made absolute)."""
+    """mkdocs.yml with the plugins `off` switched off, written beside it (so every path in it, and the
+    project docs/gen_pages.py finds, stay as they are); the caller removes it."""
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Loader)  # our own file: python tags ok
     config["docs_dir"] = str(ROOT / "docs")
-    if config.get("theme", {}).get("custom_dir"):
-        config["theme"]["custom_dir"] = str(ROOT / config["theme"]["custom_dir"])
     config["plugins"] = [p for p in config["plugins"]
                          if not (isinstance(p, dict) and set(p) & set(off)) and p not in off]
     if "gen-files" in off:
         config["nav"] = _drop_generated(config["nav"])
         config["validation"]["links"]["not_found"] = "info"
-    path = dest / f"mkdocs-{name}.yml"
+    path = ROOT / f".mkdocs-bench-{name}-{os.getpid()}.yml"
     path.write_text(yaml.dump(config, Dumper=yaml.Dumper, sort_keys=False))
     return path
 
@@ -71,10 +70,15 @@ def main() -> None:
                        stdout=subprocess.DEVNULL)
         full = wall([MKDOCS, "build", "--strict", "-q", "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp / "full")],
                     runs=args.runs, cwd=ROOT, env=env)
-        no_new = wall([MKDOCS, "build", "--strict", "-q", "-f", str(plain_config(tmp, NEW_PLUGINS, "no-new")),
-                       "-d", str(tmp / "no-new")], runs=args.runs, cwd=ROOT, env=env)
-        plain = wall([MKDOCS, "build", "--strict", "-q", "-f", str(plain_config(tmp)), "-d", str(tmp / "plain")],
-                     runs=args.runs, cwd=ROOT, env=env)
+        configs = [plain_config(tmp, NEW_PLUGINS, "no-new"), plain_config(tmp)]
+        try:
+            no_new = wall([MKDOCS, "build", "--strict", "-q", "-f", str(configs[0]), "-d", str(tmp / "no-new")],
+                          runs=args.runs, cwd=ROOT, env=env)
+            plain = wall([MKDOCS, "build", "--strict", "-q", "-f", str(configs[1]), "-d", str(tmp / "plain")],
+                         runs=args.runs, cwd=ROOT, env=env)
+        finally:
+            for config in configs:
+                config.unlink(missing_ok=True)
     full_s, no_new_s, plain_s = summary(full), summary(no_new), summary(plain)
     report("site_build", {
         "full_site": full_s,
