@@ -89,6 +89,7 @@ class Document(NamedTuple):
     lines: tuple[str, ...]          # with their line endings
     blocks: tuple[Block, ...]
     values: tuple[InlineValue, ...]
+    regions: tuple[Region, ...] = ()   # where the page shows code or a comment (docgen/fences.py), read once
 
     @property
     def text(self) -> str:
@@ -132,19 +133,20 @@ def _markers(line: str) -> list[tuple[int, int, str, str, bool]]:
     return found
 
 
-def _live_marker_lines(text: str, lines: tuple[str, ...], commented: dict[str, tuple[int, int]]):
+def _live_marker_lines(text: str, found: tuple[Region, ...], lines: tuple[str, ...],
+                       commented: dict[str, tuple[int, int]]):
     """(line index, live markers) for each line where a comment in the page's flow opens (docgen/fences.py
     decides where), in order; a marker is live when its `<!--` opens such a comment. The begin markers found
     inside a comment are added to `commented` (generator -> (their line, the comment's first line)) before the
     lines after them are yielded, for the message of an end marker they leave unmatched. A fence or comment
     the page never closes comes last, as its Region."""
     if "<!--" not in text:
-        for region in regions(text):
+        for region in found:
             if not region.closed:
                 yield region.start, region
         return
     line_at, live = -1, []
-    for region in regions(text):
+    for region in found:
         if region.kind != COMMENT:
             if not region.closed:
                 if live:
@@ -201,7 +203,8 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
     def fail(index: int, message: str) -> InputError:
         return InputError(path, index + 1, message)
 
-    for index, live in _live_marker_lines(text, lines, commented):
+    found = tuple(regions(text))
+    for index, live in _live_marker_lines(text, found, lines, commented):
         if isinstance(live, Region):
             unclosed = live
             continue
@@ -278,7 +281,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
         if hidden is not None:
             raise fail(unclosed.start, f"HTML comment '<!--' is never closed with '-->', so the docgen marker at line "
                                        f"{hidden + 1} would be read as part of it; close the comment")
-    return Document(path, lines, tuple(blocks), tuple(values))
+    return Document(path, lines, tuple(blocks), tuple(values), found)
 
 
 def _marker_after(lines: tuple[str, ...], index: int) -> int | None:

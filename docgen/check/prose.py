@@ -19,7 +19,7 @@ import re
 from operator import attrgetter   # loaded already: collections imports it
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.fences import COMMENT, FENCED, INDENTED, regions
+from docgen.fences import COMMENT, FENCED, INDENTED
 from docgen.check.lint import Finding
 from docgen.errors import InputError
 from docgen.fences import opening_fence
@@ -143,7 +143,6 @@ class _Facts:
         self._version_keys: list[str] | None = None
         self._path_roots: dict[str, str] | None = None
         self._spans: dict[str, tuple] = {}
-        self._classes: re.Pattern | None = None
 
     @property
     def names(self):
@@ -186,14 +185,6 @@ class _Facts:
             keys = [k for k in self.values.keys_like("paths.") if not k.endswith(".code")]
             self._path_roots = {self.values[k]: k for k in keys if k in self.values}
         return self._path_roots
-
-    @property
-    def classes_pattern(self) -> re.Pattern:
-        """The model's actor class names as one pattern (a few dozen names: compiled once per run)."""
-        if self._classes is None:
-            self._classes = re.compile("|".join(sorted(map(re.escape, self.names.classes), key=len, reverse=True))
-                                       or r"(?!)")
-        return self._classes
 
     def span_verdict(self, span: str) -> tuple | None:
         """`_span_verdict` once per distinct span text: the pages repeat the same few names (and most span
@@ -312,7 +303,7 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
     hidden = bytearray(len(lines))   # 1: a line of code or inside a comment, never prose
     code: list[int] = []
     masked: dict[int, str] = {}      # lines partly inside a comment over several lines, that part blanked
-    for region in regions(doc.text):
+    for region in doc.regions:
         start, stop = region.start, region.stop
         if region.kind == COMMENT:
             if stop - start > 1:
@@ -617,8 +608,6 @@ def _actors_named(sentence: str, facts: _Facts) -> list[tuple[int, str, tuple]]:
 
 def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims: list[Claim]) -> list[Finding]:
     """Each actor the sentence names is judged against the nearest extra or "system interpreter" it names."""
-    if facts.classes_pattern.search(sentence) is None:   # most sentences name no actor: one search says so
-        return []
     actors = _actors_named(sentence, facts)
     if not actors:
         return []
