@@ -1,9 +1,8 @@
 """Digests of the model's inputs, one short checksum per input, with line numbers and (for the image-size
 record) comments left out: moving a Dockerfile line or rewording a comment changes nothing the docs say.
 
-- `InputDigests`: one digest per input (dockerfile, registry, lock, pyproject, measurement), stamped on each
-  block's end marker so a stale block names the input that moved (the stamp format and its version,
-  `STAMP_VERSION`, belong to `docgen.blocks`);
+- `digest`: the short checksum itself, also what a block's end marker stamps (its own text; the stamp format
+  and its version, `STAMP_VERSION`, belong to `docgen.blocks`);
 - `input_digest`: what `bench/image_size.py --record` stores beside a measured image, and what the
   image-size block and the lint compare that record with.
 """
@@ -34,13 +33,8 @@ def short_hash(value: object) -> str:
     return digest(json.dumps(value, sort_keys=True, default=list, ensure_ascii=False))
 
 
-# What each input of the model contributes to its digest. These are what a stamp means: change one and
-# docgen.blocks.STAMP_VERSION goes up (tests/unit/test_stamps.py pins the digests of a fixture).
-
-def _dockerfile(model: "ImageModel") -> object:
-    return [(i.keyword, i.args, i.comment, i.stage, [h.body for h in i.heredocs])
-            for i in model.dockerfile.instructions]
-
+# What each part of the snapshot contributes to its digest. Change one and every committed image-size record
+# reads as measured from other inputs (tests/unit/test_stamps.py pins the digests of a fixture).
 
 def _registry(model: "ImageModel") -> object:
     reg = model.snapshot.registry
@@ -62,37 +56,17 @@ def _pyproject(model: "ImageModel") -> object:
 
 
 _PROJECTIONS: dict[str, Callable[["ImageModel"], object]] = {
-    "dockerfile": _dockerfile, "registry": _registry, "lock": _lock, "pyproject": _pyproject,
+    "registry": _registry, "lock": _lock, "pyproject": _pyproject,
 }
 
-# Digests kept per model: the block stamps and the image-size record's tie (input_digest) hash the same
-# lock, and it should be hashed once per run.
+# Digests kept per model: the image-size block and the lint both ask for input_digest, and the lock (most
+# of the snapshot) should be hashed once per run.
 _MODEL_DIGESTS = Memo()
 
 
 def model_digest(model: "ImageModel", name: str) -> str:
-    """The digest of one of the model's inputs (dockerfile, registry, lock or pyproject), once per model."""
+    """The digest of one part of the model's snapshot (registry, lock or pyproject), once per model."""
     return _MODEL_DIGESTS.answer(model, name, lambda: short_hash(_PROJECTIONS[name](model)))
-
-
-class InputDigests:
-    """Digests computed on first use: a check touching only Dockerfile blocks never hashes the lock.
-    `src` is a `RenderInputs` (docgen.render.generators): the model and, for `measurement`, the image-size
-    bench's record."""
-
-    def __init__(self, src) -> None:
-        self._src = src
-        self._measurement: str | None = None
-
-    def __getitem__(self, name: str) -> str:
-        if name == "measurement":   # depends on this run's record, not on the model
-            if self._measurement is None:
-                self._measurement = short_hash(self._src.image_size)
-            return self._measurement
-        return model_digest(self._src.model, name)
-
-    def of(self, names) -> dict[str, str]:
-        return {n: self[n] for n in names}
 
 
 def input_digest(model: "ImageModel") -> dict[str, str]:

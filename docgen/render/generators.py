@@ -1,8 +1,7 @@
-"""The generator registry: block names (the contract the pages use), what each reads, its arguments.
+"""The generator registry: block names (the contract the pages use), how each renders, its arguments.
 
-`inputs` names the facts a generator renders from, so a stale block can say which input changed:
-dockerfile, registry, lock, pyproject (the last three are sections of the committed snapshot) and
-measurement (the image-size bench's output).
+A generator reads the model alone, but for image-size, which also reads the image-size bench's record. A
+stale block is found by rendering it again and comparing; the facts record says what moved.
 """
 
 from __future__ import annotations
@@ -16,9 +15,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from docgen.model import ImageModel
 
-INPUT_NAMES = ("dockerfile", "registry", "lock", "pyproject", "measurement")
-
-
 class RenderInputs(NamedTuple):
     """What renderers may read: the model and, for image-size only, the bench's measurement."""
     model: "ImageModel"
@@ -27,7 +23,6 @@ class RenderInputs(NamedTuple):
 
 class Generator(NamedTuple):
     name: str
-    inputs: tuple[str, ...]
     render: Callable[..., str]                 # (RenderInputs, **args) -> Markdown
     params: dict[str, tuple[str, ...] | None] = {}  # allowed values; None = any (never mutated)
 
@@ -37,47 +32,45 @@ def _m(fn: Callable[..., str]) -> Callable[..., str]:
     return lambda src, **args: fn(src.model, **args)
 
 
-_D, _R, _L, _P = "dockerfile", "registry", "lock", "pyproject"
-
 GENERATORS: dict[str, Generator] = {g.name: g for g in (
-    Generator("quick-inventory", (_D, _R, _P), _m(tables.quick_inventory)),
-    Generator("image-graph", (_D,), _m(diagrams.image_graph)),
-    Generator("image-inventory", (_D, _R, _P), _m(tables.image_inventory)),
-    Generator("warm-steps", (_D, _R, _L), _m(tables.warm_steps)),
-    Generator("actor-mapping", (_D, _R), _m(tables.actor_mapping), {"variant": ("default", "system")}),
-    Generator("filter-table", (_D, _R), _m(tables.filter_table)),
-    Generator("venv-inventory", (_D, _R), _m(tables.venv_inventory)),
-    Generator("venv-layers", (_D, _R), _m(tables.venv_layers)),
-    Generator("driver-installs", (_D, _P, _L), _m(tables.driver_installs)),
-    Generator("not-prefetched", (_D, _R), _m(tables.not_prefetched)),
-    Generator("extra-packages", (_D, _L, _P), _m(tables.extra_packages), {"extra": None}),
-    Generator("source-builds", (_D, _L), _m(tables.source_builds)),
-    Generator("shared-builds", (_D, _L), _m(tables.shared_builds)),
-    Generator("editable-sources", (_D, _L), _m(tables.editable_sources)),
-    Generator("mcore-adds", (_D, _L, _P), _m(tables.mcore_adds), {"extra": None, "over": None}),
-    Generator("te-consumers", (_D, _L), _m(tables.te_consumers), {"package": None}),
-    Generator("build-options", (_D,), _m(tables.build_options)),
-    Generator("runtime-env", (_D,), _m(tables.runtime_env)),
-    Generator("image-size", ("measurement", _D, _R, _L, _P), lambda src: tables.image_size(src.model, src.image_size)),
-    Generator("console-venvs", (_D, _R), _m(transcripts.console_venvs)),
-    Generator("console-package", (_D, _R, _L), _m(transcripts.console_package),
+    Generator("quick-inventory", _m(tables.quick_inventory)),
+    Generator("image-graph", _m(diagrams.image_graph)),
+    Generator("image-inventory", _m(tables.image_inventory)),
+    Generator("warm-steps", _m(tables.warm_steps)),
+    Generator("actor-mapping", _m(tables.actor_mapping), {"variant": ("default", "system")}),
+    Generator("filter-table", _m(tables.filter_table)),
+    Generator("venv-inventory", _m(tables.venv_inventory)),
+    Generator("venv-layers", _m(tables.venv_layers)),
+    Generator("driver-installs", _m(tables.driver_installs)),
+    Generator("not-prefetched", _m(tables.not_prefetched)),
+    Generator("extra-packages", _m(tables.extra_packages), {"extra": None}),
+    Generator("source-builds", _m(tables.source_builds)),
+    Generator("shared-builds", _m(tables.shared_builds)),
+    Generator("editable-sources", _m(tables.editable_sources)),
+    Generator("mcore-adds", _m(tables.mcore_adds), {"extra": None, "over": None}),
+    Generator("te-consumers", _m(tables.te_consumers), {"package": None}),
+    Generator("build-options", _m(tables.build_options)),
+    Generator("runtime-env", _m(tables.runtime_env)),
+    Generator("image-size", lambda src: tables.image_size(src.model, src.image_size)),
+    Generator("console-venvs", _m(transcripts.console_venvs)),
+    Generator("console-package", _m(transcripts.console_package),
               {"package": None, "absent": ("yes", "no")}),
-    Generator("console-te-shared", (_D, _R, _L), _m(transcripts.console_te_shared), {"package": None}),
-    Generator("console-vllm-copies", (_D, _R, _L), _m(transcripts.console_vllm_copies)),
-    Generator("console-runtime-user", (_D,), _m(transcripts.console_runtime_user)),
-    Generator("console-ownership", (_D, _R), _m(transcripts.console_ownership)),
-    Generator("console-writable", (_D, _R, _L), _m(transcripts.console_writable)),
-    Generator("console-wrappers", (_D, _R), _m(transcripts.console_wrappers)),
-    Generator("py-executables", (_D, _R), _m(prose_blocks.py_executables)),
-    Generator("vllm-copies", (_D, _R, _L), _m(prose_blocks.vllm_copies)),
-    Generator("extra-actors", (_D, _R), _m(prose_blocks.extra_actors), {"extra": None}),
-    Generator("uv-override", (_P,), _m(prose_blocks.uv_override), {"package": None}),
-    Generator("diagram-build", (_D, _R), _m(diagrams.diagram_build)),
-    Generator("diagram-dpo", (_D, _R), _m(diagrams.diagram_dpo)),
-    Generator("diagram-grpo-v2", (_D, _R),
+    Generator("console-te-shared", _m(transcripts.console_te_shared), {"package": None}),
+    Generator("console-vllm-copies", _m(transcripts.console_vllm_copies)),
+    Generator("console-runtime-user", _m(transcripts.console_runtime_user)),
+    Generator("console-ownership", _m(transcripts.console_ownership)),
+    Generator("console-writable", _m(transcripts.console_writable)),
+    Generator("console-wrappers", _m(transcripts.console_wrappers)),
+    Generator("py-executables", _m(prose_blocks.py_executables)),
+    Generator("vllm-copies", _m(prose_blocks.vllm_copies)),
+    Generator("extra-actors", _m(prose_blocks.extra_actors), {"extra": None}),
+    Generator("uv-override", _m(prose_blocks.uv_override), {"package": None}),
+    Generator("diagram-build", _m(diagrams.diagram_build)),
+    Generator("diagram-dpo", _m(diagrams.diagram_dpo)),
+    Generator("diagram-grpo-v2",
               lambda src, policy="automodel", generation="vllm": diagrams.diagram_grpo(src.model, policy, generation),
               {"policy": None, "generation": None}),
-    Generator("diagram-grpo-megatron", (_D, _R),
+    Generator("diagram-grpo-megatron",
               lambda src, policy="mcore", generation="vllm": diagrams.diagram_grpo(src.model, policy, generation),
               {"policy": None, "generation": None}),
 )}

@@ -5,8 +5,8 @@ silently either, or every record would read as measured from other inputs."""
 from __future__ import annotations
 
 from docgen.blocks import STAMP_VERSION, digest, parse_document, refresh
-from docgen.model.digests import InputDigests
-from docgen.render.generators import GENERATORS, INPUT_NAMES, RenderInputs, render_block
+from docgen.model.digests import input_digest, model_digest
+from docgen.render.generators import GENERATORS, RenderInputs, render_block
 from docgen.render.values import VALUES, render_value
 
 from tests.unit.blocks_fixtures import DOCKERFILE, small_model, snapshot_data
@@ -17,8 +17,8 @@ PINNED_BODY = {3: "732f10d3"}
 # The input digests of the small fixture, which bench/image_size.py stores with a measurement. When a reader
 # or a projection in docgen/model/digests.py changes what is hashed, these move, and every committed record
 # would read as measured from other inputs until the image is measured again: change them on purpose only.
-PINNED_INPUTS = {"dockerfile": "098f644d", "registry": "1ecd8e7d", "lock": "f9934ffd", "pyproject": "b8cf4b7d",
-                 "measurement": "fba18e97"}
+PINNED_INPUTS = {"dockerfile": "1813f790", "snapshot": "1ecd8e7d-f9934ffd-b8cf4b7d"}
+SNAPSHOT_PARTS = ("registry", "lock", "pyproject")
 
 
 def test_the_body_digest_is_pinned_for_the_current_stamp_version():
@@ -28,17 +28,23 @@ def test_the_body_digest_is_pinned_for_the_current_stamp_version():
 
 
 def test_input_digests_of_the_fixture_are_pinned(tmp_path):
-    assert InputDigests(RenderInputs(small_model(tmp_path), {"a": 1})).of(INPUT_NAMES) == PINNED_INPUTS
+    assert input_digest(small_model(tmp_path)) == PINNED_INPUTS
 
 
 def test_each_input_digest_moves_only_with_its_input(tmp_path):
-    base = InputDigests(RenderInputs(small_model(tmp_path))).of(("dockerfile", "registry", "lock", "pyproject"))
-    data = snapshot_data(te_version="2.16.0+1")          # a lock-only change
-    lock_moved = InputDigests(RenderInputs(small_model(tmp_path, data=data))).of(base)
-    assert [k for k in base if base[k] != lock_moved[k]] == ["lock"]
-    edited = DOCKERFILE.replace("# Interpreter for every venv.", "# The interpreter.")
-    df_moved = InputDigests(RenderInputs(small_model(tmp_path, dockerfile=edited))).of(base)
+    model = small_model(_dir(tmp_path, "a"))
+    base, parts = input_digest(model), {k: model_digest(model, k) for k in SNAPSHOT_PARTS}
+    lock_model = small_model(_dir(tmp_path, "b"), data=snapshot_data(te_version="2.16.0+1"))   # a lock-only change
+    lock_moved = input_digest(lock_model)
+    assert [k for k in base if base[k] != lock_moved[k]] == ["snapshot"]
+    assert [k for k in parts if parts[k] != model_digest(lock_model, k)] == ["lock"]
+    edited = DOCKERFILE.replace("ENV UV_CACHE_DIR=/opt/uv_cache", "ENV UV_CACHE_DIR=/opt/cache")
+    assert edited != DOCKERFILE
+    df_moved = input_digest(small_model(_dir(tmp_path, "c"), dockerfile=edited))
     assert [k for k in base if base[k] != df_moved[k]] == ["dockerfile"]
+    reworded = DOCKERFILE.replace("# Interpreter for every venv.", "# The interpreter.")   # builds nothing
+    assert reworded != DOCKERFILE
+    assert input_digest(small_model(_dir(tmp_path, "d"), dockerfile=reworded)) == base
 
 
 def _dir(tmp_path, name: str):
@@ -66,8 +72,9 @@ def test_an_input_change_no_block_renders_changes_no_byte(tmp_path):
     env = "ENV UV_CACHE_DIR=/opt/uv_cache\n"
     quiet = DOCKERFILE.replace(env, env + "# a note no page shows\n")
     assert quiet != DOCKERFILE
-    assert (InputDigests(RenderInputs(small_model(_dir(tmp_path, "c"), dockerfile=quiet)))["dockerfile"]
-            != InputDigests(RenderInputs(small_model(_dir(tmp_path, "d"))))["dockerfile"])
+    comments = lambda model: [i.comment for i in model.dockerfile.instructions]   # noqa: E731
+    assert (comments(small_model(_dir(tmp_path, "c"), dockerfile=quiet))
+            != comments(small_model(_dir(tmp_path, "d"))))   # the reader sees the new comment
     again, changes = _write(page, small_model(_dir(tmp_path, "b"), dockerfile=quiet))
     assert changes == [] and again == page
 
