@@ -11,6 +11,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from docgen.console.watchdog import LEASE_DIR_ENV
+
 CONFTEST = textwrap.dedent(
     """
     import json
@@ -59,7 +61,10 @@ def session_env(runner_image: str, **extra: str) -> tuple[str, dict[str, str]]:
 
 
 def child_env(env: dict[str, str] | None = None) -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("DOCGEN_CONSOLE", "NMP_"))}
+    """This environment without the console's and the image's settings, but with its lease folder: a child
+    session leases its containers where this test worker's sessions do (tests/conftest.py)."""
+    out = {k: v for k, v in os.environ.items()
+           if k == LEASE_DIR_ENV or not k.startswith(("DOCGEN_CONSOLE", "NMP_"))}
     out.update(env or {})
     return out
 
