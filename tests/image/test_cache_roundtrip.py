@@ -5,7 +5,8 @@ this test starts a private Docker Engine of its own with the containerd image st
 data root and network bridge, and removes all of it afterwards. On that engine it builds the hermetic
 target with `cache-to type=local,mode=max` (what production does with `type=registry`), empties the
 engine's build cache, and builds again with only `cache-from`: every Dockerfile step must come from
-the cache. A control build in between, with neither, shows that the emptied engine does rebuild.
+the cache. A control build of the first stage in between, with neither, shows that the emptied engine
+does rebuild.
 """
 
 from __future__ import annotations
@@ -115,7 +116,10 @@ def test_a_fresh_builder_rebuilds_nothing_from_an_exported_cache(private_engine)
         _run(DOCKER, "builder", "prune", "--all", "--force", env=env, check=True)
 
     empty_build_cache()
-    control = bake_on(env, state)
+    # The control needs only show that the emptied engine builds again: the base stage, the first one
+    # built, is enough (its steps run in a second; the whole target would be a second cold build).
+    control = bake_on(env, state, "--set", "hermetic.target=base")
+    assert control and set(control) <= set(first), control
     assert "DONE" in control.values(), "the emptied engine took the build from somewhere"
     empty_build_cache()
     again = bake_on(env, state, "--set", f"hermetic.cache-from=type=local,src={cache}")

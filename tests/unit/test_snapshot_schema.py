@@ -58,6 +58,7 @@ def test_the_committed_snapshot_fits_the_schema(original):
 
 def test_every_wrong_type_is_an_input_error_naming_the_key_path(original, tmp_path):
     tried = errors = 0
+    text = json.dumps(original)
     for path in list(_paths(original))[1:]:
         current = original
         for part in path:
@@ -67,10 +68,11 @@ def test_every_wrong_type_is_an_input_error_naming_the_key_path(original, tmp_pa
                 continue
             if substitute == current:
                 continue
-            data = copy.deepcopy(original)
+            data = json.loads(text)   # a fresh copy: the C decoder is many times faster than copy.deepcopy
             _set(data, path, substitute)
             target = tmp_path / "snap.json"
-            target.write_text(json.dumps(data, indent=1), encoding="utf-8")
+            # one item per line, as in the committed file, from the C encoder (indent= takes the pure-Python one)
+            target.write_text(json.dumps(data, separators=(",\n", ": ")), encoding="utf-8")
             tried += 1
             try:
                 load_snapshot(target)
