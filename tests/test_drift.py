@@ -25,6 +25,7 @@ from docgen.project import DEFAULTS  # noqa: E402
 FACTS_FILE = DEFAULTS["facts"]
 from docgen.cli import main  # noqa: E402
 from docgen.render.generators import GENERATORS  # noqa: E402
+from tests.docgen_cli import docgen  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 MCORE_FILTER = " \\\n    megatron_policy_worker.MegatronPolicyWorker\n"  # the fixture's last filter
@@ -33,10 +34,6 @@ MCORE_FILTER = " \\\n    megatron_policy_worker.MegatronPolicyWorker\n"  # the f
 def without_mcore(text: str) -> str:
     assert MCORE_FILTER in text
     return text.replace(MCORE_FILTER, "\n")
-
-
-def docgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docgen", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 def snapshot_tree(root: Path) -> dict[str, bytes]:

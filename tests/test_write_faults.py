@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from docgen.console.shell import copy_worktree
-from tests.test_cli import docgen
+from tests.docgen_cli import docgen
 
 ROOT = Path(__file__).resolve().parent.parent
 MEGATRON_FILTER = "  megatron_policy_worker.MegatronPolicyWorker \\\n"
