@@ -18,7 +18,10 @@ Everything is put back afterwards, also when docgen raises.
 
 What it cannot reproduce: settings the interpreter reads once at start (PYTHONPATH, PYTHONIOENCODING,
 PYTHONHASHSEED, bytecode flags), anything read from /proc/self about the process (its start-up environment
-in /proc/self/environ does not follow os.environ), and a time limit (a hang is stopped by pytest-timeout).
+in /proc/self/environ does not follow os.environ), a time limit (a hang is stopped by pytest-timeout), the
+stack depth main starts at (pytest's frames come first, so an input nested just short of the recursion limit
+could overflow here and not in a process), and argparse's help width when the tests' own output is a
+terminal (pytest -s; through pytest's capture it is 80 columns, as in a process behind a pipe).
 Tests that depend on any of those use `docgen_process`.
 """
 

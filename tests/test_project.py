@@ -407,7 +407,6 @@ def test_check_passes_on_the_floor_python():
     possessive quantifier once hit a CPython bug fixed in 3.11.5) may turn the clean tree into bad input."""
     _floor_python_version()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = subprocess.run([str(FLOOR_PYTHON), "-m", "docgen", "check"], cwd=REPO, capture_output=True, text=True,
-                         timeout=300, env=env)
+    run = docgen_process("check", cwd=REPO, env=env, python=str(FLOOR_PYTHON), timeout=300)
     assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
     assert "Traceback" not in run.stderr
