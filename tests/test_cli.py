@@ -4,6 +4,7 @@ bad-input corpus (exit 2, a message naming file and line, no traceback, nothing 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -395,8 +396,8 @@ def test_build_docs_says_what_it_needs_before_doing_anything(tmp_path):
 # ------------------------------------------------------------------ in this interpreter and as a process
 # Most tests run docgen in the test's own interpreter (tests/docgen_cli.py), which is only worth it while that
 # answers as the real process does. Each subcommand, and each way out of main (findings, bad input, a usage
-# error, --help and --version, standard input read), is run both ways on the same fresh inputs: same exit
-# code, same output, same files left behind.
+# error, --help and --version, standard input read, the environment given), is run both ways on the same
+# fresh inputs: same exit code, same output, same files left behind.
 
 IN_BOTH_WAYS = {
     "inventory": ("inventory", "--json"),
@@ -405,6 +406,7 @@ IN_BOTH_WAYS = {
     "write": ("write", "--root", "{work}/repo"),
     "check-stale": ("check", "--root", "{work}/repo", "--diff"),
     "check-changed-on-stdin": ("check", "--root", "{work}/repo", "--format", "json", "--changed-files-from", "-"),
+    "check-summary-from-env": ("check", "--root", "{work}/repo", "--format", "github"),
     "lint": ("lint", "--verbose"),
     "diff": ("diff", str(SNAPSHOT), str(SNAPSHOT), "--format", "markdown"),
     "bad-input": ("diff", str(SNAPSHOT), "{work}/absent.json"),
@@ -430,24 +432,33 @@ def test_in_process_runs_answer_as_the_process_does(case, tmp_path):
     def files() -> dict[str, bytes]:
         return {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
 
-    inside = docgen(*fresh(), input="README.md\n")
+    # the environment replaced as a whole: GITHUB_STEP_SUMMARY, where `--format github` appends its summary
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(work / "summary.md")}
+    inside = docgen(*fresh(), input="README.md\n", env=env)
     inside_files = files()
-    real = docgen_process(*fresh(), input="README.md\n")
+    real = docgen_process(*fresh(), input="README.md\n", env=env)
     assert (inside.returncode, inside.stdout, inside.stderr) == (real.returncode, real.stdout, real.stderr)
     assert inside_files == files()
     assert inside.stdout or inside.stderr, "every case says something"
 
 
-def test_an_exception_escaping_main_in_process_is_exit_1_with_its_traceback(monkeypatch):
+def test_an_exception_escaping_main_in_process_is_exit_1_with_its_traceback(monkeypatch, tmp_path):
     """The in-process runner turns an exception nothing caught into what the interpreter prints (compare
-    test_an_escaping_exception_still_unwinds_with_a_traceback, the real process)."""
+    test_an_escaping_exception_still_unwinds_with_a_traceback, the real process), and leaves the test's
+    working directory, environment and streams as they were."""
     from docgen import cli
 
+    seen = []
+
     def broken(argv=None):
+        seen.append((os.getcwd(), dict(os.environ)))
         raise RuntimeError("boom")
 
     monkeypatch.setattr(cli, "main", broken)
-    crash = docgen("lint")
+    before = (os.getcwd(), dict(os.environ), sys.stdin, sys.stdout, sys.stderr)
+    crash = docgen("lint", cwd=tmp_path, env={"ONLY": "this"})
     assert crash.returncode == 1 and crash.stdout == ""
     assert crash.stderr.startswith("Traceback (most recent call last):\n")
     assert crash.stderr.endswith("RuntimeError: boom\n") and "in broken" in crash.stderr
+    assert seen == [(str(tmp_path), {"ONLY": "this"})]   # where and with what it ran ...
+    assert (os.getcwd(), dict(os.environ), sys.stdin, sys.stdout, sys.stderr) == before   # ... all put back
