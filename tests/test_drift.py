@@ -1,4 +1,5 @@
-"""The pull-request drift check end to end: `docgen write` / `check` / `lint` as processes on a repository copy.
+"""The pull-request drift check end to end: `docgen write` / `check` / `lint` through the command line on a
+repository copy (in this interpreter, tests/docgen_cli.py; the killed `write` as real processes).
 
 What must hold: on the committed repository `check` is clean and `write` changes nothing; dropping the mcore
 filter makes `check` fail naming the filter, the venv count and the Dockerfile comments that now lie; `write`
