@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docgen_cli import docgen
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import churn  # noqa: E402
@@ -23,6 +25,8 @@ SIZE_PAGE = "docs/image/layering.md"
 def no_engine(monkeypatch, tmp_path):
     # an engine address nothing listens on: whatever docgen did with Docker would fail here
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
+    # and no CI variable, as bench/churn.py runs docgen (the tests run it here, in this interpreter)
+    monkeypatch.delenv("CI", raising=False)
 
 
 @pytest.mark.parametrize("change, needle, moved", [
@@ -37,14 +41,14 @@ def test_a_change_ends_green_and_changes_only_lines_with_content(change, needle,
     described = churn.CHANGES[change](root)
     before = churn.files(root)
 
-    first = churn.docgen(root, REPO, "check")
+    first = docgen("check", cwd=root)
     assert first.returncode == 1, described   # the docs are stale now: the check notices
     assert "[image-size-record]" not in first.stdout
-    write = churn.docgen(root, REPO, "write")
+    write = docgen("write", cwd=root)
     assert write.returncode == 0, write.stderr
-    check = churn.docgen(root, REPO, "check")
+    check = docgen("check", cwd=root)
     assert check.returncode == 0, (described, check.stdout, check.stderr)
-    assert churn.docgen(root, REPO, "write").stdout == "" and churn.files(root) != before
+    assert docgen("write", cwd=root).stdout == "" and churn.files(root) != before
 
     lines = churn.changed_lines(before, churn.files(root))
     kinds = [kind for per_file in lines.values() for kind, _ in per_file]

@@ -4,12 +4,15 @@ bad-input corpus (exit 2, a message naming file and line, no traceback, nothing 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.docgen_cli import docgen, docgen_process
 from tests.expected import Truth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,11 +23,6 @@ SNAPSHOT = ROOT / "snapshot/nemo-rl.json"
 def shared_ref() -> Path | None:
     from tests.reference import NEMO_RL_REF, reference_present
     return NEMO_RL_REF if reference_present() else None
-
-
-def docgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docgen", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=120)
 
 
 @pytest.mark.parametrize("dockerfile", [FIXTURE_DOCKERFILE, ROOT / "Dockerfile.nmp-rl-base"], ids=["fixture", "image"])
@@ -333,7 +331,7 @@ def _run_with(code: str) -> subprocess.CompletedProcess:
 
 def test_fast_exit_keeps_all_output_exit_code_and_exit_handlers(tmp_path):
     snapshot = json.loads(SNAPSHOT.read_text())
-    diff = docgen("diff", str(SNAPSHOT), str(SNAPSHOT), "--format", "json")   # output through a pipe, whole
+    diff = docgen_process("diff", str(SNAPSHOT), str(SNAPSHOT), "--format", "json")   # through a pipe, whole
     assert diff.returncode == 0, diff.stderr
     assert json.loads(diff.stdout)["venvs"] is not None
     inventory = _run_with(
@@ -347,7 +345,7 @@ def test_fast_exit_keeps_all_output_exit_code_and_exit_handlers(tmp_path):
     assert inventory.stderr.strip().endswith("exit handler ran")
     snapshot["format"] = 99
     (tmp_path / "bad.json").write_text(json.dumps(snapshot))
-    bad = docgen("diff", str(SNAPSHOT), str(tmp_path / "bad.json"))
+    bad = docgen_process("diff", str(SNAPSHOT), str(tmp_path / "bad.json"))
     assert bad.returncode == 2 and "unsupported snapshot format 99" in bad.stderr
 
 
@@ -393,3 +391,74 @@ def test_build_docs_says_what_it_needs_before_doing_anything(tmp_path):
     assert run.returncode == 2
     assert "mkdocs is not installed" in run.stderr and '.venv/bin/pip install ".[site]"' in run.stderr
     assert not (tmp_path / "npm-ran").exists() and not (tmp_path / "site").exists()
+
+
+# ------------------------------------------------------------------ in this interpreter and as a process
+# Most tests run docgen in the test's own interpreter (tests/docgen_cli.py), which is only worth it while that
+# answers as the real process does. Each subcommand, and each way out of main (findings, bad input, a usage
+# error, --help and --version, standard input read, the environment given), is run both ways on the same
+# fresh inputs: same exit code, same output, same files left behind.
+
+IN_BOTH_WAYS = {
+    "inventory": ("inventory", "--json"),
+    "snapshot": ("snapshot", "--from", "{work}/rl", "--registry-facts", "{work}/rl/registry.json", "-o", "-"),
+    "standin": ("standin", "--out", "{work}/standin", "--no-lock"),
+    "write": ("write", "--root", "{work}/repo"),
+    "check-stale": ("check", "--root", "{work}/repo", "--diff"),
+    "check-changed-on-stdin": ("check", "--root", "{work}/repo", "--format", "json", "--changed-files-from", "-"),
+    "check-summary-from-env": ("check", "--root", "{work}/repo", "--format", "github"),
+    "lint": ("lint", "--verbose"),
+    "diff": ("diff", str(SNAPSHOT), str(SNAPSHOT), "--format", "markdown"),
+    "bad-input": ("diff", str(SNAPSHOT), "{work}/absent.json"),
+    "usage-error": ("check", "--bogus"),
+    "help": ("check", "--help"),
+    "version": ("--version",),
+}
+
+
+@pytest.mark.parametrize("case", IN_BOTH_WAYS)
+def test_in_process_runs_answer_as_the_process_does(case, tmp_path):
+    from tests.test_drift import small_repo
+
+    work = tmp_path / "work"
+
+    def fresh() -> list[str]:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        small_repo(work / "repo")
+        rl_dir(work)
+        return [a.format(work=work) for a in IN_BOTH_WAYS[case]]
+
+    def files() -> dict[str, bytes]:
+        return {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
+
+    # the environment replaced as a whole: GITHUB_STEP_SUMMARY, where `--format github` appends its summary
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(work / "summary.md")}
+    inside = docgen(*fresh(), input="README.md\n", env=env)
+    inside_files = files()
+    real = docgen_process(*fresh(), input="README.md\n", env=env)
+    assert (inside.returncode, inside.stdout, inside.stderr) == (real.returncode, real.stdout, real.stderr)
+    assert inside_files == files()
+    assert inside.stdout or inside.stderr, "every case says something"
+
+
+def test_an_exception_escaping_main_in_process_is_exit_1_with_its_traceback(monkeypatch, tmp_path):
+    """The in-process runner turns an exception nothing caught into what the interpreter prints (compare
+    test_an_escaping_exception_still_unwinds_with_a_traceback, the real process), and leaves the test's
+    working directory, environment and streams as they were."""
+    from docgen import cli
+
+    seen = []
+
+    def broken(argv=None):
+        seen.append((os.getcwd(), dict(os.environ)))
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "main", broken)
+    before = (os.getcwd(), dict(os.environ), sys.stdin, sys.stdout, sys.stderr)
+    crash = docgen("lint", cwd=tmp_path, env={"ONLY": "this"})
+    assert crash.returncode == 1 and crash.stdout == ""
+    assert crash.stderr.startswith("Traceback (most recent call last):\n")
+    assert crash.stderr.endswith("RuntimeError: boom\n") and "in broken" in crash.stderr
+    assert seen == [(str(tmp_path), {"ONLY": "this"})]   # where and with what it ran ...
+    assert (os.getcwd(), dict(os.environ), sys.stdin, sys.stdout, sys.stderr) == before   # ... all put back

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docgen_cli import docgen
+
 REPO = Path(__file__).resolve().parents[1]
 WORKSPACE = REPO / "tests" / "fixtures" / "diffws"
 UV = REPO / ".venv" / "bin" / "uv"
@@ -34,11 +36,6 @@ MEGATRON = "nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyW
 DTENSOR_V2 = "nemo_rl.models.policy.workers.dtensor_policy_worker_v2.DTensorPolicyWorkerV2"
 VLLM_FILTER_MATCH = "nemo_rl.models.generation.vllm.vllm_worker_v2.VllmGenerationWorkerV2"   # `vllm.vllm_worker`
 UNFILTERED = "nemo_rl.models.policy.workers.lora_policy_worker.LoraPolicyWorker"
-
-
-def docgen(*args: str, env: dict | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docgen", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, env={**os.environ, **(env or {})})
 
 
 def diff_json(old: Path, new: Path, *extra: str) -> dict:
@@ -359,7 +356,7 @@ def test_markdown_and_the_job_summary(base: Path, tmp_path: Path) -> None:
     new = changed_copy(base, tmp_path, bump)
     summary = tmp_path / "step-summary.md"
     summary.write_text("## earlier step\n")
-    run = docgen("diff", str(base), str(new), "--summary", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    run = docgen("diff", str(base), str(new), "--summary", env={**os.environ, "GITHUB_STEP_SUMMARY": str(summary)})
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("OLD ")   # stdout keeps the chosen format (text)
     md = docgen("diff", str(base), str(new), "--format", "markdown").stdout
@@ -385,7 +382,7 @@ def test_bad_input_exits_2_naming_the_file(base: Path, tmp_path: Path, args, env
     (tmp_path / "bad.json").write_text('{\n "format": 1,\n "lock": ]\n}\n')
     (tmp_path / "other.json").write_text('{"format": 99}\n')
     listing = sorted(p.name for p in tmp_path.iterdir())
-    run = docgen("diff", *[a.format(base=base, tmp=tmp_path) for a in args], env=env)
+    run = docgen("diff", *[a.format(base=base, tmp=tmp_path) for a in args], env={**os.environ, **env})
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert re.search(message, run.stderr) and "Traceback" not in run.stderr, run.stderr
     assert run.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == listing

@@ -12,12 +12,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from docgen.inputs.dockerfile import read_dockerfile
+from tests.docgen_cli import docgen
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "fixtures" / "dockerfiles" / "corpus"
@@ -30,11 +30,6 @@ ISOLATED = CORPUS / "isolated"   # a root with no pages: a fixture is judged alo
 # name -> (Dockerfile, working directory, whether the CLI is given --dockerfile)
 FIXTURES = {p.stem: (p, ISOLATED, True) for p in sorted(CORPUS.glob("*.Dockerfile"))}
 FIXTURES["consumer-repo"] = (CONSUMER_DOCKERFILE, CONSUMER, False)  # found through [tool.docgen]
-
-
-def docgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "docgen", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
 
 
 def _cli_args(name: str) -> list[str]:

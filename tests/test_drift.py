@@ -1,4 +1,5 @@
-"""The pull-request drift check end to end: `docgen write` / `check` / `lint` as processes on a repository copy.
+"""The pull-request drift check end to end: `docgen write` / `check` / `lint` through the command line on a
+repository copy (in this interpreter, tests/docgen_cli.py; the killed `write` as real processes).
 
 What must hold: on the committed repository `check` is clean and `write` changes nothing; dropping the mcore
 filter makes `check` fail naming the filter, the venv count and the Dockerfile comments that now lie; `write`
@@ -25,6 +26,7 @@ from docgen.project import DEFAULTS  # noqa: E402
 FACTS_FILE = DEFAULTS["facts"]
 from docgen.cli import main  # noqa: E402
 from docgen.render.generators import GENERATORS  # noqa: E402
+from tests.docgen_cli import docgen  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 MCORE_FILTER = " \\\n    megatron_policy_worker.MegatronPolicyWorker\n"  # the fixture's last filter
@@ -33,10 +35,6 @@ MCORE_FILTER = " \\\n    megatron_policy_worker.MegatronPolicyWorker\n"  # the f
 def without_mcore(text: str) -> str:
     assert MCORE_FILTER in text
     return text.replace(MCORE_FILTER, "\n")
-
-
-def docgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docgen", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 def snapshot_tree(root: Path) -> dict[str, bytes]:

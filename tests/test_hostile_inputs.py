@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.test_cli import CORPUS, LOCK, PYPROJECT, REGISTRY, docgen, snapshot_case, snapshot_file_case
+from tests.docgen_cli import docgen, docgen_process
+from tests.test_cli import CORPUS, LOCK, PYPROJECT, REGISTRY, snapshot_case, snapshot_file_case
 from tests.test_cli import test_bad_input_exits_2_naming_file_and_line as check_bad_input
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,8 +159,9 @@ def test_a_dockerfile_symlinked_to_the_environment_never_prints_it(tmp_path):
     root = small_project(tmp_path / "p")
     (root / "Dockerfile.nmp-rl-base").unlink()
     (root / "Dockerfile.nmp-rl-base").symlink_to("/proc/self/environ")
-    run = subprocess.run([sys.executable, "-m", "docgen", "check"], cwd=root, capture_output=True, text=True,
-                         env={**os.environ, "DOCGEN_PROBE": SECRET}, timeout=120)
+    # a real process: /proc/self/environ is the environment a process started with, which os.environ no
+    # longer changes once it runs, so in this interpreter the secret would never be there to leak
+    run = docgen_process("check", cwd=root, env={**os.environ, "DOCGEN_PROBE": SECRET})
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert SECRET not in run.stdout + run.stderr
     assert "Traceback" not in run.stderr

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,11 @@ import pytest
 from docgen.errors import InputError
 from docgen.snapshot.registry import REGISTRY_MODULE
 from docgen.snapshot.registry_source import read_registry_source
+from tests.docgen_cli import docgen
 from tests.test_cli import LOCK, PYPROJECT
 
 ROOT = Path(__file__).resolve().parent.parent
 MIRROR = ROOT / "tests" / "fixtures" / "registry" / "mirror"
-
-
-def _docgen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docgen", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
 
 
 # ------------------------------------------------------------------------ registry: a 5,000-long elif chain
@@ -56,7 +51,7 @@ def test_a_chain_too_deep_for_ast_is_bad_input_naming_the_module(tail, tmp_path)
     assert Path(caught.value.path) == module
     assert caught.value.line is not None and caught.value.line > 1
     out = tmp_path / "out.json"
-    run = _docgen("snapshot", "--from", str(rl), "--repo", "https://example.invalid/rl", "--ref", "main",
+    run = docgen("snapshot", "--from", str(rl), "--repo", "https://example.invalid/rl", "--ref", "main",
                   "-o", str(out), cwd=tmp_path)
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert "Traceback" not in run.stderr and "RecursionError" not in run.stderr
@@ -97,7 +92,7 @@ def test_html_and_markers_in_a_dockerfile_comment_render_as_text_and_later_runs_
     anchor = "ARG UV_VERSION="
     assert anchor in text
     dockerfile.write_text(text.replace(anchor, HOSTILE_COMMENT + anchor, 1))
-    first = _docgen("write", cwd=repo)
+    first = docgen("write", cwd=repo)
     assert first.returncode == 0, first.stderr
     page = (repo / "docs" / "building" / "options.md").read_text()
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -105,9 +100,9 @@ def test_html_and_markers_in_a_dockerfile_comment_render_as_text_and_later_runs_
     assert "`<!-- docgen:end x -->`" in page   # inside the author's code span: text, as the parser reads it
     # the write made a page every later command reads: no marker was created or broken
     for args in (("check",), ("write",), ("check",)):
-        run = _docgen(*args, cwd=repo)
+        run = docgen(*args, cwd=repo)
         assert run.returncode in (0, 1) and "error" not in run.stderr, (args, run.stderr)
-    assert _docgen("write", cwd=repo).stdout.strip() == ""   # nothing left to change
+    assert docgen("write", cwd=repo).stdout.strip() == ""   # nothing left to change
 
 
 @pytest.mark.probe("escaping and markers")
@@ -141,7 +136,7 @@ def test_html_in_an_arg_default_reaches_the_page_as_text_through_a_plain_value(t
     page.write_text(page.read_text() + "\nCMake <!-- docgen:value cmake.version -->x<!-- docgen:end-value --> "
                     "caches in <!-- docgen:value paths.uv_cache -->x<!-- docgen:end-value --> "
                     "(<!-- docgen:value paths.uv_cache.code -->x<!-- docgen:end-value -->).\n")
-    first = _docgen("write", cwd=repo)
+    first = docgen("write", cwd=repo)
     assert first.returncode == 0, first.stderr
     written = page.read_text()
     last = written.rsplit("\n", 2)[-2]
@@ -150,6 +145,6 @@ def test_html_in_an_arg_default_reaches_the_page_as_text_through_a_plain_value(t
     assert last.count("&lt;img src=x onerror=alert(1)&gt;") == 2, last    # the two plain values, as text
     assert f"`/opt/{HOSTILE_VALUE}`" in last                              # the code span keeps it as code
     for args in (("check",), ("write",)):                                   # the page stays readable
-        run = _docgen(*args, cwd=repo)
+        run = docgen(*args, cwd=repo)
         assert run.returncode in (0, 1) and "error" not in run.stderr, (args, run.stderr)
     assert page.read_text() == written

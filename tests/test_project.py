@@ -1,6 +1,7 @@
 """docgen works on the tree it runs in: root discovery, the configuration, and the refusals of its reader and writer.
 
-Every case runs the real CLI as a process from a working directory, the way users and hooks run it.
+Every case runs the CLI from a working directory, the way users and hooks run it: in this interpreter, moved
+to that directory for the call (tests/docgen_cli.py), or as a process where the process is the point.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ import pytest
 from docgen.errors import InputError
 from docgen.project import find_project
 from tests.conftest import REPO
+from tests.docgen_cli import docgen, docgen_process
 
 SNAPSHOT = REPO / "snapshot" / "nemo-rl.json"
 DOCKERFILE = REPO / "Dockerfile.nmp-rl-base"
@@ -30,12 +31,6 @@ def _readme_config() -> str:
 
 
 CONSUMER_CONFIG = _readme_config()
-
-
-def docgen(*args: str, cwd: Path, python: str = sys.executable, timeout: int = 60) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([python, "-m", "docgen", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=env)
 
 
 def assert_judged(cwd: Path, root: Path, how: str) -> None:
@@ -279,7 +274,10 @@ def test_a_page_that_is_not_a_regular_file_is_bad_input(tmp_path, kind):
         os.mkfifo(page)
     else:
         page.mkdir()
-    run = docgen("check", cwd=root, timeout=20)   # a FIFO must not hang, /dev/zero must not grow
+    # a real process, with a time limit: a FIFO must not hang, /dev/zero must not grow (a hang in this
+    # interpreter would hold the test until pytest-timeout's limit)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = docgen_process("check", cwd=root, env=env, timeout=20)
     if kind == "directory":   # a folder named *.md is not a page: the glob skips it
         assert run.returncode == 1, run.stderr
         return
@@ -409,7 +407,6 @@ def test_check_passes_on_the_floor_python():
     possessive quantifier once hit a CPython bug fixed in 3.11.5) may turn the clean tree into bad input."""
     _floor_python_version()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = subprocess.run([str(FLOOR_PYTHON), "-m", "docgen", "check"], cwd=REPO, capture_output=True, text=True,
-                         timeout=300, env=env)
+    run = docgen_process("check", cwd=REPO, env=env, python=str(FLOOR_PYTHON), timeout=300)
     assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
     assert "Traceback" not in run.stderr

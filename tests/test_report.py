@@ -10,7 +10,8 @@ import re
 import subprocess
 import sys
 
-from tests.test_drift import DOCKERFILE, docgen, small_repo, snapshot_tree, without_mcore
+from tests.docgen_cli import docgen
+from tests.test_drift import DOCKERFILE, small_repo, snapshot_tree, without_mcore
 from tests.unit.blocks_fixtures import snapshot_data
 
 DOCS = "docs/sub/all.md"
@@ -65,8 +66,7 @@ def test_items_on_changed_files_come_first(tmp_path):
     from_file = order("--changed-files-from", str(listing))
     assert from_file[1:1 + default.count("README.md")] == ["README.md"] * default.count("README.md")
     # the list on standard input, as a workflow pipes `git diff --name-only`
-    piped = subprocess.run([sys.executable, "-m", "docgen", "check", "--root", str(root), "--format", "json",
-                            "--changed-files-from", "-"], input="README.md\n", capture_output=True, text=True)
+    piped = docgen("check", "--root", str(root), "--format", "json", "--changed-files-from", "-", input="README.md\n")
     assert [i["path"] for i in json.loads(piped.stdout)["order"]] == from_file
     # relative to the working directory works as well as relative to the top level
     (root / "docgen.toml").write_text("# the defaults\n")
@@ -105,8 +105,7 @@ def test_summary_defaults_to_github_step_summary_with_the_github_format(tmp_path
     root = broken_repo(tmp_path)
     summary = tmp_path / "step-summary.md"
     env = dict(os.environ, GITHUB_STEP_SUMMARY=str(summary), CI="true")
-    run = lambda *a: subprocess.run([sys.executable, "-m", "docgen", "check", "--root", str(root), *a],  # noqa: E731
-                                    capture_output=True, text=True, env=env)
+    run = lambda *a: docgen("check", "--root", str(root), *a, env=env)  # noqa: E731
     assert run().returncode == 1 and not summary.exists()       # text format: a terminal, not a job
     assert run("--format", "github").returncode == 1 and "## docgen check: failed" in summary.read_text()
     (tmp_path / "dir").mkdir()
@@ -150,6 +149,7 @@ def test_diff_is_on_only_when_asked_or_at_a_terminal(tmp_path):
         if ci:
             env["CI"] = ci
         leader, follower = pty.openpty()
+        # a real process: its standard output is a terminal, which only a process of its own can have
         proc = subprocess.Popen([sys.executable, "-m", "docgen", "check", "--root", str(root)], stdout=follower,
                                 stderr=subprocess.DEVNULL, env=env)
         os.close(follower)

@@ -6,22 +6,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from docgen.snapshot.build import repo_name
+from tests.docgen_cli import docgen
 from tests.reference import needs_reference
 from tests.rl_checkout import BRANCH, FORK_URL, git, git_env, make_remote
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def docgen(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docgen", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
 
 
 @pytest.mark.parametrize("url", [

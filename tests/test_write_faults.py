@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from docgen.console.shell import copy_worktree
-from tests.test_cli import docgen
+from tests.docgen_cli import docgen
 
 ROOT = Path(__file__).resolve().parent.parent
 MEGATRON_FILTER = "  megatron_policy_worker.MegatronPolicyWorker \\\n"
@@ -28,9 +28,9 @@ def scratch_repo(dest: Path) -> Path:
 
 
 def snapshot_of(root: Path) -> dict[str, bytes]:
-    """Every file under root but the interpreter's bytecode caches: `python -m docgen` in the copy imports the
-    copy's docgen package, and whether that leaves __pycache__ behind is the machine's bytecode setting
-    (PYTHONDONTWRITEBYTECODE), not something docgen writes."""
+    """Every file under root but the interpreter's bytecode caches: a `python -m docgen` started in the copy
+    imports the copy's docgen package, and whether that leaves __pycache__ behind is the machine's bytecode
+    setting (PYTHONDONTWRITEBYTECODE), not something docgen writes."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and "__pycache__" not in p.relative_to(root).parts}
 
