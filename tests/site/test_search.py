@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.site.test_diagram_layout import viewport
+from tests.site.visits import viewport
 
 pytestmark = pytest.mark.slow
 
