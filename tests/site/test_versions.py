@@ -76,31 +76,25 @@ def test_mike_writes_both_versions_and_the_latest_alias(deployed):
     assert (deployed / "dev" / "changelog" / "index.html").is_file()
 
 
-@pytest.fixture(scope="module")
-def deployed_site(deployed, tmp_path_factory):
-    """The gh-pages tree served as GitHub Pages serves it, one server for both widths (the second width's
-    loads then find the pages in the browser's cache, as a reader's second visit would)."""
-    server, base = serve_site(deployed, tmp_path_factory.mktemp("gh-pages-served"))
-    yield base
-    server.shutdown()
-    server.server_close()
-
-
 @pytest.mark.parametrize("width", (1280, 390))
-def test_the_header_selector_lists_both_versions(deployed_site, browser, width):
-    base = deployed_site
-    with viewport(browser, width):
-        for version, other in (("dev", "v1.0"), ("v1.0", "dev")):
-            browser.open(f"{base}{version}/image/layering/")
-            found = browser.wait_for(SELECTOR)
-            assert found, f"/{PROJECT}/{version}/ at {width} px: no version selector in the header"
-            assert found["current"].startswith(version), found   # the alias, if any, follows
-            texts = [i["text"] for i in found["items"]]
-            assert any(t.startswith("v1.0") for t in texts) and "dev" in texts, found
-            # each entry leads to that version's copy of the site
-            href = next(i["href"] for i in found["items"] if i["text"].startswith(other))
-            assert href.rstrip("/").endswith(f"/{PROJECT}/{other}"), found
-        ARTIFACTS.mkdir(exist_ok=True)
-        browser.evaluate("document.querySelector('.md-version').dispatchEvent(new MouseEvent('mouseenter'));"
-                         " document.querySelector('.md-version__list').style.maxHeight = 'none'; true")
-        browser.screenshot(ARTIFACTS / f"site-versions-{width}.png")
+def test_the_header_selector_lists_both_versions(deployed, browser, tmp_path, width):
+    server, base = serve_site(deployed, tmp_path)
+    try:
+        with viewport(browser, width):
+            for version, other in (("dev", "v1.0"), ("v1.0", "dev")):
+                browser.open(f"{base}{version}/image/layering/")
+                found = browser.wait_for(SELECTOR)
+                assert found, f"/{PROJECT}/{version}/ at {width} px: no version selector in the header"
+                assert found["current"].startswith(version), found   # the alias, if any, follows
+                texts = [i["text"] for i in found["items"]]
+                assert any(t.startswith("v1.0") for t in texts) and "dev" in texts, found
+                # each entry leads to that version's copy of the site
+                href = next(i["href"] for i in found["items"] if i["text"].startswith(other))
+                assert href.rstrip("/").endswith(f"/{PROJECT}/{other}"), found
+            ARTIFACTS.mkdir(exist_ok=True)
+            browser.evaluate("document.querySelector('.md-version').dispatchEvent(new MouseEvent('mouseenter'));"
+                             " document.querySelector('.md-version__list').style.maxHeight = 'none'; true")
+            browser.screenshot(ARTIFACTS / f"site-versions-{width}.png")
+    finally:
+        server.shutdown()
+        server.server_close()

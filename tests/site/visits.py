@@ -160,9 +160,9 @@ SIZE_PAGE = r"""(() => {
 SIZE_PAGE_URL = "image/layering/"
 
 # The panzoom plugin saves each box's zoom in localStorage 200 ms after it changes, and the fullscreen round
-# trip's exit resets it (to no zoom, which is saved too). Once that save is done, the saved zooms are removed:
-# the page's next visit (at the other width) then starts as a first visit does, as the layout was measured
-# when each test loaded the pages itself and no tap had come before.
+# trip's exit resets it (to no zoom, which is saved too, unless the page is left first). At the end of a tour,
+# once the last page's save is done, the saved zooms are removed: the other width's tour then starts as a
+# first visit does, as the layout was measured when each test loaded the pages itself and no tap came before.
 FORGET_ZOOM = ("new Promise(r => setTimeout(r, 400)).then(() => {"
                " Object.keys(localStorage).filter(k => k.startsWith('panzoom-')).forEach(k => localStorage.removeItem(k));"
                " return true; })")
@@ -261,13 +261,13 @@ def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dic
             if drawn:
                 for n in range(browser.evaluate("document.querySelectorAll('.panzoom-box').length")):
                     visit.fullscreen.append(browser.evaluate(f"({FULLSCREEN})({n})"))
-                browser.evaluate(FORGET_ZOOM)
                 if url == WORKFLOWS:
                     browser.screenshot(shots / f"site-workflows-{width}.png", selector=".panzoom-box",
                                        hide=".md-sidebar")
                 if url == SIZE_PAGE_URL:
                     browser.screenshot(shots / f"site-size-{width}.png",
                                        selector="svg[aria-roledescription=xychart]", hide=".md-sidebar")
+        browser.evaluate(FORGET_ZOOM)   # the pages share one localStorage: this clears every page's
         browser.open("about:blank")
     return out
 
