@@ -169,10 +169,10 @@ class Chromium:
                 return value
             time.sleep(interval)
 
-    def screenshot(self, path: Path, selector: str | None = None, hide: str | None = None) -> None:
+    def screenshot(self, path: Path, selector: str | None = None, hide: str | None = None) -> bytes:
         """PNG of the page, or of the first element matching `selector` at its full size (a diagram wider
         than the column is shown whole: its scrolling parent is let overflow for the capture, and the
-        elements matching `hide`, which it would then overlap, are hidden)."""
+        elements matching `hide`, which it would then overlap, are hidden). Written to `path`, and returned."""
         params: dict = {"format": "png"}
         if selector:
             box = self.evaluate(
@@ -185,8 +185,9 @@ class Chromium:
                 " const r = e.getBoundingClientRect();"
                 " return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; })()")
             params.update(clip={**box, "scale": 1}, captureBeyondViewport=True)
-        data = self.page("Page.captureScreenshot", **params)["data"]
-        path.write_bytes(base64.b64decode(data))
+        png = base64.b64decode(self.page("Page.captureScreenshot", **params)["data"])
+        path.write_bytes(png)
+        return png
 
     def close(self) -> None:
         try:

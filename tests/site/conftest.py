@@ -99,7 +99,7 @@ def site_server(site, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory):
+def chromium(tmp_path_factory):
     binary = find_chromium()
     if binary is None:
         if os.environ.get("NMP_REQUIRE_BROWSER") == "1":
@@ -109,3 +109,37 @@ def browser(tmp_path_factory):
     browser = Chromium(binary, tmp / "profile", tmp / "chromium.log")
     yield browser
     browser.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The session's browser for one test, left on a blank page after it: a site page left open keeps its
+    timers running (panzoom's, mermaid's) between tests, and its server may be gone."""
+    yield chromium
+    chromium.open("about:blank")
+
+
+ARTIFACTS = REPO / "artifacts"
+
+
+@pytest.fixture(scope="session")
+def plain_tour(chromium, site, site_server):
+    """Every page of the site, visited once in the browser's own window (tests/site/visits.py)."""
+    from tests.site.visits import plain_tour
+    ARTIFACTS.mkdir(exist_ok=True)
+    return plain_tour(chromium, site, site_server, ARTIFACTS)
+
+
+@pytest.fixture(scope="session")
+def diagram_tour(chromium, site, site_server):
+    """diagram_tour(width): the pages with diagrams (and, at a phone's width, the pages whose tables are
+    checked), visited once per width (tests/site/visits.py); the first test at a width makes the tour."""
+    from tests.site.visits import diagram_tour
+    tours: dict[int, dict] = {}
+
+    def at(width: int):
+        if width not in tours:
+            ARTIFACTS.mkdir(exist_ok=True)
+            tours[width] = diagram_tour(chromium, site, site_server, width, ARTIFACTS)
+        return tours[width]
+    return at

@@ -1,22 +1,19 @@
-"""The built site in a real Chromium: mermaid diagrams render, and no request leaves the local server."""
+"""The built site in a real Chromium: mermaid diagrams render, and no request leaves the local server.
+
+Every page is loaded once for all the tests that look at it in the browser's own window (the plain tour,
+tests/site/visits.py); each test asserts on what that visit saw."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.site.conftest import REPO, versions_json
+from tests.site.conftest import versions_json
 from tests.site.html_pages import participant_labels, read_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ARTIFACTS = REPO / "artifacts"
 # Pages whose diagrams are rendered and checked: the workflow sequence diagrams first.
 DIAGRAM_PAGES = ("concepts/workflows/", "", "image/layering/")
-ALL_RENDERED = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
-                " return d.length > 0 && d.every(e => e.querySelector('svg')); })()")
-SVG_FACTS = ("[...document.querySelectorAll('div.mermaid')].map(d => { const s = d.querySelector('svg');"
-             " return {role: s.getAttribute('aria-roledescription'), text: s.textContent,"
-             " nodes: s.querySelectorAll('g.node, g.actor, rect.actor, text.actor, g.plot rect').length}; })")
 
 
 def _requests(events):
@@ -42,12 +39,12 @@ def _problems(events, base):
 
 
 @pytest.mark.parametrize("url", DIAGRAM_PAGES)
-def test_diagrams_render_with_their_participants(browser, site, site_server, url):
+def test_diagrams_render_with_their_participants(plain_tour, site, site_server, url):
     sources = read_site(site)[url].mermaid_sources
     assert sources, f"/{url} has no mermaid diagram (are its docgen blocks filled?)"
-    events = browser.open(site_server + url)
-    assert browser.wait_for(ALL_RENDERED), f"/{url}: not every diagram turned into an SVG"
-    rendered = browser.evaluate(SVG_FACTS)
+    visit = plain_tour[url]
+    assert visit.rendered, f"/{url}: not every diagram turned into an SVG"
+    rendered = visit.svgs
     assert len(rendered) == len(sources)
     for source, svg in zip(sources, rendered):
         assert "Syntax error" not in svg["text"], source[:200]
@@ -58,10 +55,10 @@ def test_diagrams_render_with_their_participants(browser, site, site_server, url
             assert len(labels) >= 2
             missing = [label for label in labels if label not in svg["text"]]
             assert missing == [], f"/{url}: participants not drawn"
-    assert _problems(events + browser.drain_events(), site_server) == []
+    assert _problems(visit.events, site_server) == []
 
 
-def test_workflow_diagrams_show_the_workers(browser, site, site_server):
+def test_workflow_diagrams_show_the_workers(plain_tour, site):
     """DPO touches a policy worker only; GRPO adds the vLLM generation workers."""
     sources = read_site(site)["concepts/workflows/"].mermaid_sources
     assert len(sources) == 3  # DPO, GRPO on V2, GRPO on Megatron
@@ -70,23 +67,17 @@ def test_workflow_diagrams_show_the_workers(browser, site, site_server):
     assert any("DTensorPolicyWorkerV2" in p for p in grpo_v2) and any("Vllm" in p for p in grpo_v2)
     assert any("MegatronPolicyWorker" in p for p in grpo_megatron) and any("Vllm" in p for p in grpo_megatron)
 
-    browser.open(site_server + "concepts/workflows/")
-    assert browser.wait_for(ALL_RENDERED)
-    ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / "site-workflows-dpo.png"
-    browser.screenshot(shot, selector="div.mermaid svg", hide=".md-sidebar")
-    assert shot.stat().st_size > 10_000  # a blank capture of this size compresses to a few hundred bytes
+    visit = plain_tour["concepts/workflows/"]
+    assert visit.rendered
+    # artifacts/site-workflows-dpo.png, as captured in this run
+    assert len(visit.shot) > 10_000  # a blank capture of this size compresses to a few hundred bytes
 
 
-def test_no_page_requests_anything_outside_the_site(browser, site, site_server):
+def test_no_page_requests_anything_outside_the_site(plain_tour, site, site_server):
     problems, seen = [], 0
-    for url, page in read_site(site).items():
-        events = browser.open(site_server + url)
-        if page.mermaid_sources:  # let mermaid finish: it is what would fetch anything late
-            browser.wait_for(ALL_RENDERED)
-        events += browser.drain_events()
+    for url in read_site(site):
+        events = plain_tour[url].events
         seen += len(_requests(events))
         problems += [f"/{url}: {p}" for p in _problems(events, site_server)]
     assert seen > 50, "too few requests recorded: the Network domain is not reporting"
     assert problems == []
-

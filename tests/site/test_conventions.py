@@ -10,13 +10,12 @@ from xml.etree import ElementTree
 import pytest
 import yaml
 
-from tests.site.conftest import PROJECT, REPO, serve_site
+from tests.site.conftest import ARTIFACTS, PROJECT, REPO, serve_site
 from tests.site.html_pages import SITE_PATH, read_site
-from tests.site.test_browser import ALL_RENDERED
+from tests.site.visits import ALL_RENDERED
 
 pytestmark = pytest.mark.slow
 
-ARTIFACTS = REPO / "artifacts"
 
 def mkdocs_config() -> dict:
     class Loader(yaml.SafeLoader):  # mkdocs.yml names a Python function with !!python/name: keep it as text

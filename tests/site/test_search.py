@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.site.test_diagram_layout import viewport
+from tests.site.visits import viewport
 
 pytestmark = pytest.mark.slow
 
@@ -39,16 +39,24 @@ def test_every_actor_has_a_search_entry_titled_by_its_class_with_its_role_in_wor
         assert actors and {a.class_name for a in actors} <= found, role
 
 
-# The search box as a reader uses it: type the words, read the titles of the results Material lists.
+# The search box as a reader uses it: type the words, read the titles of the results Material lists. The box
+# is emptied first, and its results are seen gone, so that the results read are this query's, not the last one's
+# (the four searches share one load of the page).
 SEARCH = r"""
 (async (query) => {
   const input = document.querySelector('input.md-search__input');
-  input.focus(); input.value = query;
-  input.dispatchEvent(new Event('input', {bubbles: true}));
-  input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'l'}));
+  const type = (text) => { input.focus(); input.value = text;
+    input.dispatchEvent(new Event('input', {bubbles: true}));
+    input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'l'})); };
+  const items = () => [...document.querySelectorAll('.md-search-result__item')];
+  if (input.value || items().length) {
+    type('');
+    for (let i = 0; i < 100 && items().length; i++) await new Promise(r => setTimeout(r, 100));
+    if (items().length) return null;
+  }
+  type(query);
   for (let i = 0; i < 100; i++) {
-    const items = [...document.querySelectorAll('.md-search-result__item')];
-    if (items.length) return items.map(e => e.textContent.replace(/\s+/g, ' ').trim());
+    if (items().length) return items().map(e => e.textContent.replace(/\s+/g, ' ').trim());
     await new Promise(r => setTimeout(r, 100));
   }
   return [];
@@ -56,14 +64,22 @@ SEARCH = r"""
 """
 
 
+@pytest.fixture(scope="module")
+def search_page(chromium, site_server):
+    """The home page at 1280 px, loaded once for the searches below; left on a blank page after them."""
+    with viewport(chromium, 1280):
+        chromium.open(site_server)
+        chromium.wait_for("!!document.querySelector('input.md-search__input')")
+        yield chromium
+    chromium.open("about:blank")
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("query, expect", [("reward model", "RewardModelEnvironment"),
                                            ("VllmGenerationWorker", "VllmGenerationWorker"),
                                            ("generation worker", "GenerationWorker"),
                                            ("policy worker", "PolicyWorker")])
-def test_the_search_box_finds_actors(browser, site, site_server, query, expect):
-    with viewport(browser, 1280):
-        browser.open(site_server)
-        browser.wait_for("!!document.querySelector('input.md-search__input')")
-        results = browser.evaluate(f"({SEARCH})({json.dumps(query)})")
+def test_the_search_box_finds_actors(search_page, query, expect):
+    results = search_page.evaluate(f"({SEARCH})({json.dumps(query)})")
+    assert results is not None, f"{query!r}: the previous search's results did not go when the box was emptied"
     assert any(expect in r for r in results[:10]), f"{query!r}: {results[:10]}"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.conftest import PROJECT, REPO, serve_site
-from tests.site.test_diagram_layout import ARTIFACTS, viewport
+from tests.site.conftest import ARTIFACTS, PROJECT, REPO, serve_site
+from tests.site.visits import viewport
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

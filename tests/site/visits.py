@@ -1,0 +1,273 @@
+"""Shared page visits: each page of the built site is loaded in Chromium once per way of looking at it, and
+every probe the browser tests need is read during that one visit.
+
+Loading a page (and letting mermaid draw its diagrams) is what costs CPU in the browser tests; the probes
+themselves are a few milliseconds of JavaScript. So instead of each test loading the pages it looks at, two
+tours collect what the tests assert on, and the tests then assert exactly what they asserted before:
+
+- the plain tour: every page in the browser's own window (1280 x 1800, no emulation), as the tests of
+  requests, rendered diagrams and paragraphs always loaded them;
+- the diagram tour, once per width (1280 and 390 px, through `viewport`): every page with a diagram, plus
+  the pages whose tables are checked at phone width.
+
+Within one visit the probes that only read the page run first, then the fullscreen round trip (which puts the
+diagram back as it was), then the screenshots (which hide the sidebar and let a diagram overflow). The
+screenshots are written into `shots` (artifacts/), as the tests wrote them before.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.site.html_pages import read_site
+
+# every diagram of the page drawn as an SVG
+ALL_RENDERED = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
+                " return d.length > 0 && d.every(e => e.querySelector('svg')); })()")
+SVG_FACTS = ("[...document.querySelectorAll('div.mermaid')].map(d => { const s = d.querySelector('svg');"
+             " return {role: s.getAttribute('aria-roledescription'), text: s.textContent,"
+             " nodes: s.querySelectorAll('g.node, g.actor, rect.actor, text.actor, g.plot rect').length}; })")
+
+# The text of every paragraph of the page's article that does not end like a sentence. Admonition titles
+# are headings, and the labels mermaid draws inside its SVGs are <p> elements too: both are left out.
+BROKEN_PARAGRAPHS = r"""
+[...document.querySelectorAll('article p')]
+  .filter(p => !p.classList.contains('admonition-title') && !p.closest('.mermaid, svg'))
+  .map(p => p.textContent.replace(/\s+/g, ' ').trim())
+  .filter(t => t && !/[.:;!?)\]"'\u201d\u2019\u2026]$/.test(t))
+"""
+# The article's paragraphs, not counting the labels mermaid draws as <p> inside its SVGs: the plain tour
+# counts after the diagrams are drawn, and those labels are not paragraphs a reader meets.
+PARAGRAPH_COUNT = "[...document.querySelectorAll('article p')].filter(p => !p.closest('.mermaid, svg')).length"
+
+# Every code span of a table cell that holds a dotted name: its parts (split after each dot, where the site
+# puts a <wbr>) and, for each part, the number of lines it was laid out on.
+FQN_PARTS = r"""
+[...document.querySelectorAll('article td code')].filter(c => c.textContent.split('.').length > 2).map(c => ({
+  name: c.textContent, wbr: c.querySelectorAll('wbr').length,
+  parts: [...c.childNodes].filter(n => n.nodeType === 3).map(n => {
+    const r = document.createRange(); r.selectNodeContents(n);
+    return [n.textContent, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size];
+  })}))
+"""
+# the pages whose tables of dotted names are checked at a phone's width
+FQN_PAGES = ("concepts/workers/", "concepts/workflows/", "image/venvs/")
+
+# Geometry of one rendered diagram (a div.mermaid holding its svg), measured in page pixels.
+LAYOUT = r"""
+window.__layout = (div) => {
+  const svg = div.querySelector('svg');
+  const box = (e) => { const r = e.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; };
+  const union = (bs) => { const x = Math.min(...bs.map(b => b.x)), y = Math.min(...bs.map(b => b.y));
+    return {x, y, w: Math.max(...bs.map(b => b.x + b.w)) - x, h: Math.max(...bs.map(b => b.y + b.h)) - y}; };
+  const overlap = (a, b) => Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x) > 1
+                         && Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) > 1;
+  const inside = (a, b) => a.x >= b.x - 2 && a.y >= b.y - 2 && a.x + a.w <= b.x + b.w + 2 && a.y + a.h <= b.y + b.h + 2;
+  const name = (e) => (e.textContent || '').trim().slice(0, 40);
+  const labels = [], spills = [];
+  // sequence diagrams: each participant is a <g> with its rect and one text per label line
+  for (const rect of svg.querySelectorAll('rect.actor')) {
+    const texts = [...rect.parentElement.querySelectorAll('text.actor')];
+    if (!texts.length) continue;
+    const text = union(texts.map(box));
+    const label = {what: texts.map(name).join(' / '), ...text};
+    labels.push(label);
+    if (!inside(text, box(rect))) spills.push(label.what);
+  }
+  for (const e of svg.querySelectorAll('text.messageText, text.noteText, text.loopText, text.labelText'))
+    labels.push({what: name(e), ...box(e)});
+  // flowcharts: every node (shape and label) and every non-empty edge label
+  for (const node of svg.querySelectorAll('g.node')) {
+    labels.push({what: name(node), ...box(node)});
+    const text = node.querySelector('.nodeLabel, foreignObject, text');
+    const shape = node.querySelector('rect, path, polygon, circle, ellipse');
+    if (text && shape && !inside(box(text), box(shape))) spills.push(name(node));
+  }
+  for (const e of svg.querySelectorAll('g.edgeLabel')) if (name(e)) labels.push({what: name(e), ...box(e)});
+  // bar charts (the image-size page): title, axis titles and every tick label
+  // (what clips a label is the svg, or the diagram's box when the svg lets its content overflow)
+  const clip = getComputedStyle(svg).overflow === 'visible' ? box(div) : box(svg);
+  if (svg.getAttribute('aria-roledescription') === 'xychart')
+    for (const e of svg.querySelectorAll('text')) if (name(e)) {
+      labels.push({what: name(e), ...box(e)});
+      if (!inside(box(e), clip)) spills.push(name(e));   // a tick label cut off at the chart's edge
+    }
+  const sized = labels.filter(b => b.w > 0 && b.h > 0);
+  const overlaps = [];
+  for (let i = 0; i < sized.length; i++)
+    for (let j = i + 1; j < sized.length; j++)
+      if (overlap(sized[i], sized[j])) overlaps.push([sized[i].what, sized[j].what]);
+  const before = div.scrollLeft; div.scrollLeft = 40; const scrolled = div.scrollLeft > before; div.scrollLeft = before;
+  return {width: Math.round(box(svg).w), column: div.clientWidth, scrollWidth: div.scrollWidth,
+          overflowX: getComputedStyle(div).overflowX, scrolled, labels: sized.length, overlaps, spills,
+          role: svg.getAttribute('aria-roledescription')};
+};
+true
+"""
+
+# every diagram drawn, and the panzoom plugin's script has taken each box over (it looks once a second)
+READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
+         " return d.length > 0 && d.every(e => e.querySelector('svg'))"
+         " && document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length === d.length; })()")
+
+# One tap on a diagram's fullscreen button: the box covers the screen and the diagram is drawn at its natural
+# size (its viewBox width), its labels as large as mermaid sets them; panzoom then pans it.
+FULLSCREEN = r"""
+(async (n) => {
+  const box = document.querySelectorAll('.panzoom-box')[n];
+  box.scrollIntoView();
+  box.querySelector('.panzoom-max').click();
+  await new Promise(r => setTimeout(r, 100));
+  const svg = box.querySelector('div.mermaid svg'), r = svg.getBoundingClientRect(), b = box.getBoundingClientRect();
+  const texts = [...svg.querySelectorAll('text, .nodeLabel, .edgeLabel span')].map(t => t.getBoundingClientRect().height).filter(h => h > 0);
+  const out = {natural: svg.viewBox.baseVal.width, drawn: r.width, box: [b.left, b.top, b.width, b.height],
+               screen: [document.documentElement.clientWidth, document.documentElement.clientHeight], position: getComputedStyle(box).position,
+               text: texts.length ? Math.min(...texts) : 0, zoomable: !!box.querySelector('div.mermaid[data-zoom]')};
+  box.querySelector('.panzoom-min').click();
+  await new Promise(r => setTimeout(r, 100));
+  out.back = Math.round(svg.getBoundingClientRect().width) <= box.querySelector('div.mermaid').clientWidth + 1;
+  return out;
+})
+"""
+
+# The size page as a reader meets it: its headings, each bar chart's bars, printed values, contrast and the
+# names in the table under it, and the headers of every table.
+SIZE_PAGE = r"""(() => {
+  const article = document.querySelector('article');
+  const heads = [...article.querySelectorAll('h2, h3')].map(h => h.textContent.replace('¶', '').trim());
+  const lum = (c) => { const [r, g, b] = c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const bg = lum(getComputedStyle(document.querySelector('.md-main')).backgroundColor.replace('rgba(0, 0, 0, 0)', 'rgb(255,255,255)'));
+  const charts = [...article.querySelectorAll('div.mermaid svg[aria-roledescription="xychart"]')].map(svg => {
+    const clip = svg.getBoundingClientRect();
+    const bars = [...svg.querySelectorAll('g.plot rect')].map(r => { const b = r.getBoundingClientRect();
+      return {x: b.left, w: b.width, fill: getComputedStyle(r).fill}; });
+    const values = [...svg.querySelectorAll('g.plot text')].map(t => { const b = t.getBoundingClientRect();
+      return {text: t.textContent, inside: b.left >= clip.left - 1 && b.right <= clip.right + 1}; });
+    const fill = bars.length ? lum(bars[0].fill) : bg;
+    const contrast = (Math.max(fill, bg) + 0.05) / (Math.min(fill, bg) + 0.05);
+    let table = svg.closest('.panzoom-box') || svg.closest('div.mermaid');
+    while (table && table.tagName !== 'TABLE') table = table.nextElementSibling && table.nextElementSibling.querySelector
+      ? (table.nextElementSibling.tagName === 'TABLE' ? table.nextElementSibling : table.nextElementSibling.querySelector('table') || table.nextElementSibling) : null;
+    const names = table ? [...table.querySelectorAll('tbody tr')].map(tr => tr.children[1].textContent) : [];
+    return {title: svg.querySelector('.chart-title text, g.chart-title text')?.textContent || '', bars, values, contrast, names};
+  });
+  const tables = [...article.querySelectorAll('table')].map(t => [...t.querySelectorAll('th')].map(th => th.textContent.trim()));
+  return {heads, charts, tables};
+})()"""
+SIZE_PAGE_URL = "image/layering/"
+
+# The panzoom plugin saves each box's zoom in localStorage 200 ms after it changes, and the fullscreen round
+# trip's exit resets it (to no zoom, which is saved too, unless the page is left first). At the end of a tour,
+# once the last page's save is done, the saved zooms are removed: the other width's tour then starts as a
+# first visit does, as the layout was measured when each test loaded the pages itself and no tap came before.
+FORGET_ZOOM = ("new Promise(r => setTimeout(r, 400)).then(() => {"
+               " Object.keys(localStorage).filter(k => k.startsWith('panzoom-')).forEach(k => localStorage.removeItem(k));"
+               " return true; })")
+
+
+@contextmanager
+def viewport(browser, width: int):
+    """The page laid out at `width` CSS pixels (a phone's, with touch, below 500)."""
+    phone = width < 500
+    browser.page("Emulation.setDeviceMetricsOverride", width=width, height=844 if phone else 1000,
+                 deviceScaleFactor=1, mobile=phone)
+    browser.page("Emulation.setTouchEmulationEnabled", enabled=phone)
+    try:
+        yield
+    finally:
+        browser.page("Emulation.setTouchEmulationEnabled", enabled=False)
+        browser.page("Emulation.clearDeviceMetricsOverride")
+
+
+def measure(browser) -> list[dict]:
+    browser.evaluate(LAYOUT)
+    return browser.evaluate("[...document.querySelectorAll('div.mermaid')].map(d => window.__layout(d))")
+
+
+def diagram_pages(site) -> list[str]:
+    return [url for url, page in read_site(site).items() if page.mermaid_sources]
+
+
+@dataclass
+class PlainVisit:
+    """One page in the browser's own window."""
+    events: list[dict]               # every event from the navigation until the next page's (requests among them)
+    rendered: object = None          # ALL_RENDERED's answer, for a page with diagrams (None: none expected)
+    svgs: list[dict] | None = None   # SVG_FACTS, once every diagram was drawn
+    paragraphs: int = 0              # PARAGRAPH_COUNT
+    broken: list[str] = field(default_factory=list)   # BROKEN_PARAGRAPHS
+    shot: bytes | None = None        # the workflows page: a PNG of its first diagram, as captured now
+
+
+# the plain tour's one screenshot: the workflows page's first diagram (the DPO sequence)
+WORKFLOWS = "concepts/workflows/"
+
+
+def plain_tour(browser, site: Path, base: str, shots: Path) -> dict[str, PlainVisit]:
+    out, visit = {}, None
+    for url, page in read_site(site).items():
+        if visit is not None:   # what the last page did after its probes ran is still that page's doing
+            visit.events += browser.drain_events()
+        visit = PlainVisit(events=browser.open(base + url))
+        if page.mermaid_sources:  # let mermaid finish: it is what would fetch anything late
+            visit.rendered = browser.wait_for(ALL_RENDERED)
+            if visit.rendered:
+                visit.svgs = browser.evaluate(SVG_FACTS)
+        visit.events += browser.drain_events()
+        visit.paragraphs = browser.evaluate(PARAGRAPH_COUNT)
+        visit.broken = browser.evaluate(BROKEN_PARAGRAPHS)
+        if url == WORKFLOWS and visit.rendered:
+            visit.shot = browser.screenshot(shots / "site-workflows-dpo.png", selector="div.mermaid svg",
+                                            hide=".md-sidebar")
+        out[url] = visit
+    if visit is not None:
+        visit.events += browser.drain_events()
+    browser.open("about:blank")   # an idle site page still runs its timers
+    return out
+
+
+@dataclass
+class DiagramVisit:
+    """One page at one width (the `viewport`)."""
+    ready: object = None                  # READY's answer (None: the page has no diagram)
+    page_width: list[int] | None = None   # [documentElement.scrollWidth, innerWidth]
+    layouts: list[dict] = field(default_factory=list)      # measure(): one per diagram
+    fullscreen: list[dict] = field(default_factory=list)   # FULLSCREEN: one per pan-and-zoom box
+    size_page: dict | None = None         # SIZE_PAGE, on the size page
+    fqn: list[dict] | None = None         # FQN_PARTS, on FQN_PAGES at a phone's width
+
+
+def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dict[str, DiagramVisit]:
+    pages = diagram_pages(site)
+    urls = pages + [u for u in FQN_PAGES if u not in pages] if width < 500 else pages
+    out = {}
+    with viewport(browser, width):
+        for url in urls:
+            browser.open(base + url)
+            visit = out[url] = DiagramVisit()
+            drawn = url in pages and bool(browser.wait_for(READY))
+            if url in pages:
+                visit.ready = drawn   # the tests fail on it; a page not drawn is not measured further
+            if drawn:
+                visit.page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+                visit.layouts = measure(browser)
+                if url == SIZE_PAGE_URL:
+                    visit.size_page = browser.evaluate(SIZE_PAGE)
+            if width < 500 and url in FQN_PAGES:
+                visit.fqn = browser.wait_for(FQN_PARTS) or []
+            if drawn:
+                for n in range(browser.evaluate("document.querySelectorAll('.panzoom-box').length")):
+                    visit.fullscreen.append(browser.evaluate(f"({FULLSCREEN})({n})"))
+                if url == WORKFLOWS:
+                    browser.screenshot(shots / f"site-workflows-{width}.png", selector=".panzoom-box",
+                                       hide=".md-sidebar")
+                if url == SIZE_PAGE_URL:
+                    browser.screenshot(shots / f"site-size-{width}.png",
+                                       selector="svg[aria-roledescription=xychart]", hide=".md-sidebar")
+        browser.evaluate(FORGET_ZOOM)   # the pages share one localStorage: this clears every page's
+        browser.open("about:blank")
+    return out
+
