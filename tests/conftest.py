@@ -11,8 +11,9 @@ import pytest
 from docgen.console.watchdog import LEASE_DIR_ENV
 
 REPO = Path(__file__).resolve().parents[1]
-ENGINE_FOLDERS = ("tests/console/", "tests/docs/")
-IMAGE_FOLDER = "tests/image/"   # bakes this checkout's targets on the shared engine: one at a time
+ENGINE_FOLDERS = ("tests/console/", "tests/image/", "tests/docs/")
+# The tests that build this checkout's targets on the shared engine, one of them with --no-cache: one at a time
+SHARED_ENGINE_BUILDS = {f"tests/image/{name}.py" for name in ("test_build_log", "test_layers", "test_verification_step")}
 _OWN_PYCACHE = pytest.StashKey[str]()
 
 
@@ -43,23 +44,29 @@ def pytest_unconfigure(config):
         shutil.rmtree(config.stash[_OWN_PYCACHE], ignore_errors=True)
 
 
-def pytest_itemcollected(item):
+@pytest.hookimpl(tryfirst=True)   # before xdist reads the groups into the node ids
+def pytest_collection_modifyitems(config, items):
     """The suite runs on every core (pytest-xdist, `--dist loadgroup` in pyproject.toml). Tests that share
     one resource keep to one worker, in one group. A file that uses the Docker engine is a group of its own
     (its module fixtures start what they share once; a page's console blocks share one shell, in order),
-    except the image tests, which are one group: they bake this checkout's targets on the shared engine,
-    and a build that joins another's --no-cache build of the same steps is left with new layers under the
-    image's own (test_layers then fails). The workers' sessions keep out of each other's way by their lease folders (pytest_configure). The browser
-    tests are one group: one site build, one Chromium, the site's port. Everything else is spread."""
-    where = Path(str(item.path)).resolve()
-    shown = where.relative_to(REPO).as_posix() if where.is_relative_to(REPO) else str(where)
-    if shown.startswith(IMAGE_FOLDER):
-        item.add_marker(pytest.mark.xdist_group(f"engine:{IMAGE_FOLDER}"))
-    elif (item.get_closest_marker("docker") or item.get_closest_marker("image")
-            or shown.startswith(ENGINE_FOLDERS) or not shown.startswith("tests/")):
-        item.add_marker(pytest.mark.xdist_group(f"engine:{shown}"))
-    elif item.get_closest_marker("browser") or shown.startswith("tests/site/"):
-        item.add_marker(pytest.mark.xdist_group("site"))
+    except the files that build this checkout's targets on the shared engine, which are one group: a build
+    that joins another's --no-cache build of the same steps is left with new layers under the image's
+    own (test_layers then fails). The workers' sessions keep out of each other's way by their lease
+    folders (pytest_configure). The browser tests are one group: one site build, one Chromium, port 80. Everything
+    else is spread.
+
+    This hook, not pytest_itemcollected: that one reaches a conftest only for items under its folder, and
+    the docs' pages are collected from outside tests/ (a page split over two workers loses its shell)."""
+    for item in items:
+        where = Path(str(item.path)).resolve()
+        shown = where.relative_to(REPO).as_posix() if where.is_relative_to(REPO) else str(where)
+        if shown in SHARED_ENGINE_BUILDS:
+            item.add_marker(pytest.mark.xdist_group("engine:shared-engine-builds"))
+        elif (item.get_closest_marker("docker") or item.get_closest_marker("image")
+                or shown.startswith(ENGINE_FOLDERS) or not shown.startswith("tests/")):
+            item.add_marker(pytest.mark.xdist_group(f"engine:{shown}"))
+        elif item.get_closest_marker("browser") or shown.startswith("tests/site/"):
+            item.add_marker(pytest.mark.xdist_group("site"))
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import textwrap
 import threading
@@ -53,7 +54,9 @@ def test_killing_pid_1_fails_that_block_and_a_fresh_container_runs_the_rest(tmp_
                                    "page.md::after::1": "passed"}, proc.stdout
     message = outcomes["page.md::kill-init::1"].message
     assert "the container stopped" in message and "a fresh session container runs the blocks that follow" in message
-    assert "Traceback" not in proc.stdout and "409" not in proc.stdout
+    assert "Traceback" not in proc.stdout
+    # the engine's answer to removing a container twice; not any "409" (pytest's temporary folders count up)
+    assert not re.search(r"\b409 Client Error|\bConflict\b", proc.stdout), proc.stdout
     assert docker_client.containers.list(all=True, filters={"label": f"{SESSION_LABEL}={session_id}"}) == []
 
 

@@ -1,0 +1,62 @@
+"""The suite's xdist groups as the workers see them: the node ids a worker runs carry the group that keeps
+tests sharing one resource on one worker (tests/conftest.py). A page's console blocks split over two
+workers lose their shell; two builds of this checkout's targets side by side leave the image unlike its
+own builder stage."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# Records the node ids each worker was given, after xdist named their groups in them, and runs none.
+RECORDER = textwrap.dedent(
+    """
+    import json, os, pytest
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(config, items):
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+        with open(os.path.join(os.environ["RECORD_DIR"], worker + ".json"), "w") as out:
+            json.dump([item.nodeid for item in items], out)
+        items[:] = []
+    """
+)
+PATHS = ["tests/docs", "tests/console/test_parser.py", "tests/image/test_layers.py", "tests/image/test_build_log.py",
+         "tests/image/test_users.py", "tests/site/test_build.py", "tests/unit/test_records.py"]
+
+
+def worker_node_ids(tmp_path: Path) -> list[str]:
+    (tmp_path / "record_groups.py").write_text(RECORDER)
+    env = {**os.environ, "RECORD_DIR": str(tmp_path), "PYTHONPATH": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "record_groups", "-p", "no:cacheprovider",
+                          *PATHS], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 5, run.stdout[-3000:] + run.stderr[-3000:]   # 5: no test ran, as the recorder wants
+    recorded = sorted(tmp_path.glob("gw*.json"))
+    assert len(recorded) == 2, run.stdout[-3000:]
+    first, second = (json.loads(path.read_text()) for path in recorded)
+    assert first == second           # every worker collects the same ids, or xdist refuses the run
+    return first
+
+
+def test_each_resource_keeps_its_tests_on_one_worker(tmp_path):
+    ids = worker_node_ids(tmp_path)
+    pages = [i for i in ids if not i.startswith("tests/")]
+    assert {i.split("::")[0] for i in pages} >= {"docs/contributing.md", "docs/image/inspect.md"}
+    for node in pages:                                 # a page's blocks: the page's own group
+        assert node.endswith(f"@engine:{node.split('::')[0]}"), node
+    for node in ids:
+        path = node.split("::")[0]
+        if path in ("tests/image/test_layers.py", "tests/image/test_build_log.py"):
+            assert node.endswith("@engine:shared-engine-builds"), node
+        elif path.startswith(("tests/console/", "tests/image/")):
+            assert node.endswith(f"@engine:{path}"), node
+        elif path.startswith("tests/site/"):
+            assert node.endswith("@site"), node
+        elif path.startswith("tests/unit/"):
+            assert "@" not in node, node                # spread over the workers
+    assert any(i.startswith("tests/unit/") for i in ids) and any(i.startswith("tests/site/") for i in ids)
