@@ -136,8 +136,13 @@ def test_host_shells_and_their_workspace_end_with_the_session(tmp_path, signum):
             assert time.monotonic() < deadline and child.poll() is None, child.stdout.read() if child.poll() is not None else "no start"
             time.sleep(0.1)
         workspace = Path((report / "workspace").read_text().strip())
-        # host PIDs, found from outside: the shell may run in a PID namespace of its own
-        background, foreground = _processes(b"sleep\x00915\x00"), _processes(b"sleep\x00916\x00")
+        # host PIDs, found from outside: the shell may run in a PID namespace of its own. On a loaded
+        # machine the background job may not have exec'd `sleep` yet when the foreground one has: wait.
+        while True:
+            background, foreground = _processes(b"sleep\x00915\x00"), _processes(b"sleep\x00916\x00")
+            if len(background) == len(foreground) == 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         assert len(background) == len(foreground) == 1
         pids = [*background, *foreground, _parent(foreground[0])]
         assert workspace.is_dir() and all(_alive(pid) for pid in pids)
