@@ -1,8 +1,7 @@
 """Fixtures every test folder shares: this repository, its project (as docgen finds it) and its model."""
 
+import compileall
 import os
-import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -14,34 +13,31 @@ REPO = Path(__file__).resolve().parents[1]
 ENGINE_FOLDERS = ("tests/console/", "tests/image/", "tests/docs/")
 # The tests that build this checkout's targets on the shared engine, one of them with --no-cache: one at a time
 SHARED_ENGINE_BUILDS = {f"tests/image/{name}.py" for name in ("test_build_log", "test_layers", "test_verification_step")}
-_OWN_PYCACHE = pytest.StashKey[str]()
 
 
 def pytest_configure(config):
     """Bytecode: the suite starts docgen (and child pytest sessions) in hundreds of fresh interpreters, and
     each one compiled docgen from source again where the environment forbids writing bytecode
     (PYTHONDONTWRITEBYTECODE, set on this machine): 0.20 s for a `docgen check` against 0.10 s with its
-    bytecode at hand. The run keeps bytecode in a temporary folder of its own instead (PYTHONPYCACHEPREFIX,
-    which every interpreter it starts inherits), removed when the run ends: the tree stays as free of it
-    as the setting intends, and nothing piles up (copies of the tree in temporary folders have bytecode too).
+    bytecode at hand. So the run first compiles docgen's modules, as pip does for a package it installs
+    (a no-op when they are current); an interpreter reads bytecode that exists whatever that setting.
 
     Each xdist worker stands for a separate host sharing one Docker engine: its console sessions lease
     their containers in a folder of its own. A session's reaper then judges only the containers its own
     worker's sessions left (a killed test session's among them), and another worker's only once their
     lease has expired, as it would another host's (docgen.console.watchdog)."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker and not sys.pycache_prefix:   # the controller (or a run without workers); workers inherit
-        config.stash[_OWN_PYCACHE] = tempfile.mkdtemp(prefix="nmp-rl-base-pycache-")
-        sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = config.stash[_OWN_PYCACHE]
-        sys.dont_write_bytecode = False
-        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    if worker and LEASE_DIR_ENV not in os.environ:
+    if not worker:   # the controller, or a run without workers
+        compileall.compile_dir(REPO / "docgen", quiet=1)
+    elif LEASE_DIR_ENV not in os.environ:
         os.environ[LEASE_DIR_ENV] = str(Path(tempfile.gettempdir()) / f"docgen-console-leases-{os.getuid()}-{worker}")
 
 
-def pytest_unconfigure(config):
-    if _OWN_PYCACHE in config.stash:
-        shutil.rmtree(config.stash[_OWN_PYCACHE], ignore_errors=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (pyproject.toml): one worker more than the cores this process may use. Much of the suite
+    waits on the Docker engine, Chromium and child processes: on 2 cores, 2 workers kept 1.2 cores busy,
+    3 kept both (bench/suite_wall.py)."""
+    return len(os.sched_getaffinity(0)) + 1
 
 
 @pytest.hookimpl(tryfirst=True)   # before xdist reads the groups into the node ids
