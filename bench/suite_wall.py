@@ -56,8 +56,10 @@ def run_suite(tree: Path, reference: str) -> dict:
     busy, start = busy_seconds(), time.perf_counter()
     done = subprocess.run(TEST_COMMAND, cwd=tree, env=env, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - start, busy_seconds() - busy
-    last = (done.stdout.strip().splitlines() or ["(no output)"])[-1].strip("= ")
-    return {"wall_s": round(wall, 1), "busy_cpu_s": round(cpu, 1), "exit": done.returncode, "pytest": last}
+    lines = done.stdout.strip().splitlines() or ["(no output)"]
+    failed = [line.split(" ", 1)[1] for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    return {"wall_s": round(wall, 1), "busy_cpu_s": round(cpu, 1), "exit": done.returncode,
+            "pytest": lines[-1].strip("= "), "failed": failed}
 
 
 def main() -> int:
