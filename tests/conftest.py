@@ -2,12 +2,11 @@
 
 import compileall
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from docgen.console.watchdog import LEASE_DIR_ENV
+from docgen.console.watchdog import LEASE_DIR_ENV, lease_dir
 
 REPO = Path(__file__).resolve().parents[1]
 ENGINE_FOLDERS = ("tests/console/", "tests/image/", "tests/docs/")
@@ -30,7 +29,7 @@ def pytest_configure(config):
     if not worker:   # the controller, or a run without workers
         compileall.compile_dir(REPO / "docgen", quiet=1)
     elif LEASE_DIR_ENV not in os.environ:
-        os.environ[LEASE_DIR_ENV] = str(Path(tempfile.gettempdir()) / f"docgen-console-leases-{os.getuid()}-{worker}")
+        os.environ[LEASE_DIR_ENV] = f"{lease_dir()}-{worker}"   # the default folder's name, per worker
 
 
 def pytest_xdist_auto_num_workers(config):
@@ -75,4 +74,3 @@ def repo_project():
 def repo_model(repo_project):
     from docgen.model.build import load_model
     return load_model(repo_project.dockerfile, repo_project.snapshot)
-
