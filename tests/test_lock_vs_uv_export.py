@@ -187,17 +187,26 @@ def test_fixture_lock_shape(workspace: Path) -> None:
     assert shared == {"localgit": ("old_tools", "new_tools"), "plain-lib": ("old_tools", "new_tools")}
 
 
+@pytest.fixture(scope="module")
+def nemo_rl_lock(tmp_path_factory: pytest.TempPathFactory):
+    """NeMo-RL's pyproject.toml and uv.lock in a temp dir, with docgen's reading of that lock (read once: the
+    cases differ only in the extras and the machine asked of it)."""
+    where = tmp_path_factory.mktemp("nemo-rl-lock")
+    for name in ("pyproject.toml", "uv.lock"):
+        shutil.copy(NEMO_RL_REF / name, where / name)
+    return where, read_lock(where / "uv.lock")
+
+
 @needs_reference
 @pytest.mark.parametrize("extras", [(), ("vllm",), ("fsdp",), ("automodel",), ("mcore",), ("modelopt",),
                                     ("nemo_gym",), ("sglang",), ("trtllm",), ("nvrx",), ("modelopt", "vllm"),
                                     ("modelopt", "automodel"), ("modelopt", "mcore"), ("fsdp", "vllm")])
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
-def test_nemo_rl_lock_matches_uv_export(tmp_path: Path, extras, machine) -> None:
+def test_nemo_rl_lock_matches_uv_export(nemo_rl_lock, extras, machine) -> None:
     """uv export --frozen needs only pyproject.toml and uv.lock, so the real lock is checked too."""
-    for name in ("pyproject.toml", "uv.lock"):
-        shutil.copy(NEMO_RL_REF / name, tmp_path / name)
-    done = _uv_export(tmp_path, extras)
+    where, lock = nemo_rl_lock
+    done = _uv_export(where, extras)
     assert done.returncode == 0, done.stderr
     platform = {"platform_machine": machine}
-    mine = {_identity(p) for p in read_lock(tmp_path / "uv.lock").install_set(extras, platform=platform)}
+    mine = {_identity(p) for p in lock.install_set(extras, platform=platform)}
     assert mine == _export_set(done.stdout, {**DEFAULT_ENV, **platform})
