@@ -2,6 +2,7 @@
 
 import compileall
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,14 @@ def pytest_configure(config):
     Each xdist worker stands for a separate host sharing one Docker engine: its console sessions lease
     their containers in a folder of its own. A session's reaper then judges only the containers its own
     worker's sessions left (a killed test session's among them), and another worker's only once their
-    lease has expired, as it would another host's (docgen.console.watchdog)."""
+    lease has expired, as it would another host's (docgen.console.watchdog).
+
+    SIGINT: a suite started as a background job of a non-interactive shell inherits SIGINT ignored, and
+    passes that on to every process it starts; the console tests interrupt their child sessions as a
+    terminal's Ctrl-C would, so such children would sleep through it. Handled here, SIGINT reaches each
+    child with its default action (a handled signal is reset by exec; an ignored one is not)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker:   # the controller, or a run without workers
         compileall.compile_dir(REPO / "docgen", quiet=1)
