@@ -21,6 +21,7 @@ Prints the counts as one JSON object; exits 1 when a run was broken.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import random
@@ -51,6 +52,9 @@ def prepare(dest: Path) -> tuple[dict[str, bytes | None], dict[str, bytes | None
     from docgen.console.shell import copy_worktree
 
     copy_worktree(ROOT, dest)
+    # `python -m docgen` in the copy imports the copy's docgen: compiled once here, as an installed package is,
+    # not from source again in each of the sweep's processes (PYTHONDONTWRITEBYTECODE forbids their cache)
+    compileall.compile_dir(dest / "docgen", quiet=1)
     dockerfile = dest / "Dockerfile.nmp-rl-base"
     dockerfile.write_text(dockerfile.read_text().replace(MEGATRON_FILTER, "", 1))
     everything = [str(p.relative_to(dest)) for p in dest.rglob("*")
