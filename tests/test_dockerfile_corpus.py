@@ -1,6 +1,7 @@
 """Production-style Dockerfiles (tests/fixtures/dockerfiles/corpus/, written for these tests) read through
 the CLI: each one's inventory and lint findings are pinned in `<name>.expected.json`, and each one's
-stages and ARGs are cross-checked against BuildKit's own parser (`docker buildx build --call=targets|outline`).
+stages and ARGs are cross-checked against BuildKit's own parser (`--call=targets|outline`, all fixtures in one
+`docker buildx bake` per call: tests/buildkit.py).
 
 To refresh an expected file after an intended change: `DOCGEN_CORPUS_UPDATE=1 pytest tests/test_dockerfile_corpus.py`,
 then read the diff: the expected files are the reviewed truth, not a recording.
@@ -10,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from docgen.inputs.dockerfile import read_dockerfile
+from tests.buildkit import Answers, Question, ask, field, first_line, require_buildx, write_case
 from tests.docgen_cli import docgen
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,68 +141,55 @@ def test_relocated_dockerfile_found_through_the_consumer_config():
 
 # ---- cross-check with BuildKit's parser ------------------------------------------------------------------
 
-def _run(*command: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-
-
-@pytest.fixture(scope="module")
-def buildx():
-    if shutil.which("docker") is None or _run("docker", "buildx", "version", timeout=30).returncode != 0:
-        pytest.skip("no docker buildx")
-    if _run("docker", "info", "--format", "{{.ServerVersion}}", timeout=30).returncode != 0:
-        pytest.skip("no Docker engine")
-
-
-def _offline_copy(dockerfile: Path, tmp_path: Path) -> Path:
+def _offline_copy(dockerfile: Path, folder: Path, key: str) -> Path:
     """The fixture with a `# syntax=` line blanked into a plain comment: that line makes BuildKit pull a
     frontend image, which this machine cannot. Line numbers stay the same; nothing else changes."""
     lines = dockerfile.read_text(encoding="utf-8").split("\n")
     if read_dockerfile(dockerfile).syntax_directive == 1:
         lines[0] = "# (syntax directive dropped: offline cross-check)"
-    copy = tmp_path / "Dockerfile"
-    copy.write_text("\n".join(lines), encoding="utf-8")
-    return copy
+    return write_case(folder, key, "\n".join(lines))
 
 
-def _call(call: str, dockerfile: Path, *extra: str) -> dict:
-    result = _run("docker", "buildx", "build", f"--call={call},format=json", "--progress=plain",
-                  "-f", str(dockerfile), *extra, str(dockerfile.parent))
-    assert result.returncode == 0, f"buildx --call={call} failed:\n{result.stderr[-2000:]}"
-    return json.loads(result.stdout[result.stdout.index("{"):])
+def _targets(facts) -> list[str | None]:
+    """The stages each fixture's outline is asked for (`--target`): every named one, else the default."""
+    return [s.name for s in facts.stages if s.name] or [None]
 
 
-def _field(record: dict, name: str):
-    return {key.lower(): value for key, value in record.items()}.get(name.lower())
-
-
-def _line(record: dict) -> int | None:
-    ranges = _field(_field(record, "location") or {}, "ranges") or [{}]
-    return _field(_field(ranges[0], "start") or {}, "line")
+@pytest.fixture(scope="module")
+def buildkit(tmp_path_factory) -> Answers:
+    """Every fixture's offline copy put to BuildKit at once: its targets, and its outline per named stage."""
+    require_buildx()
+    folder = tmp_path_factory.mktemp("buildkit")
+    questions = {}
+    for name, (dockerfile, _, _) in sorted(FIXTURES.items()):
+        copy = _offline_copy(dockerfile, folder, name)
+        questions[f"targets[{name}]"] = Question("targets", copy)
+        for target in _targets(read_dockerfile(dockerfile)):
+            questions[f"outline[{name}]/{target}"] = Question("outline", copy, target, (("BASE_IMAGE", "scratch"),))
+    return ask(questions, folder)
 
 
 @pytest.mark.docker
 @pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_stages_agree_with_buildkit_targets(buildx, name, tmp_path):
+def test_stages_agree_with_buildkit_targets(buildkit, name):
     facts = read_dockerfile(FIXTURES[name][0])
-    targets = _field(_call("targets", _offline_copy(FIXTURES[name][0], tmp_path)), "targets")
-    assert [(_field(t, "name") or None, _field(t, "base"), _line(t)) for t in targets] == [
+    targets = field(buildkit[f"targets[{name}]"], "targets")
+    assert [(field(t, "name") or None, field(t, "base"), first_line(t)) for t in targets] == [
         (s.name, s.base, s.line) for s in facts.stages]
 
 
 @pytest.mark.docker
 @pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_args_of_every_target_agree_with_buildkit_outline(buildx, name, tmp_path):
+def test_args_of_every_target_agree_with_buildkit_outline(buildkit, name):
     """For each stage BuildKit lists the ARGs it uses, with their defaults and lines; each must be an ARG
     docgen read at that line with that default (a bare stage ARG reports the global one it brings in)."""
     facts = read_dockerfile(FIXTURES[name][0])
-    copy = _offline_copy(FIXTURES[name][0], tmp_path)
     by_line = {(a.name, a.line): a for a in facts.args}
-    targets = [["--target", s.name] for s in facts.stages if s.name] or [[]]
     seen = 0
-    for target in targets:
-        outline = _call("outline", copy, "--build-arg", "BASE_IMAGE=scratch", *target)
-        for arg in _field(outline, "args") or []:
-            arg_name, value, line = _field(arg, "name"), _field(arg, "value") or "", _line(arg)
+    for target in _targets(facts):  # each asked with --build-arg BASE_IMAGE=scratch [--target <stage>]
+        outline = buildkit[f"outline[{name}]/{target}"]
+        for arg in field(outline, "args") or []:
+            arg_name, value, line = field(arg, "name"), field(arg, "value") or "", first_line(arg)
             assert (arg_name, line) in by_line, f"BuildKit reports ARG {arg_name} at line {line}; docgen read none there"
             if arg_name != "BASE_IMAGE":
                 assert (by_line[(arg_name, line)].default or "") == value, (arg_name, line)

@@ -1,42 +1,28 @@
-"""The Dockerfile reader against BuildKit's own parser (``docker buildx build --call=outline|targets``): the
-stages, ARGs, heredocs and tolerated texts docgen reads are what BuildKit reads. Needs a Docker engine with
-buildx; the cases are the reader's unit-test tables in tests/unit/test_dockerfile_reader.py."""
+"""The Dockerfile reader against BuildKit's own parser (``--call=outline|targets``, every case in one
+``docker buildx bake`` per call: tests/buildkit.py): the stages, ARGs, heredocs and tolerated texts docgen reads
+are what BuildKit reads. Needs a Docker engine with buildx; the cases are the reader's unit-test tables in
+tests/unit/test_dockerfile_reader.py."""
 
 from __future__ import annotations
 
 import io
-import json
-import shutil
 import subprocess
 import tarfile
-from pathlib import Path
 
 import pytest
 
 from docgen.inputs.dockerfile import read_dockerfile
+from tests.buildkit import Answers, Question, ask, field, first_line, require_buildx, run, write_case
 from tests.unit.test_dockerfile_reader import (
     _ARG_IDS, ARG_VALUES, BACKTICK_ESCAPE, EIGHT_FILTERS, HEREDOC_MARKERS, PREFETCH_TAIL, TOLERATED,
 )
 
 pytestmark = pytest.mark.docker
-# scripts/bootstrap installs and starts the Docker engine (scripts/docker-engine start) with buildx
-SETUP = "set up with `bash scripts/bootstrap`"
-
-
-def _run(*command: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 @pytest.fixture(scope="module")
 def docker_buildx() -> None:
-    if shutil.which("docker") is None:
-        pytest.skip(f"docker CLI not on PATH; {SETUP}")
-    version = _run("docker", "buildx", "version", timeout=30)
-    if version.returncode != 0:
-        pytest.skip(f"`docker buildx version` failed ({(version.stderr or version.stdout).strip()[:200]}); {SETUP}")
-    info = _run("docker", "info", "--format", "{{.ServerVersion}}", timeout=30)
-    if info.returncode != 0 or not info.stdout.strip():
-        pytest.skip(f"no Docker engine answers `docker info`; {SETUP}")
+    require_buildx()
 
 
 STAND_IN = "docgen-test/empty-base:outline"
@@ -47,7 +33,7 @@ def base_image_stand_in(docker_buildx):
     """The fixture's CUDA base cannot be pulled here (no registry). Outline only resolves the base
     image's config, so an empty imported image stands in; removed again if this test made it."""
     created = False
-    if _run("docker", "image", "inspect", STAND_IN, timeout=30).returncode != 0:
+    if run("docker", "image", "inspect", STAND_IN, timeout=30).returncode != 0:
         empty = io.BytesIO()
         tarfile.open(fileobj=empty, mode="w").close()
         imported = subprocess.run(
@@ -57,40 +43,48 @@ def base_image_stand_in(docker_buildx):
         created = True
     yield STAND_IN
     if created:
-        _run("docker", "image", "rm", STAND_IN, timeout=60)
+        run("docker", "image", "rm", STAND_IN, timeout=60)
 
 
-def _buildx_call(call: str, *extra: str, dockerfile: Path = EIGHT_FILTERS) -> dict:
-    result = _run(
-        "docker", "buildx", "build", f"--call={call},format=json", "--progress=plain",
-        "-f", str(dockerfile), *extra, str(dockerfile.parent),
-    )  # fmt: skip
-    assert result.returncode == 0, f"buildx --call={call} failed:\n{result.stderr[-2000:]}"
-    return json.loads(result.stdout[result.stdout.index("{") :])
+def _without_syntax_line(text: str) -> str:
+    """A `# syntax=` line blanked to a plain comment: it would make BuildKit pull a frontend image."""
+    return text.replace("# syntax=docker/dockerfile:1", "# (syntax directive dropped)")
 
 
-def _field(record: dict, name: str):
-    """BuildKit's JSON keys changed case across versions ('Name' vs 'name'): look up case-insensitively."""
-    return {key.lower(): value for key, value in record.items()}.get(name.lower())
-
-
-def _first_line(record: dict) -> int | None:
-    ranges = _field(_field(record, "location") or {}, "ranges") or [{}]
-    return _field(_field(ranges[0], "start") or {}, "line")
+@pytest.fixture(scope="module")
+def buildkit(docker_buildx, base_image_stand_in, tmp_path_factory) -> Answers:
+    """What this module's tests ask BuildKit, asked at once: each case's text in a folder of its own."""
+    folder = tmp_path_factory.mktemp("buildkit")
+    questions = {}
+    for dockerfile in (EIGHT_FILTERS, BACKTICK_ESCAPE):
+        questions[f"targets[{dockerfile.stem}]"] = Question("targets", dockerfile)
+        for stage in read_dockerfile(dockerfile).stages:
+            questions[f"outline[{dockerfile.stem}]/{stage.name}"] = Question(
+                "outline", dockerfile, stage.name, (("BASE_IMAGE", base_image_stand_in),))
+    for case, (directive, line, _) in zip(_ARG_IDS, ARG_VALUES):
+        key = f"arg-values[{case}]"
+        questions[key] = Question("outline", write_case(folder, key, directive + "FROM scratch\n" + line + "\n"))
+    for case, text, _ in HEREDOC_MARKERS:
+        key = f"heredoc[{case}]"
+        questions[key] = Question("outline", write_case(folder, key, "FROM scratch\n" + text + PREFETCH_TAIL))
+    for case, text, _ in TOLERATED:
+        key = f"tolerated[{case}]"
+        questions[key] = Question("targets", write_case(folder, key, _without_syntax_line(text)))
+    return ask(questions, folder)
 
 
 @pytest.mark.parametrize("dockerfile", [EIGHT_FILTERS, BACKTICK_ESCAPE], ids=lambda p: p.stem)
-def test_stages_agree_with_buildkit_targets(docker_buildx, dockerfile):
+def test_stages_agree_with_buildkit_targets(buildkit, dockerfile):
     facts = read_dockerfile(dockerfile)
-    targets = _field(_buildx_call("targets", dockerfile=dockerfile), "targets")
-    assert [(_field(t, "name"), _field(t, "base"), _first_line(t)) for t in targets] == [
+    targets = field(buildkit[f"targets[{dockerfile.stem}]"], "targets")
+    assert [(field(t, "name"), field(t, "base"), first_line(t)) for t in targets] == [
         (s.name, s.base, s.line) for s in facts.stages
     ]
-    assert [bool(_field(t, "default")) for t in targets] == [s is facts.stages[-1] for s in facts.stages]
+    assert [bool(field(t, "default")) for t in targets] == [s is facts.stages[-1] for s in facts.stages]
 
 
 @pytest.mark.parametrize("dockerfile", [EIGHT_FILTERS, BACKTICK_ESCAPE], ids=lambda p: p.stem)
-def test_args_agree_with_buildkit_outline(base_image_stand_in, dockerfile):
+def test_args_agree_with_buildkit_outline(buildkit, base_image_stand_in, dockerfile):
     facts = read_dockerfile(dockerfile)
     # BuildKit reports, per target, the ARGs that target uses. A stage ARG without a default that
     # re-declares a global one is reported as the global one (its value and line).
@@ -102,41 +96,39 @@ def test_args_agree_with_buildkit_outline(base_image_stand_in, dockerfile):
     expected["BASE_IMAGE"] = (base_image_stand_in, global_args["BASE_IMAGE"].line)
 
     reported: dict[str, tuple[str, int | None]] = {}
-    for stage in facts.stages:
-        outline = _buildx_call(
-            "outline", "--target", stage.name, "--build-arg", f"BASE_IMAGE={base_image_stand_in}", dockerfile=dockerfile
-        )
-        for arg in _field(outline, "args") or []:
-            fact = (_field(arg, "value") or "", _first_line(arg))
-            assert reported.setdefault(_field(arg, "name"), fact) == fact, f"{arg} reported twice, differently"
+    for stage in facts.stages:  # each asked with --target <stage> --build-arg BASE_IMAGE=<the stand-in>
+        outline = buildkit[f"outline[{dockerfile.stem}]/{stage.name}"]
+        for arg in field(outline, "args") or []:
+            fact = (field(arg, "value") or "", first_line(arg))
+            assert reported.setdefault(field(arg, "name"), fact) == fact, f"{arg} reported twice, differently"
     assert reported == expected
 
 
+@pytest.mark.parametrize(("case", "directive", "line", "value"), [(i, *v) for i, v in zip(_ARG_IDS, ARG_VALUES)],
+                         ids=_ARG_IDS)
+def test_arg_values_agree_with_buildkit_outline(buildkit, case, directive, line, value):
+    key = f"arg-values[{case}]"
+    assert buildkit.questions[key].dockerfile.read_text(encoding="utf-8") == directive + "FROM scratch\n" + line + "\n"
+    args = field(buildkit[key], "args") or []
+    assert [(field(a, "name"), field(a, "value")) for a in args] == [("V", value)]
 
-@pytest.mark.parametrize(("directive", "line", "value"), ARG_VALUES, ids=_ARG_IDS)
-def test_arg_values_agree_with_buildkit_outline(docker_buildx, tmp_path, directive, line, value):
-    dockerfile = tmp_path / "Dockerfile"
-    dockerfile.write_text(directive + "FROM scratch\n" + line + "\n")
-    args = _field(_buildx_call("outline", dockerfile=dockerfile), "args") or []
-    assert [(_field(a, "name"), _field(a, "value")) for a in args] == [("V", value)]
 
-
-
-@pytest.mark.parametrize(("text", "names"), [c[1:] for c in HEREDOC_MARKERS], ids=[c[0] for c in HEREDOC_MARKERS])
-def test_heredoc_markers_agree_with_buildkit(docker_buildx, tmp_path, text, names):
+@pytest.mark.parametrize(("case", "text", "names"), HEREDOC_MARKERS, ids=[c[0] for c in HEREDOC_MARKERS])
+def test_heredoc_markers_agree_with_buildkit(buildkit, case, text, names):
     # The same text parses for BuildKit too, so it reads the same heredocs (see HEREDOC_MARKERS).
-    dockerfile = tmp_path / "Dockerfile"
-    dockerfile.write_text("FROM scratch\n" + text + PREFETCH_TAIL)
-    _buildx_call("outline", dockerfile=dockerfile)
+    key = f"heredoc[{case}]"
+    assert buildkit[key] is not None, "BuildKit outlined it"
+    dockerfile = buildkit.questions[key].dockerfile
+    assert dockerfile.read_text(encoding="utf-8") == "FROM scratch\n" + text + PREFETCH_TAIL
     assert tuple(doc.name for ins in read_dockerfile(dockerfile).instructions for doc in ins.heredocs) == names
 
 
-
-@pytest.mark.parametrize(("text", "check"), [t[1:] for t in TOLERATED], ids=[t[0] for t in TOLERATED])
-def test_tolerated_texts_are_dockerfiles_buildkit_accepts(docker_buildx, tmp_path, text, check):
+@pytest.mark.parametrize(("case", "text", "check"), TOLERATED, ids=[t[0] for t in TOLERATED])
+def test_tolerated_texts_are_dockerfiles_buildkit_accepts(buildkit, case, text, check):
     """What docgen now reads instead of rejecting is a Dockerfile for BuildKit too (a `# syntax=` line is
     blanked to a plain comment first: it would make BuildKit pull a frontend image)."""
-    dockerfile = tmp_path / "Dockerfile"
-    dockerfile.write_text(text.replace("# syntax=docker/dockerfile:1", "# (syntax directive dropped)"), encoding="utf-8")
-    targets = _field(_buildx_call("targets", dockerfile=dockerfile), "targets")
+    key = f"tolerated[{case}]"
+    dockerfile = buildkit.questions[key].dockerfile
+    assert dockerfile.read_text(encoding="utf-8") == _without_syntax_line(text)
+    targets = field(buildkit[key], "targets")
     assert len(targets) == len(read_dockerfile(dockerfile).stages)
