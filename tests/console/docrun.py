@@ -42,6 +42,9 @@ def prepare(workdir: Path, page: str, extra_pages: dict[str, str] | None = None)
     """A directory the child pytest collects: the conftest, page.md (plus other pages) and a git repo."""
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "conftest.py").write_text(CONFTEST)
+    # the child's own configuration: without one, pytest takes the first it finds above the folder (a stray
+    # pyproject.toml in /tmp once gave every child `-x`)
+    (workdir / "pytest.ini").write_text("[pytest]\n")
     (workdir / "page.md").write_text(page)
     for name, text in (extra_pages or {}).items():
         (workdir / name).write_text(text)
@@ -51,7 +54,8 @@ def prepare(workdir: Path, page: str, extra_pages: dict[str, str] | None = None)
 
 
 def child_command(workdir: Path) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir", str(workdir), str(workdir)]
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-c", str(workdir / "pytest.ini"),
+            "--rootdir", str(workdir), str(workdir)]
 
 
 def session_env(runner_image: str, **extra: str) -> tuple[str, dict[str, str]]:
