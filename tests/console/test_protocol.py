@@ -120,7 +120,7 @@ LINGERING_PAGE = textwrap.dedent(
 def _alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):   # gone before the open, or between the open and the read
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
