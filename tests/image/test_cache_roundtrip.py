@@ -31,22 +31,6 @@ STEP = re.compile(r"^#(\d+) \[(base|builder|nmp-rl-base) +\d+/\d+\] (\S+)")
 STATUS = re.compile(r"^#(\d+) (CACHED|DONE)\b")
 
 
-RAM_DIR = "/dev/shm"
-RAM_NEEDED = 2 << 30
-
-
-def _usable_ram_dir() -> bool:
-    """/dev/shm is a tmpfs with room for the engine's state, and lets it run what it unpacks there."""
-    try:
-        with open("/proc/self/mounts") as mounts:
-            options = next((fields[3].split(",") for fields in map(str.split, mounts)
-                            if fields[1] == RAM_DIR and fields[2] == "tmpfs"), None)
-        stat = os.statvfs(RAM_DIR)
-    except OSError:
-        return False
-    return options is not None and "noexec" not in options and stat.f_bavail * stat.f_frsize >= RAM_NEEDED
-
-
 def _run(*args, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(list(args), capture_output=True, text=True, **kw)
 
@@ -57,10 +41,11 @@ def private_engine(hermetic_image):
     need_standin()
     if os.geteuid() != 0 or not shutil.which(DOCKERD) or not shutil.which("ip"):
         pytest.skip("needs root, dockerd and ip to start a private engine")
-    # In memory where the machine has a tmpfs: the engine's state (the loaded base images, their unpacked
-    # layers, the builds and the exported cache) is about 840 MiB written and thrown away. A short path
-    # either way: unix socket paths are limited.
-    state = Path(tempfile.mkdtemp(prefix="nmpc-", dir=RAM_DIR if _usable_ram_dir() else "/tmp"))
+    # The engine's state (the loaded base images, their unpacked layers, the builds and the exported cache)
+    # is about 840 MiB, written and thrown away: in the suite's scratch, in memory where the machine allows
+    # (tests/conftest.py). Under /tmp otherwise: unix socket paths are limited.
+    scratch = tempfile.gettempdir()
+    state = Path(tempfile.mkdtemp(prefix="nmpc-", dir=scratch if len(scratch) <= 20 else "/tmp"))
     # A bridge of its own: never `--bridge=none`, with which dockerd deletes the host's docker0 (the shared
     # engine's default bridge) on start.
     bridge = f"nmpc{os.getpid() % 100000}"
