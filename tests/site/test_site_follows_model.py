@@ -55,15 +55,14 @@ def _filter_table(venvs_page: Path) -> str:
     return doc[start:doc.index("<h2", start)]
 
 
-def test_one_filter_fewer_changes_the_site(tmp_path):
+def test_one_filter_fewer_changes_the_site(tmp_path, site):
+    """`site`, the session's build of this repository, is the site before the change."""
     root = _copy_repo(tmp_path / "repo")
     probe = _python(root, "-c", "import docgen; print(docgen.__file__)")
     assert Path(probe.stdout.strip()).is_relative_to(root), "docgen would write into the checkout, not the copy"
 
-    written = _python(root, "-m", "docgen", "write")
-    assert written.returncode == 0, written.stdout + written.stderr
-    before = build_site(root, tmp_path / "before")
-    assert before.returncode == 0, before.output[-3000:]
+    current = _python(root, "-m", "docgen", "check")   # so the session's site is this copy's, before the change
+    assert current.returncode == 0, current.stdout + current.stderr
 
     _drop_filter(root / "Dockerfile.nmp-rl-base", DROPPED_FILTER)
     written = _python(root, "-m", "docgen", "write")
@@ -71,7 +70,7 @@ def test_one_filter_fewer_changes_the_site(tmp_path):
     after = build_site(root, tmp_path / "after")
     assert after.returncode == 0, after.output[-3000:]
 
-    venvs_before = before.site / "image" / "venvs" / "index.html"
+    venvs_before = site / "image" / "venvs" / "index.html"
     venvs_after = after.site / "image" / "venvs" / "index.html"
     table_before, table_after = _filter_table(venvs_before), _filter_table(venvs_after)
     assert table_after.count("<tr>") == table_before.count("<tr>") - 1
@@ -80,5 +79,5 @@ def test_one_filter_fewer_changes_the_site(tmp_path):
     assert "Those filters give nine (9) venvs" in _text(venvs_before)
     assert "Those filters give eight (8) venvs" in _text(venvs_after)
     assert "The image passes seven filters" in _text(venvs_after)
-    assert (before.site / "reference/venvs/MegatronPolicyWorker/index.html").exists()
+    assert (site / "reference/venvs/MegatronPolicyWorker/index.html").exists()
     assert not (after.site / "reference/venvs/MegatronPolicyWorker/index.html").exists()
