@@ -249,7 +249,8 @@ class SessionContainer:
         mine = {"label": [f"{SESSION_LABEL}={self.session_id}", f"{LEASE_LABEL}={self.lease.id}"]}
         for attempt in range(attempts):
             try:
-                found = self.engine.call("list this session's containers", self.client.containers.list, all=True, filters=mine)
+                found = self.engine.call("list this session's containers", self.client.containers.list, all=True, filters=mine,
+                                         ignore_removed=True)
                 for container in found:
                     self.engine.call("remove the session container", container.remove, force=True)
                 if found:
@@ -264,7 +265,8 @@ class SessionContainer:
         """Ids of this container's lease still on the engine (none after remove). The lease label keeps a
         concurrent session that was given the same session id out of it."""
         mine = [f"{SESSION_LABEL}={self.session_id}", f"{LEASE_LABEL}={self.lease.id}"]
-        found = self.engine.call("list this session's containers", self.client.containers.list, all=True, filters={"label": mine})
+        found = self.engine.call("list this session's containers", self.client.containers.list, all=True,
+                                 filters={"label": mine}, ignore_removed=True)
         return [c.id for c in found]
 
 

@@ -217,7 +217,9 @@ def reap_orphans(engine: Any) -> list[str]:
     engine = as_engine(engine)
     removed = []
     leased = {"label": [SESSION_LABEL, LEASE_LABEL]}
-    for container in engine.call("list the session containers", engine.client.containers.list, all=True, filters=leased):
+    # ignore_removed: the SDK inspects each container it lists, and another session may remove its own in between
+    for container in engine.call("list the session containers", engine.client.containers.list, all=True,
+                                 filters=leased, ignore_removed=True):
         labels = container.labels or {}
         if not lease_has_expired(labels):
             continue

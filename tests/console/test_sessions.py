@@ -116,6 +116,36 @@ def test_reaper_removes_containers_of_expired_leases_only(tmp_path, monkeypatch,
                 pass
 
 
+@pytest.mark.probe("container ownership")
+@pytest.mark.docker
+def test_a_container_removed_while_the_reaper_looks_is_passed_over(tmp_path, monkeypatch, docker_client, runner_image):
+    """The Docker SDK lists containers, then inspects each one. A container its own session removes between
+    the two (a session on another worker, ending) is gone, not a reason to fail the session starting now.
+    The engine, the list and the removal are real; only the moment of the removal is forced."""
+    monkeypatch.setenv(LEASE_DIR_ENV, str(tmp_path / "leases"))
+    labels = {LEASE_LABEL: uuid.uuid4().hex, EXPIRES_LABEL: str(int(time.time()) + 3600)}   # another host's, live
+    vanishing = docker_client.containers.create(
+        runner_image, entrypoint=KEEPALIVE[:1], command=KEEPALIVE[1:], network_mode="none",
+        labels={**OWNER, **labels, SESSION_LABEL: f"issue-18-vanishing-{uuid.uuid4().hex[:6]}"})
+    inspect, removed = docker_client.api.inspect_container, []
+
+    def removed_just_before(container, *args, **kwargs):
+        if container == vanishing.id and not removed:
+            docker_client.api.remove_container(vanishing.id, force=True)
+            removed.append(vanishing.id)
+        return inspect(container, *args, **kwargs)
+
+    monkeypatch.setattr(docker_client.api, "inspect_container", removed_just_before)
+    try:
+        assert vanishing.id not in reap_orphans(docker_client)
+        assert removed == [vanishing.id]   # the reaper did look at it
+    finally:
+        try:
+            vanishing.remove(force=True)
+        except Exception:
+            pass   # gone, as the test made it
+
+
 # A session as a CI job in a container would run it: in its own PID namespace (it is PID 1 there, as the
 # other one is in its own), same host name, same kernel, same engine.
 NAMESPACED_SESSION = textwrap.dedent(
