@@ -12,7 +12,7 @@ from docgen.console.watchdog import LEASE_DIR_ENV, lease_dir
 
 REPO = Path(__file__).resolve().parents[1]
 RAM_SCRATCH = Path("/dev/shm")
-RAM_SCRATCH_NEEDED = 4 << 30   # bytes free: the run's scratch, and the two earlier runs' pytest keeps
+RAM_SCRATCH_NEEDED = 4 << 30   # bytes free: the run's scratch (about 1.1 GiB at its largest), with room to spare
 
 
 def ram_scratch() -> Path | None:
@@ -38,6 +38,7 @@ def ram_scratch() -> Path | None:
 if "TMPDIR" not in os.environ and (_ram := ram_scratch()) is not None:
     os.environ["TMPDIR"] = str(_ram)
     tempfile.tempdir = None   # recomputed from TMPDIR on next use
+
 ENGINE_FOLDERS = ("tests/console/", "tests/image/", "tests/docs/")
 # The tests that build this checkout's targets on the shared engine, one of them with --no-cache: one at a time
 SHARED_ENGINE_BUILDS = {f"tests/image/{name}.py" for name in ("test_build_log", "test_layers", "test_verification_step")}

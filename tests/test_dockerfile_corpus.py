@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from docgen.inputs.dockerfile import read_dockerfile
-from tests.buildkit import Answers, Question, ask, field, first_line, require_buildx, write_case
+from tests.buildkit import Answers, Question, ask, field, first_line, offline, require_buildx, write_case
 from tests.docgen_cli import docgen
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,15 +141,6 @@ def test_relocated_dockerfile_found_through_the_consumer_config():
 
 # ---- cross-check with BuildKit's parser ------------------------------------------------------------------
 
-def _offline_copy(dockerfile: Path, folder: Path, key: str) -> Path:
-    """The fixture with a `# syntax=` line blanked into a plain comment: that line makes BuildKit pull a
-    frontend image, which this machine cannot. Line numbers stay the same; nothing else changes."""
-    lines = dockerfile.read_text(encoding="utf-8").split("\n")
-    if read_dockerfile(dockerfile).syntax_directive == 1:
-        lines[0] = "# (syntax directive dropped: offline cross-check)"
-    return write_case(folder, key, "\n".join(lines))
-
-
 def _targets(facts) -> list[str | None]:
     """The stages each fixture's outline is asked for (`--target`): every named one, else the default."""
     return [s.name for s in facts.stages if s.name] or [None]
@@ -162,7 +153,7 @@ def buildkit(tmp_path_factory) -> Answers:
     folder = tmp_path_factory.mktemp("buildkit")
     questions = {}
     for name, (dockerfile, _, _) in sorted(FIXTURES.items()):
-        copy = _offline_copy(dockerfile, folder, name)
+        copy = write_case(folder, name, offline(dockerfile.read_text(encoding="utf-8")))
         questions[f"targets[{name}]"] = Question("targets", copy)
         for target in _targets(read_dockerfile(dockerfile)):
             questions[f"outline[{name}]/{target}"] = Question("outline", copy, target, (("BASE_IMAGE", "scratch"),))

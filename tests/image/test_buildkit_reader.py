@@ -12,7 +12,7 @@ import tarfile
 import pytest
 
 from docgen.inputs.dockerfile import read_dockerfile
-from tests.buildkit import Answers, Question, ask, field, first_line, require_buildx, run, write_case
+from tests.buildkit import Answers, Question, ask, field, first_line, offline, require_buildx, run, write_case
 from tests.unit.test_dockerfile_reader import (
     _ARG_IDS, ARG_VALUES, BACKTICK_ESCAPE, EIGHT_FILTERS, HEREDOC_MARKERS, PREFETCH_TAIL, TOLERATED,
 )
@@ -46,11 +46,6 @@ def base_image_stand_in(docker_buildx):
         run("docker", "image", "rm", STAND_IN, timeout=60)
 
 
-def _without_syntax_line(text: str) -> str:
-    """A `# syntax=` line blanked to a plain comment: it would make BuildKit pull a frontend image."""
-    return text.replace("# syntax=docker/dockerfile:1", "# (syntax directive dropped)")
-
-
 @pytest.fixture(scope="module")
 def buildkit(docker_buildx, base_image_stand_in, tmp_path_factory) -> Answers:
     """What this module's tests ask BuildKit, asked at once: each case's text in a folder of its own."""
@@ -69,7 +64,7 @@ def buildkit(docker_buildx, base_image_stand_in, tmp_path_factory) -> Answers:
         questions[key] = Question("outline", write_case(folder, key, "FROM scratch\n" + text + PREFETCH_TAIL))
     for case, text, _ in TOLERATED:
         key = f"tolerated[{case}]"
-        questions[key] = Question("targets", write_case(folder, key, _without_syntax_line(text)))
+        questions[key] = Question("targets", write_case(folder, key, offline(text)))
     return ask(questions, folder)
 
 
@@ -129,6 +124,6 @@ def test_tolerated_texts_are_dockerfiles_buildkit_accepts(buildkit, case, text, 
     blanked to a plain comment first: it would make BuildKit pull a frontend image)."""
     key = f"tolerated[{case}]"
     dockerfile = buildkit.questions[key].dockerfile
-    assert dockerfile.read_text(encoding="utf-8") == _without_syntax_line(text)
+    assert dockerfile.read_text(encoding="utf-8") == offline(text)
     targets = field(buildkit[key], "targets")
     assert len(targets) == len(read_dockerfile(dockerfile).stages)

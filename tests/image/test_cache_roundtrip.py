@@ -28,6 +28,7 @@ pytestmark = [pytest.mark.image, pytest.mark.docker, pytest.mark.slow]
 DOCKERD = "/usr/sbin/dockerd"
 BASE_IMAGES = ("local/python:3.13-trixie", "ghcr.io/astral-sh/uv:0.11.33")
 STEP = re.compile(r"^#(\d+) \[(base|builder|nmp-rl-base) +\d+/\d+\] (\S+)")
+SOCKET_PATH_MAX = 108   # bytes in a unix socket address (sun_path), its closing NUL included
 STATUS = re.compile(r"^#(\d+) (CACHED|DONE)\b")
 
 
@@ -45,7 +46,8 @@ def private_engine(hermetic_image):
     # is about 840 MiB, written and thrown away: in the suite's scratch, in memory where the machine allows
     # (tests/conftest.py). Under /tmp otherwise: unix socket paths are limited.
     scratch = tempfile.gettempdir()
-    state = Path(tempfile.mkdtemp(prefix="nmpc-", dir=scratch if len(scratch) <= 20 else "/tmp"))
+    fits = len(f"{scratch}/nmpc-12345678/docker.sock") < SOCKET_PATH_MAX
+    state = Path(tempfile.mkdtemp(prefix="nmpc-", dir=scratch if fits else "/tmp"))
     # A bridge of its own: never `--bridge=none`, with which dockerd deletes the host's docker0 (the shared
     # engine's default bridge) on start.
     bridge = f"nmpc{os.getpid() % 100000}"
