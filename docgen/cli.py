@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from docgen import __version__
-from docgen.check.pipeline import findings_of, prepare, write
+from docgen.check.pipeline import findings_of, prepare, write, write_record
 from docgen.check.report import Options, report
 from docgen.diff import compare, load_sides
 from docgen.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, InputError
@@ -29,7 +29,7 @@ from docgen.render.text import inventory_text
 from docgen.snapshot.build import build_snapshot, dump_snapshot
 from docgen.snapshot.load import load_snapshot
 
-COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint", "diff")
+COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint", "review", "diff")
 
 
 def _project(args: argparse.Namespace):
@@ -107,6 +107,40 @@ def cmd_write(args: argparse.Namespace) -> int:
     for line in write(_run(args)):
         print(f"docgen: {line}", file=sys.stderr)
     return EXIT_OK
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """Confirm hand-written sentences whose named facts changed: the facts record takes today's values for
+    them. Only the facts record is written."""
+    project = _project(args)
+    _say_project(args, project)
+    wanted = set()
+    for spec in args.sentences:
+        path, sep, line = spec.rpartition(":")
+        if not sep or not line.isdigit():
+            raise InputError(spec, None, "expected FILE:LINE, as `docgen check` prints it")
+        wanted.add((project.display(Path.cwd() / path), int(line)))
+    run = prepare(project, render=False, confirm=frozenset(wanted))
+    known = {(m.path, m.line) for m in run.mentions}
+    missing = sorted(wanted - known)
+    if missing:
+        raise InputError(f"{missing[0][0]}:{missing[0][1]}", None,
+                         "no hand-written sentence that names facts starts on this line (give the line "
+                         "`docgen check` names)")
+    for line in write_record(run):
+        print(f"docgen: {line}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _add_review(sub) -> None:
+    p = sub.add_parser("review", help="confirm sentences whose named facts changed",
+                       description="Confirm that hand-written sentences still hold after a fact they name changed "
+                                   "(the `review` findings of `docgen check`): the facts record takes today's values "
+                                   "for them. Edit a sentence instead when it no longer holds; `docgen write` never "
+                                   "confirms anything.")
+    _common(p)
+    p.add_argument("sentences", nargs="+", metavar="FILE:LINE", help="a sentence as `docgen check` names it")
+    p.set_defaults(func=cmd_review)
 
 
 def _report_options(args: argparse.Namespace, run):
@@ -320,7 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
                "Exit codes: 0 ok, 1 findings or drift, 2 bad input.")
     parser.add_argument("--version", action="version", version=f"docgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin, "diff": _add_diff}
+    adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin, "diff": _add_diff,
+              "review": _add_review}
     for name in COMMANDS:
         adders[name](sub) if name in adders else _add_block_command(sub, name)
     return parser

@@ -36,6 +36,7 @@ DEFAULTS = {
     "facts": "docs/.docgen-facts.json",
     "image-size": "docs/data/image-size.json",
     "required": None,   # None: every generator docgen has
+    "quoted": (),       # other files of the repository whose values the pages quote (read as assignments)
 }
 
 
@@ -49,6 +50,7 @@ class Project(NamedTuple):
     facts: Path
     image_size: Path
     required: tuple[str, ...] | None
+    quoted: tuple[Path, ...] = ()  # files whose assignments are facts the pages may name
 
     def display(self, path: str | Path) -> str:
         """A path as reports show it: relative to the root when inside it."""
@@ -199,7 +201,8 @@ def _load(root: Path, config: _Config | None, how: str) -> Project:
     return Project(root=root, config_file=config.path if config is not None else None, how=how,
                    dockerfile=path_of("dockerfile"), snapshot=path_of("snapshot"),
                    pages=tuple(values["pages"]), facts=path_of("facts"), image_size=path_of("image-size"),
-                   required=tuple(required) if required is not None else None)
+                   required=tuple(required) if required is not None else None,
+                   quoted=tuple(root / q for q in values["quoted"]))
 
 
 def _check_paths(root: Path, config: _Config | None, paths: dict[str, Path]) -> None:
@@ -245,8 +248,8 @@ def _settings(config: _Config) -> dict:
 
         if key not in DEFAULTS:
             raise bad(f"unknown docgen setting {key!r} (known: {', '.join(DEFAULTS)})")
-        if key in ("pages", "required"):   # `required = []`: the pages need no particular generator
-            if not (isinstance(value, list) and (value or key == "required")
+        if key in ("pages", "required", "quoted"):   # `required = []`: the pages need no particular generator
+            if not (isinstance(value, list) and (value or key in ("required", "quoted"))
                     and all(isinstance(v, str) and v for v in value)):
                 raise bad(f"{key}: expected a {'' if key == 'required' else 'non-empty '}list of strings")
         elif not (isinstance(value, str) and value):

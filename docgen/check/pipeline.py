@@ -8,6 +8,7 @@ reads a raw input again.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import NamedTuple
 from docgen.blocks import parse_document, refresh
 from docgen.check.facts import dump_facts, facts_of
 from docgen.check.lint import check_coverage, check_value_line_start, lint
+from docgen.check.mentions import dockerfile_comments, record_of, review_findings, scan
 from docgen.check.prose import prose_findings
 from docgen.errors import ArgError, InputError
 from docgen.inputs.dockerfile import parse_dockerfile
@@ -47,6 +49,8 @@ class Run(NamedTuple):
     facts_text: str
     recorded_facts_raw: bytes | None
     recorded_facts_text: str | None
+    mentions: list = []              # check.mentions.Mention: every hand-written sentence that names facts
+    recorded_mentions: dict | None = None   # the mentions part of the facts record as committed
 
 
 def _read_owned(path: Path, project: Project, what: str, shown: str | None = None) -> tuple[bytes, str]:
@@ -63,7 +67,10 @@ def _read_owned(path: Path, project: Project, what: str, shown: str | None = Non
     return raw, decode(shown or project.display(path), raw, what, newline="")  # newline="": keep CRLF
 
 
-def prepare(project: Project, paths: list[Path] | None = None, *, render: bool = True) -> Run:
+def prepare(project: Project, paths: list[Path] | None = None, *, render: bool = True,
+            confirm: frozenset[tuple[str, int]] = frozenset()) -> Run:
+    """Read, model and render everything; `confirm` names sentences (path, line) a reviewer confirmed, whose
+    recorded facts the new record takes from today's model."""
     required_unknown = [g for g in project.required or () if g not in GENERATORS]
     if required_unknown:
         raise InputError(project.display(project.config_file or project.root), None,
@@ -104,16 +111,36 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
         new_text, block_changes, value_changes = refresh(doc, render_one, value_one) if render else (doc.text, [], [])
         pages.append(Page(path, raw, doc, new_text, block_changes, value_changes))
 
-    facts = facts_of(model)
+    quoted = {project.display(q): read_input(q, "a file [tool.docgen] quoted names", newline="")
+              for q in project.quoted}
+    mentions = scan(model, [p.doc for p in pages], dockerfile_comments(model), quoted)
     recorded_raw = recorded = None
     if project.facts.exists() or project.facts.is_symlink():
         recorded_raw, recorded = _read_owned(project.facts, project, "the facts record")
-    return Run(project, model, pages, explicit, facts, dump_facts(facts), recorded_raw, recorded)
+    recorded_mentions = _mentions_part(recorded)
+    facts = {**facts_of(model), "mentions": record_of(mentions, recorded_mentions, confirm)}
+    return Run(project, model, pages, explicit, facts, dump_facts(facts), recorded_raw, recorded, mentions,
+               recorded_mentions)
+
+
+def _mentions_part(recorded: str | None) -> dict | None:
+    """The mentions part of the recorded facts (None when there is no readable record: every sentence is then
+    new, and `check` says to record them)."""
+    if recorded is None:
+        return None
+    try:
+        data = json.loads(recorded)
+    except (ValueError, RecursionError):
+        return None
+    part = data.get("mentions") if isinstance(data, dict) else None
+    return part if isinstance(part, dict) else None
 
 
 def findings_of(run: Run):
     findings = lint(run.model)
     findings += prose_findings(run)
+    findings += [f for m in run.mentions for f in m.findings]
+    findings += review_findings(run.mentions, run.recorded_mentions)
     findings += check_value_line_start(p.doc for p in run.pages)
     if run.project.image_size.exists():
         # Measured figures are not derived from the inputs, so inputs that moved since the measurement are no
@@ -138,3 +165,18 @@ def write(run: Run) -> list[str]:
         log.append(f"updated {run.project.display(run.project.facts)}")
     write_files(run.project.root, outputs)
     return log
+
+
+def write_record(run: Run) -> list[str]:
+    """Save the facts record alone (`docgen review`): the pages stay as they are."""
+    try:
+        facts = json.loads(run.recorded_facts_text or "")
+    except (ValueError, RecursionError):
+        facts = None
+    facts = {**(facts if isinstance(facts, dict) else run.facts), "mentions": run.facts["mentions"]}
+    text = dump_facts(facts)
+    if run.recorded_facts_text == text:
+        return []
+    write_files(run.project.root, [Output(run.project.facts, text, run.recorded_facts_raw,
+                                          check_expected=True, kind="facts")])
+    return [f"updated {run.project.display(run.project.facts)}"]

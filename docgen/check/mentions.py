@@ -1,0 +1,428 @@
+"""Mentions: every hand-written sentence of an owned page, scanned for the facts it names.
+
+A sentence names a fact by its subject (an ARG name, an extra, a package, an actor class, a path), by the
+fact's current value where that value is distinctive (a version, a base image), or by the few words its kind
+declares for its subject ("uid", "runs as"; `docgen/model/facts.py`). Two things follow from a mention:
+
+- **Compared.** Where the sentence also states a value of the fact's shape (a version, a user id, a state such
+  as "not warmed"), the value is held to the fact. A stated value the fact does not have is a finding.
+- **Reviewed.** The facts record keeps, for each sentence that names facts, the values those facts had when
+  the sentence was last written or confirmed. When one changes, `check` fails at the sentence until it is
+  edited or confirmed with `docgen review FILE:LINE`; `docgen write` never clears that.
+
+Nothing here names a page, a sentence or one particular value: what names a fact comes from the fact base.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from docgen.check.lint import Finding
+from docgen.check.prose import _COUNT, _COUNT_KEYS, _singular, _sort_lines
+from docgen.model.facts import ID, KINDS, VERSION, Fact, fact_base
+from docgen.names import NUMBER_WORDS
+from docgen.records import Memo
+from docgen.render.values import VALUES
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from docgen.blocks import Document
+    from docgen.model import ImageModel
+    from docgen.model.facts import FactBase
+
+REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
+
+# Mention statuses, for the coverage report.
+RENDERED, COMPARED, REVIEWED, ALLOWED, UNCOVERED = "rendered", "compared", "under review", "allowed", "uncovered"
+
+_VERSION_TOKEN = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
+_SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
+_UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
+_NUMBER = re.compile(r"\b(\d{1,7}|root)\b")
+_NEGATION = re.compile(r"\b(?:not|never|no|isn't|aren't|without|un)\b|n't\b", re.I)
+# A state a sentence can state of a fact whose value is a state (an extra warmed or not, a group by default).
+_STATES = {
+    "extra": ("warmed", re.compile(r"\bwarm(?:ed|s|ing)?\b|\bin the (?:uv )?cache\b", re.I)),
+    "group": ("default", re.compile(r"\bby default\b|\bdefault\b", re.I)),
+}
+
+
+class Mention(NamedTuple):
+    path: str
+    line: int
+    text: str                      # the sentence, blanks collapsed
+    facts: tuple[tuple[str, str, str], ...]   # (fact key, the value it is tied to, status)
+    findings: tuple[Finding, ...]
+
+    @property
+    def digest(self) -> str:
+        return sentence_digest(self.text)
+
+
+def sentence_digest(text: str) -> str:
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:16]
+
+
+class _Index(NamedTuple):
+    exact: dict[str, list[Fact]]         # a code-like name, case as written
+    code: dict[str, list[Fact]]          # a name that counts only inside a code span
+    folded: dict[str, list[Fact]]        # a word or phrase prose may write in any case (packages, aliases)
+    phrases: "re.Pattern | None"          # all of `folded`, as one search
+    words: dict[str, list[Fact]]         # a plain word that names a subject only beside its kind's words
+    values: dict[str, list[Fact]]        # a distinctive current value
+    kind_words: list[tuple[re.Pattern, str]]   # a kind's own words -> the kind
+    by_kind: dict[str, list[Fact]]
+
+
+_INDEX = Memo()
+
+
+def _code_like(name: str) -> bool:
+    return bool(re.search(r"[_./:\d]|[a-z][A-Z]|^[A-Z][A-Z0-9_]{2,}$", name))
+
+
+def _index(facts: "FactBase") -> _Index:
+    exact: dict[str, list[Fact]] = {}
+    code: dict[str, list[Fact]] = {}
+    folded: dict[str, list[Fact]] = {}
+    words: dict[str, list[Fact]] = {}
+    values: dict[str, list[Fact]] = {}
+    by_kind: dict[str, list[Fact]] = {}
+    for f in facts.facts:
+        by_kind.setdefault(f.kind, []).append(f)
+        kind = KINDS[f.kind]
+        for name in f.names:
+            if name.startswith("`"):
+                code.setdefault(name.strip("`"), []).append(f)
+            elif _code_like(name) and len(name) > 2:
+                exact.setdefault(name, []).append(f)
+            elif name:
+                words.setdefault(name.lower(), []).append(f)
+        for name in f.prose:
+            if len(name) > 1:
+                folded.setdefault(name.lower(), []).append(f)
+        for v in f.value.split(" | "):
+            if _distinctive(v):
+                values.setdefault(v, []).append(f)
+    kind_words = []
+    for kind in KINDS.values():
+        if kind.words:
+            alternatives = "|".join(re.escape(w) for w in sorted(kind.words, key=len, reverse=True))
+            kind_words.append((re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I), kind.id))
+    phrases = None
+    if folded:
+        alternatives = "|".join(re.escape(p) for p in sorted(folded, key=len, reverse=True))
+        phrases = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I)
+    return _Index(exact, code, folded, phrases, words, values, kind_words, by_kind)
+
+
+def _distinctive(value: str) -> bool:
+    """A value that names its fact wherever it is written: it has digits and dots, or it is a reference
+    (an image, a URL), and it is not a small number or a common word."""
+    return len(value) >= 4 and " " not in value and bool(re.search(r"\d\.\d|[:/@]", value)) and not value.startswith("/")
+
+
+def _versions_in(value: str) -> set[str]:
+    """The versions a value holds: dotted numbers anywhere in it ("cuda-dl-base:26.07-cuda13.3" holds 26.07
+    and 13.3), and in a list of bare CUDA architectures ("90;100") each one as a compute capability."""
+    out = set(re.findall(r"(?<![\d.])\d+(?:\.\d+)+(?:\.?(?:post|dev|rc|a|b)\d+)*(?:\+[\w.]*\w)?", value))
+    if re.fullmatch(r"[\d;, ]+", value.strip()):
+        out |= {f"{n[:-1]}.{n[-1]}" for n in re.split(r"[;, ]+", value.strip()) if len(n) >= 2}
+    return out
+
+
+def _version_agrees(stated: str, fact: Fact) -> bool:
+    stated = stated.lstrip("v")
+    if fact.kind in ("python", "uv"):
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        from packaging.version import InvalidVersion, Version
+        try:
+            spec = SpecifierSet(fact.value)
+            if spec.contains(Version(stated), prereleases=True):
+                return True
+            # "Python 3.13" names a release series: it agrees when some release of it is in range
+            return any(spec.contains(Version(f"{stated}.{n}"), prereleases=True) for n in range(0, 100))
+        except (InvalidSpecifier, InvalidVersion):
+            return True
+    for v in fact.value.split(" | "):
+        for known in _versions_in(v) | {v.strip()}:
+            if known == stated or known.startswith(stated + ".") or known.startswith(stated + "+"):
+                return True
+    return False
+
+
+def _sentences(lines: list[str]) -> "Iterable[tuple[int, str]]":
+    """(1-based first line, sentence) for every sentence of the hand-written lines: a paragraph, a list item,
+    a heading and a table row are units, and a unit splits at sentence ends."""
+    unit: list[str] = []
+    first = 0
+
+    def flush():
+        if not unit:
+            return
+        joined = " ".join(unit)
+        offsets, at = [], 0
+        for i, part in enumerate(unit):
+            offsets.append((at, first + i))
+            at += len(part) + 1
+        start = 0
+        for m in [*_SENTENCE_END.finditer(joined), None]:
+            end = m.start() if m else len(joined)
+            piece = joined[start:end]
+            if piece.strip() and joined[:start].count("`") % 2 == 0:
+                line = max(n for off, n in offsets if off <= start + (len(piece) - len(piece.lstrip())))
+                yield line + 1, piece.strip()
+            elif piece.strip():
+                # inside a code span: join to the previous sentence (rare; keep it simple: its own)
+                line = max(n for off, n in offsets if off <= start)
+                yield line + 1, piece.strip()
+            if m:
+                start = m.end()
+        unit.clear()
+
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line:
+            yield from flush()
+            continue
+        if line.startswith("|"):
+            yield from flush()
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if all(set(c) <= set("-: ") for c in cells):
+                continue
+            yield i + 1, " | ".join(cells)
+            continue
+        if _UNIT_START.match(raw) or not unit:
+            yield from flush()
+            first = i
+        unit.append(line)
+    yield from flush()
+
+
+def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable[tuple[str, int, str]]" = (),
+         quoted: dict[str, str] | None = None) -> list[Mention]:
+    """Every sentence of the pages' hand-written text (and of `extra_texts`: (path, first line, text), the
+    Dockerfile comments the pages copy) that names a fact, with the facts it names and what it states."""
+    facts = fact_base(model, quoted)
+    index = _INDEX.answer(facts, "index", lambda: _index(facts))
+    rendered_cache: dict[str, str | None] = {}
+
+    def rendered(key: str) -> str | None:
+        if key not in rendered_cache:
+            try:
+                rendered_cache[key] = VALUES[key](model) if key in VALUES else None
+            except Exception:   # a value the model cannot give: the pipeline reports it where it is used
+                rendered_cache[key] = None
+        return rendered_cache[key]
+
+    out: list[Mention] = []
+    for doc in docs:
+        prose, _code, allowed = _sort_lines(doc)
+        values_by_line: dict[int, list[str]] = {}
+        for v in doc.values:
+            values_by_line.setdefault(v.line, []).append(v.key)
+        for lines, is_allowed in ((prose, False), (allowed, True)):
+            for line, sentence in _sentences(lines):
+                shown = [rendered(k) for k in values_by_line.get(line, ())]
+                m = _mention(doc.path, line, sentence, index, is_allowed, [s for s in shown if s])
+                if m is not None:
+                    out.append(m)
+    for path, first, text in extra_texts:
+        lines = text.splitlines()
+        for line, sentence in _sentences(lines):
+            m = _mention(path, first + line - 1, sentence, index, False, [])
+            if m is not None:
+                out.append(m)
+    return out
+
+
+def _mention(path: str, line: int, sentence: str, index: _Index, allowed: bool, shown: list[str]) -> Mention | None:
+    text = " ".join(sentence.replace("\x00", "…").split())
+    named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
+    spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
+    low = text.lower()
+    kinds_here = {kind for pattern, kind in index.kind_words if pattern.search(text)}
+    for at, token in [*spans, *((m.start(), m.group(0)) for m in _TOKEN.finditer(text))]:
+        token = token.strip("`'\",;()")
+        in_span = any(at == s for s, _ in spans)
+        for f in index.exact.get(token, ()) + index.exact.get(token.rstrip("."), ()):
+            named.setdefault(f.key, (f, at))
+        for f in index.code.get(token, ()) if in_span else ():
+            named.setdefault(f.key, (f, at))
+        for f in index.words.get(token.lower(), ()):
+            if f.kind in kinds_here:   # a plain word ("base", "docs") names a subject only beside its kind's words
+                named.setdefault(f.key, (f, at))
+        for f in index.values.get(token, ()):
+            named.setdefault(f.key, (f, at))
+    for m in index.phrases.finditer(text) if index.phrases else ():
+        for f in index.folded.get(m.group(0).lower(), ()):
+            named.setdefault(f.key, (f, m.start()))
+    for kind in kinds_here & {"user", "cuda-arch", "conflicts"}:   # kinds with few subjects: the words name them
+        for f in index.by_kind.get(kind, ()):
+            named.setdefault(f.key, (f, low.find(next(w for w in KINDS[kind].words if w in low) if any(
+                w in low for w in KINDS[kind].words) else "")))
+    for m in _COUNT.finditer(low):   # the one grammar of counts (docgen/check/prose.py)
+        noun = _singular(m.group(3))
+        for key in _COUNT_KEYS.get(noun, ()):
+            for f in index.by_kind.get("count", ()):
+                if f.subject == key:
+                    named.setdefault(f.key, (f, m.start()))
+    if not named:
+        return None
+    findings: list[Finding] = []
+    statuses: dict[str, str] = {}
+    # stated versions, each held to the nearest named fact that has versions
+    versioned = [(f, at) for f, at in named.values() if KINDS[f.kind].shape == VERSION or _versions_in(f.value)]
+    versioned = [(f, at) for f, at in versioned if f.kind != "count"]
+    stated_versions = [(m.start(), m.group(1)) for m in _VERSION_TOKEN.finditer(text)]
+    stated_versions += [(m.start(), f"{m.group(1)}.{m.group(2)}") for m in _SM.finditer(text)]
+    shown_versions = {v for s in shown for v in _versions_in(s)}
+    for at, version in stated_versions:
+        if not versioned or version in shown_versions:
+            continue
+        fact, _ = min(versioned, key=lambda fa: abs(fa[1] - at))
+        agreeing = [f for f, _ in versioned if _version_agrees(version, f)]
+        if agreeing:   # the nearest fact, or another the sentence names, has this version
+            statuses.setdefault(agreeing[0].key, COMPARED)
+            continue
+        if not allowed:
+            findings.append(Finding(path, line, STATED, f"the sentence states {version} for {_name(fact)}, but "
+                                    f"{_name(fact)} is {fact.value} ({fact.origin}); render the value or correct "
+                                    "the sentence"))
+        statuses[fact.key] = "false"
+    # stated user ids
+    users = [f for f, _ in named.values() if f.kind == "user"]
+    # "root" alone names the kind ("as root" on a host), a stated id is held to the image's user only where the
+    # sentence speaks of a user
+    if users and re.search(r"\b(?:user|uid|gid|runs as|run as)\b", low):
+        for m in _NUMBER.finditer(low):
+            before = low[max(0, m.start() - 12): m.start()]
+            if m.group(1) == "root":
+                if not re.search(r"\b(?:as|user|is)\s+$", before) and not low.startswith(" user", m.end()):
+                    continue
+            elif not re.search(r"\b(?:uid|gid|user|runs as|run as)\W{0,3}$", before) or (
+                    len(m.group(1)) > 1 and m.group(1).startswith("0")):   # a mode (022), not an id
+                continue
+            said = "0" if m.group(1) == "root" else m.group(1)
+            if any(said in f.value.split(":") for f in users):
+                for f in users:
+                    statuses.setdefault(f.key, COMPARED)
+            elif not allowed and not any(said in s.split(":") or said == s for s in shown):
+                target = next((f for f in users if f.subject == ("build" if "build" in low else "runtime")), users[0])
+                findings.append(Finding(path, line, STATED, f"the sentence states user {m.group(1)}, but the "
+                                        f"{target.subject} user is {target.value} (uid:gid, {target.origin}); render "
+                                        "it (runtime.uid, build.uid) or correct the sentence"))
+                statuses[target.key] = "false"
+    # stated states (warmed / not warmed, default / not default)
+    for kind, (state, pattern) in _STATES.items():
+        subjects = [(f, at) for f, at in named.values() if f.kind == kind]
+        for m in pattern.finditer(text):
+            if not subjects:
+                break
+            fact, _ = min(subjects, key=lambda fa: abs(fa[1] - m.start()))
+            negated = bool(_NEGATION.search(text[max(0, m.start() - 16): m.start()]))
+            says = f"not {state}" if negated else state
+            if says == fact.value:
+                statuses.setdefault(fact.key, COMPARED)
+            elif not allowed:
+                findings.append(Finding(path, line, STATED, f"the sentence says {_name(fact)} is {says}, but it is "
+                                        f"{fact.value} ({fact.origin})"))
+                statuses[fact.key] = "false"
+    tied = []
+    for key, (fact, _) in sorted(named.items()):
+        status = statuses.get(key)
+        if allowed:
+            status = ALLOWED
+        elif status is None and any(s and s in fact.value.split(" | ") for s in shown):
+            status = RENDERED
+        if status is None and not stated_versions and (KINDS[fact.kind].shape == VERSION or _versions_in(fact.value)):
+            # named, but no version stated ("uv syncs the extras", "the uv release"): a new version cannot make
+            # the sentence false, only the thing going away can
+            tied.append((f"{key}#named", "yes", REVIEWED))
+            continue
+        tied.append((key, fact.value, status or REVIEWED))
+    return Mention(path, line, text, tuple(tied), tuple(findings))
+
+
+def _name(fact: Fact) -> str:
+    return f"`{fact.subject}`" if fact.kind != "count" else f"the {fact.subject.replace('_', ' ')} count"
+
+
+# ---------------------------------------------------------------------------------------------- the record
+
+def record_of(mentions: list[Mention], old: dict | None, confirm: set[tuple[str, int]] = frozenset()) -> dict:
+    """The mentions part of the facts record as `write` (or `review`) leaves it: every sentence's named
+    facts; the values they had when the sentence was written or confirmed, where those differ from today's
+    (a pending review, which `write` keeps). `confirm` holds (path, line) of sentences a reviewer confirmed."""
+    old = old or {}
+    old_values: dict = old.get("values", {})
+    old_sentences: dict = old.get("sentences", {})
+    old_pending: dict = old.get("pending", {})
+    values: dict[str, str] = {}
+    sentences: dict[str, dict[str, list[str]]] = {}
+    pending: dict[str, dict[str, dict[str, str]]] = {}
+    for m in mentions:
+        keys = [k for k, _v, s in m.facts if s != ALLOWED]
+        if not keys:
+            continue
+        for k, v, _s in m.facts:
+            if k in keys:
+                values[k] = v
+        sentences.setdefault(m.path, {})[m.digest] = ", ".join(keys)
+        if m.digest not in old_sentences.get(m.path, {}) or (m.path, m.line) in confirm:
+            continue
+        was = old_pending.get(m.path, {}).get(m.digest, {})
+        for k, v, _s in m.facts:
+            before = was.get(k, old_values.get(k))
+            if k in keys and k in _keys(old_sentences[m.path][m.digest]) and before is not None and before != v:
+                pending.setdefault(m.path, {}).setdefault(m.digest, {})[k] = before
+    return {"values": dict(sorted(values.items())),
+            "sentences": {p: dict(sorted(s.items())) for p, s in sorted(sentences.items())},
+            "pending": {p: dict(sorted(s.items())) for p, s in sorted(pending.items())}}
+
+
+def _keys(recorded: object) -> set[str]:
+    return set(recorded.split(", ")) if isinstance(recorded, str) else set()
+
+
+def review_findings(mentions: list[Mention], record: dict | None) -> list[Finding]:
+    """A sentence whose named facts changed since it was written or confirmed, and a sentence the record has
+    not seen (written since the last `docgen write`)."""
+    record = record or {}
+    values, sentences, pending = record.get("values", {}), record.get("sentences", {}), record.get("pending", {})
+    out: list[Finding] = []
+    for m in mentions:
+        keys = [(k, v) for k, v, s in m.facts if s != ALLOWED]
+        if not keys:
+            continue
+        known = sentences.get(m.path, {}).get(m.digest)
+        if known is None:
+            out.append(Finding(m.path, m.line, UNRECORDED, "this sentence names "
+                               f"{', '.join(k for k, _ in keys[:3])}{' ...' if len(keys) > 3 else ''} and the facts "
+                               "record has not seen it: run `docgen write` to record it"))
+            continue
+        was = pending.get(m.path, {}).get(m.digest, {})
+        known = _keys(known)
+        for k, v in keys:
+            before = was.get(k, values.get(k))
+            if k in known and before is not None and before != v:
+                out.append(Finding(m.path, m.line, REVIEW, f"mentions {k}, which changed from {before!r} to {v!r} "
+                                   f"since this sentence was written; edit it, or confirm it with "
+                                   f"`docgen review {m.path}:{m.line}`"))
+    return out
+
+
+def dockerfile_comments(model: "ImageModel") -> list[tuple[str, int, str]]:
+    """The Dockerfile comments the pages copy (each build argument's comment block, which the build-options
+    page shows): (path, first line, text), scanned as hand-written text of their own."""
+    out = []
+    for arg in model.dockerfile.args:
+        if arg.comment.strip():
+            lines = arg.comment.splitlines()
+            out.append((model.dockerfile.path, max(1, arg.line - len(lines)), arg.comment))
+    return out
