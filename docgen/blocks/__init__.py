@@ -26,6 +26,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
+from docgen.rules import RULES
 from docgen.fences import COMMENT, FENCED, Region, code_spans, regions
 from docgen.model.digests import digest
 
@@ -261,8 +262,15 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
                 values.append(InlineValue(value_open[0], index, value_open[1], start))
                 value_open = None
             elif kind == "allow":
-                if not rest:
-                    raise fail(index, "docgen:allow needs a reason: <!-- docgen:allow WHY THIS LINE STATES IT -->")
+                named = rest[0].split(",") if rest else []
+                unknown = [r for r in named if r not in RULES]
+                if not rest or unknown:
+                    raise fail(index, f"docgen:allow names {'no rule' if not rest else repr(unknown[0])}: write "
+                                      f"<!-- docgen:allow RULE WHY THIS LINE STATES IT --> with RULE one of "
+                                      f"{', '.join(RULES)} (comma-separated for several)")
+                if len(rest) < 2:
+                    raise fail(index, "docgen:allow needs a reason after the rule: "
+                                      "<!-- docgen:allow RULE WHY THIS LINE STATES IT -->")
             else:
                 raise fail(index, f"unknown marker docgen:{kind} (begin, end, value, end-value, allow)")
         if value_open is not None:

@@ -127,11 +127,11 @@ def _distinctive(value: str) -> bool:
     return len(value) >= 4 and " " not in value and bool(re.search(r"\d\.\d|[:/@]", value)) and not value.startswith("/")
 
 
-def _versions_in(value: str) -> set[str]:
+def _versions_in(value: str, kind: str = "") -> set[str]:
     """The versions a value holds: dotted numbers anywhere in it ("cuda-dl-base:26.07-cuda13.3" holds 26.07
     and 13.3), and in a list of bare CUDA architectures ("90;100") each one as a compute capability."""
     out = set(re.findall(r"(?<![\d.])\d+(?:\.\d+)+(?:\.?(?:post|dev|rc|a|b)\d+)*(?:\+[\w.]*\w)?", value))
-    if re.fullmatch(r"[\d;, ]+", value.strip()):
+    if kind == "cuda-arch" and re.fullmatch(r"[\d;, ]+", value.strip()):
         out |= {f"{n[:-1]}.{n[-1]}" for n in re.split(r"[;, ]+", value.strip()) if len(n) >= 2}
     return out
 
@@ -150,7 +150,7 @@ def _version_agrees(stated: str, fact: Fact) -> bool:
         except (InvalidSpecifier, InvalidVersion):
             return True
     for v in fact.value.split(" | "):
-        for known in _versions_in(v) | {v.strip()}:
+        for known in _versions_in(v, fact.kind) | {v.strip()}:
             if known == stated or known.startswith(stated + ".") or known.startswith(stated + "+"):
                 return True
     return False
@@ -226,22 +226,33 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
         values_by_line: dict[int, list[str]] = {}
         for v in doc.values:
             values_by_line.setdefault(v.line, []).append(v.key)
-        for lines, is_allowed in ((prose, False), (allowed, True)):
-            for line, sentence in _sentences(lines):
-                shown = [rendered(k) for k in values_by_line.get(line, ())]
-                m = _mention(doc.path, line, sentence, index, is_allowed, [s for s in shown if s])
-                if m is not None:
-                    out.append(m)
+        # a line allowed for the prose lint is still a sentence here; which rules its marker names decides
+        merged = [p or a for p, a in zip(prose, allowed)]
+        for line, sentence in _sentences(merged):
+            shown = [rendered(k) for k in values_by_line.get(line, ())]
+            rules = allowed_rules(doc.lines[line - 1]) if "docgen:allow" in doc.lines[line - 1] else frozenset()
+            m = _mention(doc.path, line, sentence, index, rules, [s for s in shown if s])
+            if m is not None:
+                out.append(m)
     for path, first, text in extra_texts:
         lines = text.splitlines()
         for line, sentence in _sentences(lines):
-            m = _mention(path, first + line - 1, sentence, index, False, [])
+            m = _mention(path, first + line - 1, sentence, index, frozenset(), [])
             if m is not None:
                 out.append(m)
     return out
 
 
-def _mention(path: str, line: int, sentence: str, index: _Index, allowed: bool, shown: list[str]) -> Mention | None:
+_ALLOW = re.compile(r"<!--\s*docgen:allow\s+([\w,-]+)\s")
+
+
+def allowed_rules(line: str) -> frozenset[str]:
+    """The rules the allow markers of a line name (`<!-- docgen:allow prose,stated-value WHY -->`)."""
+    return frozenset(r for m in _ALLOW.finditer(line) for r in m.group(1).split(","))
+
+
+def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozenset[str],
+             shown: list[str]) -> Mention | None:
     text = " ".join(sentence.replace("\x00", "…").split())
     named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
     spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
@@ -274,10 +285,11 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allowed: bool, 
                     named.setdefault(f.key, (f, m.start()))
     if not named:
         return None
+    allowed = STATED in allow   # stated values on this line are a reviewer's call, not a finding
     findings: list[Finding] = []
     statuses: dict[str, str] = {}
     # stated versions, each held to the nearest named fact that has versions
-    versioned = [(f, at) for f, at in named.values() if KINDS[f.kind].shape == VERSION or _versions_in(f.value)]
+    versioned = [(f, at) for f, at in named.values() if KINDS[f.kind].shape == VERSION or _versions_in(f.value, f.kind)]
     versioned = [(f, at) for f, at in versioned if f.kind != "count"]
     stated_versions = [(m.start(), m.group(1)) for m in _VERSION_TOKEN.finditer(text)]
     stated_versions += [(m.start(), f"{m.group(1)}.{m.group(2)}") for m in _SM.finditer(text)]
@@ -336,11 +348,11 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allowed: bool, 
     tied = []
     for key, (fact, _) in sorted(named.items()):
         status = statuses.get(key)
-        if allowed:
+        if REVIEW in allow or (allowed and status == "false"):
             status = ALLOWED
         elif status is None and any(s and s in fact.value.split(" | ") for s in shown):
             status = RENDERED
-        if status is None and not stated_versions and (KINDS[fact.kind].shape == VERSION or _versions_in(fact.value)):
+        if status is None and not stated_versions and (KINDS[fact.kind].shape == VERSION or _versions_in(fact.value, fact.kind)):
             # named, but no version stated ("uv syncs the extras", "the uv release"): a new version cannot make
             # the sentence false, only the thing going away can
             tied.append((f"{key}#named", "yes", REVIEWED))

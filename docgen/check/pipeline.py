@@ -18,7 +18,7 @@ from typing import NamedTuple
 from docgen.blocks import parse_document, refresh
 from docgen.check.facts import dump_facts, facts_of
 from docgen.check.lint import check_coverage, check_value_line_start, lint
-from docgen.check.mentions import dockerfile_comments, record_of, review_findings, scan
+from docgen.check.mentions import allowed_rules, dockerfile_comments, record_of, review_findings, scan
 from docgen.check.prose import prose_findings
 from docgen.errors import ArgError, InputError
 from docgen.inputs.dockerfile import parse_dockerfile
@@ -26,6 +26,7 @@ from docgen.inputs.image_size import load_image_size
 from docgen.io import Output, decode, read_bytes, read_input, recover, write_files
 from docgen.model.build import build_model
 from docgen.project import Project
+from docgen.rules import rule
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
 from docgen.render.values import VALUES, markdown_value
 from docgen.snapshot.load import load_snapshot
@@ -149,6 +150,10 @@ def findings_of(run: Run):
     if not run.explicit_paths:  # coverage speaks about the whole doc set, not a chosen few pages
         required = run.project.required if run.project.required is not None else REQUIRED_GENERATORS
         findings += check_coverage([p.doc for p in run.pages], required, " + ".join(run.project.pages))
+    # an allow marker silences exactly the rules it names, on its own line
+    allows = {(p.doc.path, i + 1): allowed_rules(line) for p in run.pages for i, line in enumerate(p.doc.lines)
+              if "docgen:allow" in line}
+    findings = [f for f in findings if rule(f.check).id not in allows.get((f.path, f.line), ())]
     return findings
 
 

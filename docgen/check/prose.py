@@ -91,7 +91,8 @@ _COUNT = re.compile(rf"\b({_NUMBER}){_SEP}((?:[a-z][\w-]*{_SEP}){{0,2}})({_NOUNS
 _VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
 _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
-_ALLOW = re.compile(r"<!--\s*docgen:allow\s+\S.*?-->")
+# an allow marker naming this lint's rule (`<!-- docgen:allow prose,stated-value WHY -->`)
+_ALLOW = re.compile(r"<!--\s*docgen:allow\s+(?:[\w-]+,)*prose(?:,[\w-]+)*\s.*?-->")
 _COMMENT = re.compile(r"<!--.*?-->")
 # single-backtick spans only: the general form (any run of backticks) scanned ten times slower, and the
 # pages use double backticks only to quote a backtick, never around a name

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from docgen.blocks import STAMP_VERSION, block_diff
 from docgen.check.facts import diff_facts
+from docgen.rules import rule
 from docgen.check.prose import claims_coverage
 from docgen.check.pipeline import Run
 from docgen.io import append_report
@@ -98,7 +99,9 @@ def collect(run: Run, findings, *, include_drift: bool, changed: frozenset[str] 
             shown = run.project.display(run.project.facts)
             items.append(Item(shown, None, "facts changed", "; ".join(facts), "facts",
                               text="facts changed since the docs were written: " + "; ".join(facts)))
-    rest: list[Item] = [Item(f.path, f.line, f.check, f.message, "finding", text=str(f)) for f in findings]
+    # a finding of a rule `docgen write` fixes (a sentence not yet recorded) is drift, not a person's job
+    rest: list[Item] = [Item(f.path, f.line, f.check, f.message, "drift" if rule(f.check).write else "finding",
+                             text=str(f)) for f in findings]
     if include_drift:
         for c in drift_changes(run):
             msg = block_message(c)
