@@ -6,8 +6,9 @@ THE HOLD-OUT RULE (fixed before any case was written; it is not to be changed af
     Number them from 1 in that order. Odd positions (1st, 3rd, 5th, ...) are the development set;
     even positions (2nd, 4th, 6th, ...) are held out.
 
-`split` below is the rule as code; the dev and held-out modules are its output, written out by hand and
-checked against it by `tests/test_generalise.py`, so a case cannot change sides without the test saying so.
+`split` below is the rule as code; the dev and held-out modules are its output, written out once from the
+full list of cases and checked against it by `tests/test_generalise.py`, so a case cannot change sides
+without the test saying so.
 A history case's date is the upstream commit's date (YYYY-MM-DD); a maintainer edit's date is an ordinal
 "m-NNN" in the order the edits were written, and planted sentences are dated "p-NNN" the same way.
 
@@ -16,12 +17,14 @@ The held-out half is run once, before and after the design; whoever builds the d
 
 from __future__ import annotations
 
+import importlib
+import re
 import shutil
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence, TypeVar
 
 from tests.test_mutations import (DOCKERFILE, REPO, SNAPSHOT, _VALUE_MARKERS, copy_repo, edit, edits,
-                                  pages_text, snapshot_json)
+                                  pages_text, run, snapshot_json)
 
 T = TypeVar("T")
 
@@ -252,8 +255,110 @@ def check_ids_unique(cases) -> None:
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
 
 
+# ------------------------------------------------------------------- running a case (bench/generalise.py)
+_NAMES_FILE = re.compile(r"(?:^|\s)[\w./-]+\.(?:md|json|toml|hcl|nmp-rl-base)(?::\d+)?\b|Dockerfile", re.M)
+_COVERAGE = re.compile(r"claims coverage (\d+(?:\.\d+)?)%")
+
+
+class MutationResult(NamedTuple):
+    id: str
+    outcome: str
+    first_check: int | None
+    write: int | None
+    last_check: int | None
+    left: tuple[str, ...]
+    note: str
+
+
+class PlantedResult(NamedTuple):
+    id: str
+    at_line: bool
+    check: int | None
+    coverage: float | None
+    note: str
+
+
+def load(kind: str, which: str) -> list:
+    module = importlib.import_module(f"tests.{'mutations' if kind == 'mutations' else 'planted'}_{which}")
+    return list(module.CASES if kind == "mutations" else module.PLANTED)
+
+
+def _first_line(out: str) -> str:
+    lines = [line for line in out.splitlines() if line.strip()]
+    return lines[0][:200] if lines else ""
+
+
+def prepare(case: Case, scratch: Path) -> tuple[Path, str]:
+    """The scratch copy as it stands before the fact changes: the maintainer's earlier page edit (if any)
+    made and written. Returns the copy and what went wrong preparing it ("" when nothing)."""
+    root = copy_case_repo(scratch / case.id)
+    if case.setup is not None:
+        case.setup(root)
+        code, out = run("write", "--root", str(root))
+        if code != 0:
+            return root, f"write after the setup exited {code}: {_first_line(out)}"
+    return root, ""
+
+
+def vacuous(case: Case, root: Path) -> list[str]:
+    text = reader_text(root, case.exclude)
+    return [old for old in case.old if old not in text]
+
+
+def run_mutation(case: Case, scratch: Path) -> MutationResult:
+    try:
+        root, problem = prepare(case, scratch)
+    except Exception as exc:
+        return MutationResult(case.id, "crash", None, None, None, (), f"setup: {type(exc).__name__}: {exc}"[:200])
+    if problem:
+        return MutationResult(case.id, "crash", None, None, None, (), problem)
+    missing = vacuous(case, root)
+    if missing:
+        return MutationResult(case.id, "vacuous", None, None, None, tuple(missing), "not in the pages before the change")
+    case.apply(root)
+    codes: list[int | None] = [None, None, None]
+    try:
+        for i, command in enumerate(("check", "write", "check")):
+            code, out = run(command, "--root", str(root))
+            codes[i] = code
+            if code == 2:
+                outcome = "loud" if _NAMES_FILE.search(out) else "crash"
+                return MutationResult(case.id, outcome, *codes, (), f"{command}: {_first_line(out)}")
+    except Exception as exc:  # a crash is a result of the run, not of this bench
+        return MutationResult(case.id, "crash", *codes, (), f"{type(exc).__name__}: {exc}"[:200])
+    left = tuple(remaining(case, root))
+    first, _, last = codes
+    if last == 0 and left:
+        outcome = "slip"
+    elif first != 0:
+        outcome = "caught"
+    else:
+        outcome = "unflagged"
+    return MutationResult(case.id, outcome, *codes, left, "")
+
+
+def coverage_of(out: str) -> float | None:
+    match = _COVERAGE.search(out)
+    return float(match.group(1)) if match else None
+
+
+def run_planted(p: Planted, scratch: Path) -> PlantedResult:
+    root = copy_case_repo(scratch / p.id)
+    plant(p)(root)
+    try:
+        code, out = run("--verbose", "check", "--root", str(root))
+    except Exception as exc:
+        return PlantedResult(p.id, False, None, None, f"{type(exc).__name__}: {exc}"[:200])
+    at_line = code == 1 and re.search(rf"(?m)^{re.escape(p.file)}:{p.line}:", out) is not None
+    return PlantedResult(p.id, at_line, code, coverage_of(out), "")
+
+
+def baseline_coverage(scratch: Path) -> float | None:
+    root = copy_case_repo(scratch / "unplanted")
+    return coverage_of(run("--verbose", "check", "--root", str(root))[1])
+
 # re-exported for the case modules: the edit helpers come from tests/test_mutations.py
 __all__ = ["BAKE", "DOCKERFILE", "REPO", "SNAPSHOT", "Case", "Exclusion", "Planted", "actor", "all_of",
            "check_ids_unique", "copy_case_repo", "drop_actors", "drop_extra", "drop_member", "edit", "edits",
            "install_in", "keep_conflicts", "move_actor", "new_file", "plant", "project_key", "reader_text",
-           "remaining", "rename_actor", "rename_extra", "replace_package", "requirement", "snap", "split"]
+           "remaining", "rename_actor", "run_mutation", "run_planted", "baseline_coverage", "load", "rename_extra", "replace_package", "requirement", "snap", "split"]
