@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_mutations import REPO_INPUTS
+
 sys.path.insert(0, str(Path(__file__).parent / "unit"))
 from tests.unit.blocks_fixtures import DOCKERFILE, write_inputs  # noqa: E402
 
@@ -62,7 +64,7 @@ def small_repo(root: Path, dockerfile: str = DOCKERFILE) -> Path:
 def repo_copy(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()
-    for rel in ("Dockerfile.nmp-rl-base", "README.md", "snapshot", "docs"):
+    for rel in REPO_INPUTS:
         src = REPO / rel
         if src.is_dir():
             shutil.copytree(src, root / rel)

@@ -37,6 +37,11 @@ _IMAGE_SIZE_BLOCK = re.compile(r"<!-- docgen:begin image-size -->.*?<!-- docgen:
 _FINDING = re.compile(r"^\S+?: \[([\w-]+)\] ", re.M)
 
 
+# What docgen reads of this repository: its configuration, the Dockerfile, the snapshot, the pages and the files
+# the configuration names as quoted ([tool.docgen] quoted).
+REPO_INPUTS = ("pyproject.toml", DOCKERFILE, "docker-bake.hcl", "scripts", "snapshot", "README.md", "docs")
+
+
 class Mutation(NamedTuple):
     name: str
     apply: Callable[[Path], None]
@@ -48,7 +53,7 @@ class Mutation(NamedTuple):
 
 def copy_repo(into: Path) -> Path:
     into.mkdir()
-    for rel in ("pyproject.toml", DOCKERFILE, "snapshot", "README.md", "docs"):
+    for rel in REPO_INPUTS:
         src = REPO / rel
         if src.is_dir():
             shutil.copytree(src, into / rel)

@@ -40,7 +40,7 @@ RENDERED, COMPARED, REVIEWED, ALLOWED, UNCOVERED = "rendered", "compared", "unde
 _VERSION_TOKEN = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w")
+_TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
 _UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
 _NUMBER = re.compile(r"\b(\d{1,7}|root)\b")
@@ -56,8 +56,9 @@ class Mention(NamedTuple):
     path: str
     line: int
     text: str                      # the sentence, blanks collapsed
-    facts: tuple[tuple[str, str, str], ...]   # (fact key, the value it is tied to, status)
+    facts: tuple[tuple[str, str, str], ...]   # (fact key, the value it is tied to, status); () names none
     findings: tuple[Finding, ...]
+    allowed: frozenset[str] = frozenset()     # the rules an allow marker on its line names
 
     @property
     def digest(self) -> str:
@@ -77,13 +78,21 @@ class _Index(NamedTuple):
     values: dict[str, list[Fact]]        # a distinctive current value
     kind_words: list[tuple[re.Pattern, str]]   # a kind's own words -> the kind
     by_kind: dict[str, list[Fact]]
+    counted: dict[str, list[Fact]]       # a word of a variable's name -> the variables holding a plain number
 
 
 _INDEX = Memo()
 
 
+# Words of variable names that say nothing of what the number counts (`NVTE_BUILD_MAX_JOBS`: "jobs" does).
+_GENERIC_NAME_WORDS = frozenset("max min num per the build nemo nvte cuda version source image mode size dir path "
+                                "default enabled enable mib gib kib kb mb gb bytes sec secs second seconds minute "
+                                "minutes hour hours".split())
+_WORD = re.compile(r"[a-z]+")
+
+
 def _code_like(name: str) -> bool:
-    return bool(re.search(r"[_./:\d]|[a-z][A-Z]|^[A-Z][A-Z0-9_]{2,}$", name))
+    return bool(re.search(r"[_./:\d-]|[a-z][A-Z]|^[A-Z][A-Z0-9_]{2,}$", name))
 
 
 def _index(facts: "FactBase") -> _Index:
@@ -104,11 +113,18 @@ def _index(facts: "FactBase") -> _Index:
             elif name:
                 words.setdefault(name.lower(), []).append(f)
         for name in f.prose:
-            if len(name) > 1:
+            if len(name) > 1:   # "" : a name prose does not say
                 folded.setdefault(name.lower(), []).append(f)
-        for v in f.value.split(" | "):
+        for v in f.value.split(" | ") if f.kind in _NAMED_BY_VALUE else ():
             if _distinctive(v):
                 values.setdefault(v, []).append(f)
+    counted: dict[str, list[Fact]] = {}
+    for f in facts.facts:
+        if f.kind in ("arg", "env", "run-var", "quoted") and f.value.isdigit():
+            for part in re.split(r"[_:/.\s-]+", f.subject.lower()):
+                part = part[:-1] if part.endswith("s") and len(part) > 3 else part
+                if len(part) >= 3 and part not in _GENERIC_NAME_WORDS:
+                    counted.setdefault(part, []).append(f)
     kind_words = []
     for kind in KINDS.values():
         if kind.words:
@@ -118,7 +134,12 @@ def _index(facts: "FactBase") -> _Index:
     if folded:
         alternatives = "|".join(re.escape(p) for p in sorted(folded, key=len, reverse=True))
         phrases = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I)
-    return _Index(exact, code, folded, phrases, words, values, kind_words, by_kind)
+    return _Index(exact, code, folded, phrases, words, values, kind_words, by_kind, counted)
+
+
+# The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
+# not one of them: among hundreds of packages, "0.7.2" is some package's version by chance.
+_NAMED_BY_VALUE = frozenset({"arg", "env", "stage", "run-var", "quoted", "cuda-arch", "user"})
 
 
 def _distinctive(value: str) -> bool:
@@ -231,15 +252,11 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
         for line, sentence in _sentences(merged):
             shown = [rendered(k) for k in values_by_line.get(line, ())]
             rules = allowed_rules(doc.lines[line - 1]) if "docgen:allow" in doc.lines[line - 1] else frozenset()
-            m = _mention(doc.path, line, sentence, index, rules, [s for s in shown if s])
-            if m is not None:
-                out.append(m)
+            out.append(_mention(doc.path, line, sentence, index, rules, [s for s in shown if s]))
     for path, first, text in extra_texts:
         lines = text.splitlines()
         for line, sentence in _sentences(lines):
-            m = _mention(path, first + line - 1, sentence, index, frozenset(), [])
-            if m is not None:
-                out.append(m)
+            out.append(_mention(path, first + line - 1, sentence, index, frozenset(), []))
     return out
 
 
@@ -252,7 +269,7 @@ def allowed_rules(line: str) -> frozenset[str]:
 
 
 def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozenset[str],
-             shown: list[str]) -> Mention | None:
+             shown: list[str]) -> Mention:
     text = " ".join(sentence.replace("\x00", "…").split())
     named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
     spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
@@ -283,8 +300,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             for f in index.by_kind.get("count", ()):
                 if f.subject == key:
                     named.setdefault(f.key, (f, m.start()))
-    if not named:
-        return None
+    if not named:   # kept all the same: the record may know this sentence by facts that are gone
+        return Mention(path, line, text, (), (), allow)
     allowed = STATED in allow   # stated values on this line are a reviewer's call, not a finding
     findings: list[Finding] = []
     statuses: dict[str, str] = {}
@@ -295,9 +312,15 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     stated_versions += [(m.start(), f"{m.group(1)}.{m.group(2)}") for m in _SM.finditer(text)]
     shown_versions = {v for s in shown for v in _versions_in(s)}
     for at, version in stated_versions:
-        if not versioned or version in shown_versions:
+        if version in shown_versions:
             continue
-        fact, _ = min(versioned, key=lambda fa: abs(fa[1] - at))
+        # a version speaks of a fact named just before it ("vLLM 0.9.1", "`UV_VERSION` is 0.6.0", "the base
+        # image is cuda-dl-base 25.01") or right after it ("0.9.1 of vLLM"); further off, it is another thing's
+        near = [(f, p) for f, p in versioned if p != at and (
+            (p < at and _words_between(text, p, at) <= 5) or (p > at and _words_between(text, at, p) <= 2))]
+        if not near:
+            continue
+        fact, _ = min(near, key=lambda fa: abs(fa[1] - at))
         agreeing = [f for f, _ in versioned if _version_agrees(version, f)]
         if agreeing:   # the nearest fact, or another the sentence names, has this version
             statuses.setdefault(agreeing[0].key, COMPARED)
@@ -307,6 +330,21 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                                     f"{_name(fact)} is {fact.value} ({fact.origin}); render the value or correct "
                                     "the sentence"))
         statuses[fact.key] = "false"
+    # a plain number beside a word of a variable's name ("8 parallel jobs": NVTE_BUILD_MAX_JOBS) names that
+    # variable, whatever number it is, and is held to it
+    for m in re.finditer(r"(?<![\w.$-])(\d+)(?![\w.%-])", low):
+        around = _WORD.findall(low[max(0, m.start() - 24): m.start()])[-2:] + \
+            _WORD.findall(low[m.end(): m.end() + 32])[:3]
+        held = {f.key: f for w in around for f in index.counted.get(w[:-1] if w.endswith("s") and len(w) > 3 else w, ())}
+        for fact in held.values():
+            named.setdefault(fact.key, (fact, m.start()))
+            if m.group(1) == fact.value or any(m.group(1) == s for s in shown):
+                statuses.setdefault(fact.key, COMPARED)
+            elif len(held) == 1 and not allowed:
+                findings.append(Finding(path, line, STATED, f"the sentence states {m.group(1)} beside "
+                                        f"{_name(fact)}'s own word, but {_name(fact)} is {fact.value} "
+                                        f"({fact.origin}); render the value or correct the sentence"))
+                statuses[fact.key] = "false"
     # stated user ids
     users = [f for f, _ in named.values() if f.kind == "user"]
     # "root" alone names the kind ("as root" on a host), a stated id is held to the image's user only where the
@@ -358,7 +396,11 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             tied.append((f"{key}#named", "yes", REVIEWED))
             continue
         tied.append((key, fact.value, status or REVIEWED))
-    return Mention(path, line, text, tuple(tied), tuple(findings))
+    return Mention(path, line, text, tuple(tied), tuple(findings), allow)
+
+
+def _words_between(text: str, start: int, stop: int) -> int:
+    return len(text[start:stop].split())
 
 
 def _name(fact: Fact) -> str:
@@ -367,31 +409,37 @@ def _name(fact: Fact) -> str:
 
 # ---------------------------------------------------------------------------------------------- the record
 
-def record_of(mentions: list[Mention], old: dict | None, confirm: set[tuple[str, int]] = frozenset()) -> dict:
-    """The mentions part of the facts record as `write` (or `review`) leaves it: every sentence's named
-    facts; the values they had when the sentence was written or confirmed, where those differ from today's
-    (a pending review, which `write` keeps). `confirm` holds (path, line) of sentences a reviewer confirmed."""
+def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
+              confirm: "frozenset[tuple[str, int]]" = frozenset()) -> dict:
+    """The mentions part of the facts record as `write` (or `review`) leaves it: which facts each sentence
+    names, today's value of each of them, and, for a sentence whose named facts changed since it was written
+    or confirmed, the values it was written against (a pending review, which `write` keeps and only an edit
+    of the sentence or `docgen review` ends). `confirm` holds (path, line) of the sentences a reviewer
+    confirmed."""
     old = old or {}
     old_values: dict = old.get("values", {})
     old_sentences: dict = old.get("sentences", {})
     old_pending: dict = old.get("pending", {})
     values: dict[str, str] = {}
-    sentences: dict[str, dict[str, list[str]]] = {}
+    sentences: dict[str, dict[str, str]] = {}
     pending: dict[str, dict[str, dict[str, str]]] = {}
     for m in mentions:
-        keys = [k for k, _v, s in m.facts if s != ALLOWED]
+        today = {k: v for k, v, s in m.facts if s != ALLOWED}
+        recorded = old_sentences.get(m.path, {}).get(m.digest)
+        known = _keys(recorded)
+        confirmed = (m.path, m.line) in confirm
+        keys = set(today) | (set() if confirmed else known)
         if not keys:
             continue
-        for k, v, _s in m.facts:
-            if k in keys:
-                values[k] = v
-        sentences.setdefault(m.path, {})[m.digest] = ", ".join(keys)
-        if m.digest not in old_sentences.get(m.path, {}) or (m.path, m.line) in confirm:
+        now = {k: today[k] if k in today else current_value(k, facts) for k in keys}
+        values.update(now)
+        sentences.setdefault(m.path, {})[m.digest] = ", ".join(sorted(keys))
+        if recorded is None or confirmed:
             continue
         was = old_pending.get(m.path, {}).get(m.digest, {})
-        for k, v, _s in m.facts:
+        for k in sorted(keys & known):
             before = was.get(k, old_values.get(k))
-            if k in keys and k in _keys(old_sentences[m.path][m.digest]) and before is not None and before != v:
+            if before is not None and before != now[k]:
                 pending.setdefault(m.path, {}).setdefault(m.digest, {})[k] = before
     return {"values": dict(sorted(values.items())),
             "sentences": {p: dict(sorted(s.items())) for p, s in sorted(sentences.items())},
@@ -402,27 +450,42 @@ def _keys(recorded: object) -> set[str]:
     return set(recorded.split(", ")) if isinstance(recorded, str) else set()
 
 
-def review_findings(mentions: list[Mention], record: dict | None) -> list[Finding]:
-    """A sentence whose named facts changed since it was written or confirmed, and a sentence the record has
-    not seen (written since the last `docgen write`)."""
+def current_value(key: str, facts: dict[str, Fact]) -> str:
+    """What a recorded key holds today: the fact's value, "yes" for a named-only key whose fact is there, and
+    "(gone)" when no input states the fact any more."""
+    base, _, aspect = key.partition("#")
+    fact = facts.get(base)
+    if fact is None:
+        return "(gone)"
+    return "yes" if aspect else fact.value
+
+
+def review_findings(mentions: list[Mention], record: dict | None, facts: dict[str, Fact]) -> list[Finding]:
+    """A sentence whose named facts changed since it was written or confirmed (also when the sentence no
+    longer names them because the value it named moved), and a sentence the record has not seen (written
+    since the last `docgen write`)."""
     record = record or {}
     values, sentences, pending = record.get("values", {}), record.get("sentences", {}), record.get("pending", {})
     out: list[Finding] = []
     for m in mentions:
         keys = [(k, v) for k, v, s in m.facts if s != ALLOWED]
-        if not keys:
-            continue
         known = sentences.get(m.path, {}).get(m.digest)
+        if not keys and known is None:
+            continue
         if known is None:
             out.append(Finding(m.path, m.line, UNRECORDED, "this sentence names "
                                f"{', '.join(k for k, _ in keys[:3])}{' ...' if len(keys) > 3 else ''} and the facts "
                                "record has not seen it: run `docgen write` to record it"))
             continue
         was = pending.get(m.path, {}).get(m.digest, {})
-        known = _keys(known)
-        for k, v in keys:
+        today = dict(keys)
+        for k in sorted(_keys(known)):
+            if k in today or REVIEW in m.allowed:
+                v = today.get(k)
+            else:
+                v = current_value(k, facts)
             before = was.get(k, values.get(k))
-            if k in known and before is not None and before != v:
+            if v is not None and before is not None and before != v:
                 out.append(Finding(m.path, m.line, REVIEW, f"mentions {k}, which changed from {before!r} to {v!r} "
                                    f"since this sentence was written; edit it, or confirm it with "
                                    f"`docgen review {m.path}:{m.line}`"))

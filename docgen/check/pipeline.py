@@ -25,6 +25,7 @@ from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.inputs.image_size import load_image_size
 from docgen.io import Output, decode, read_bytes, read_input, recover, write_files
 from docgen.model.build import build_model
+from docgen.model.facts import fact_base
 from docgen.project import Project
 from docgen.rules import rule
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
@@ -52,6 +53,7 @@ class Run(NamedTuple):
     recorded_facts_text: str | None
     mentions: list = []              # check.mentions.Mention: every hand-written sentence that names facts
     recorded_mentions: dict | None = None   # the mentions part of the facts record as committed
+    fact_base: object = None         # model.facts.FactBase: every fact of the inputs, the quoted files included
 
 
 def _read_owned(path: Path, project: Project, what: str, shown: str | None = None) -> tuple[bytes, str]:
@@ -119,9 +121,10 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     if project.facts.exists() or project.facts.is_symlink():
         recorded_raw, recorded = _read_owned(project.facts, project, "the facts record")
     recorded_mentions = _mentions_part(recorded)
-    facts = {**facts_of(model), "mentions": record_of(mentions, recorded_mentions, confirm)}
+    base = fact_base(model, quoted)
+    facts = {**facts_of(model), "mentions": record_of(mentions, recorded_mentions, base.by_key(), confirm)}
     return Run(project, model, pages, explicit, facts, dump_facts(facts), recorded_raw, recorded, mentions,
-               recorded_mentions)
+               recorded_mentions, base)
 
 
 def _mentions_part(recorded: str | None) -> dict | None:
@@ -141,7 +144,7 @@ def findings_of(run: Run):
     findings = lint(run.model)
     findings += prose_findings(run)
     findings += [f for m in run.mentions for f in m.findings]
-    findings += review_findings(run.mentions, run.recorded_mentions)
+    findings += review_findings(run.mentions, run.recorded_mentions, run.fact_base.by_key())
     findings += check_value_line_start(p.doc for p in run.pages)
     if run.project.image_size.exists():
         # Measured figures are not derived from the inputs, so inputs that moved since the measurement are no
@@ -153,8 +156,7 @@ def findings_of(run: Run):
     # an allow marker silences exactly the rules it names, on its own line
     allows = {(p.doc.path, i + 1): allowed_rules(line) for p in run.pages for i, line in enumerate(p.doc.lines)
               if "docgen:allow" in line}
-    findings = [f for f in findings if rule(f.check).id not in allows.get((f.path, f.line), ())]
-    return findings
+    return list(dict.fromkeys(f for f in findings if rule(f.check).id not in allows.get((f.path, f.line), ())))
 
 
 def write(run: Run) -> list[str]:

@@ -64,7 +64,9 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
              ("required-version",)),
     FactKind("path", "a path in the image (venvs, caches, the checkout)", PATH),
     FactKind("script", "a script a build step runs", TEXT, ("script",)),
-    FactKind("quoted", "a value assigned in another file of the repository the configuration names", TEXT),
+    FactKind("run-var", "a variable a build step sets for its own commands (`export NAME=value` in a RUN)", TEXT),
+    FactKind("quoted", "a value assigned in another file of the repository the configuration names (a shell "
+             "variable, a bake variable's default, a bake target)", TEXT),
 )}
 
 
@@ -200,9 +202,33 @@ def _facts(model: "ImageModel", quoted: dict[str, str]) -> "Iterable[Fact]":
         yield Fact("path", p, "present", path, (p,))
     for script in _scripts(model):
         yield Fact("script", script, "run by a build step", path, (script,))
+    for name, value, line in _run_vars(model):
+        yield Fact("run-var", name, value, f"{path}:{line}", (name,), (_spoken(name),))
     for file, text in sorted(quoted.items()):
         for name, value, line in assignments(text):
-            yield Fact("quoted", f"{file}:{name}", value, f"{file}:{line}", (name,))
+            yield Fact("quoted", f"{file}:{name}", value, f"{file}:{line}", (name,), (_spoken(name),))
+        for m in _HCL_TARGET.finditer(text):
+            if not m.group(1).startswith("_"):   # a bake target a page may name (`_image`: an abstract base)
+                yield Fact("quoted", f"{file}:target {m.group(1)}", "a bake target",
+                           f"{file}:{text.count(chr(10), 0, m.start()) + 1}", (m.group(1),))
+
+
+_RUN_VAR = re.compile(r"(?:^|[;&|]\s*|\bexport\s+)(?:export\s+)?([A-Z][A-Z0-9_]*[A-Z0-9])=([^\s;&|]*)", re.M)
+
+
+def _run_vars(model: "ImageModel") -> list[tuple[str, str, int]]:
+    """(name, value as written, line) of every upper-case variable a RUN step assigns for its commands."""
+    out = []
+    for ins in model.dockerfile.instructions:
+        if ins.keyword != "RUN":
+            continue
+        for heredoc in ins.heredocs or ():
+            for m in _RUN_VAR.finditer(heredoc.body):
+                out.append((m.group(1), m.group(2).strip("\"'"), heredoc.start_line + heredoc.body.count("\n", 0, m.start())))
+        if not ins.heredocs:
+            for m in _RUN_VAR.finditer(ins.args):
+                out.append((m.group(1), m.group(2).strip("\"'"), ins.start_line))
+    return [(n, v, line) for n, v, line in out if v and not v.startswith("$")]
 
 
 _SCRIPT = re.compile(r"(?<![\w$/.-])((?:[\w.-]+/)*[\w.-]+\.(?:sh|py|bash))\b")
@@ -219,9 +245,10 @@ def _scripts(model: "ImageModel") -> list[str]:
 
 
 # A file of the repository the pages quote values from: shell or HCL assignments, and HCL variable defaults.
-_ASSIGN = re.compile(r"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(=|\s=\s?)\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#;]+))""",
+_ASSIGN = re.compile(r"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Z_][A-Z0-9_]*)\s*(=|\s=\s?)\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#;]+))""",
                      re.M)
 _SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^}\n]*)\}")
+_HCL_TARGET = re.compile(r'^\s*target\s+"([\w.-]+)"\s*\{', re.M)
 _HCL_VARIABLE = re.compile(r'variable\s+"([A-Za-z_][\w-]*)"\s*\{[^}]*?\bdefault\s*=\s*"([^"\n]*)"', re.S)
 
 
@@ -239,8 +266,9 @@ def assignments(text: str) -> list[tuple[str, str, int]]:
 
 
 def _spoken(name: str) -> str:
-    """How prose says a variable's name: `BASE_IMAGE` is "base image", `UV_VERSION` "uv version"."""
-    return name.lower().replace("_", " ")
+    """How prose says a variable's name: `BASE_IMAGE` is "base image", `UV_VERSION` "uv version". A name of one
+    word (`PATH`, `SNAPSHOT`) is not said in prose: "path" and "snapshot" are everyday words there."""
+    return name.lower().replace("_", " ") if "_" in name.strip("_") else ""
 
 
 def normalized_subject(kind: str, subject: str) -> str:
