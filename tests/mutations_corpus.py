@@ -73,12 +73,8 @@ class Planted(NamedTuple):
 
 
 def copy_case_repo(into: Path) -> Path:
-    """What docgen reads (tests/test_mutations.copy_repo) plus the other files the pages quote values from
-    (the bake file, the scripts), so a design that reads them sees the mutated copy."""
-    copy_repo(into)
-    shutil.copy2(REPO / BAKE, into / BAKE)
-    shutil.copytree(REPO / "scripts", into / "scripts")
-    return into
+    """What docgen reads (tests/test_mutations.copy_repo: the quoted bake file and scripts included)."""
+    return copy_repo(into)
 
 
 def reader_text(root: Path, exclude: tuple[Exclusion, ...] = ()) -> str:

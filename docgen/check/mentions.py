@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.check.lint import Finding
 from docgen.check.prose import _COUNT, _COUNT_KEYS, _singular, _sort_lines
-from docgen.model.facts import ID, KINDS, VERSION, Fact, fact_base
+from docgen.model.facts import KINDS, TEXT, VERSION, Fact, fact_base
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 from docgen.render.values import VALUES
@@ -368,6 +368,33 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                                         f"{target.subject} user is {target.value} (uid:gid, {target.origin}); render "
                                         "it (runtime.uid, build.uid) or correct the sentence"))
                 statuses[target.key] = "false"
+    # "X is `Y`": a code span stated as the value of a named fact whose value is one word (a stage, a mode)
+    for fact, at in list(named.values()):
+        if KINDS[fact.kind].shape != TEXT or " " in fact.value or not fact.value:
+            continue
+        after = _IS_SPAN.match(text, _end_of_name(text, at))
+        if after is None:
+            continue
+        said = after.group(1)
+        if said in fact.value.split(" | ") or said in index.exact or said in index.code or any(said == s for s in shown):
+            statuses.setdefault(fact.key, COMPARED)   # the value, or another fact's name ("... is `builder`")
+        elif not allowed:
+            findings.append(Finding(path, line, STATED, f"the sentence says {_name(fact)} is `{said}`, but it is "
+                                    f"`{fact.value}` ({fact.origin})"))
+            statuses[fact.key] = "false"
+    # "X is unset / empty": held to a variable's value
+    for fact, at in list(named.values()):
+        if fact.kind not in ("arg", "env", "run-var") or REVIEW in allow:
+            continue
+        if _UNSET.match(text, _end_of_name(text, at)):
+            # the same variable as another file sets it (a bake target's args) may be the one meant
+            same = [f for f, _ in named.values() if f.subject.rpartition(":")[2] == fact.subject]
+            if any(not f.value for f in same):
+                statuses.setdefault(fact.key, COMPARED)
+            elif not allowed:
+                findings.append(Finding(path, line, STATED, f"the sentence says {_name(fact)} is unset or empty, "
+                                        f"but the image sets it to {fact.value!r} ({fact.origin})"))
+                statuses[fact.key] = "false"
     # stated states (warmed / not warmed, default / not default)
     for kind, (state, pattern) in _STATES.items():
         subjects = [(f, at) for f, at in named.values() if f.kind == kind]
@@ -397,6 +424,20 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             continue
         tied.append((key, fact.value, status or REVIEWED))
     return Mention(path, line, text, tuple(tied), tuple(findings), allow)
+
+
+_IS_SPAN = re.compile(r"`?\s*(?:is|=|:|defaults to|is set to)\s+`([^`\s]+)`", re.I)
+_UNSET = re.compile(r"`?(?:\s+[^\s:]+){0,4}?\s*(?::\s*|\s(?:is|are|stays|remains)\s+)(?:unset|not set|empty)\b",
+                    re.I)
+
+
+def _end_of_name(text: str, at: int) -> int:
+    """Where the name that starts at `at` ends: a code span's closing backtick, else the end of its word(s)."""
+    if text.startswith("`", at - 1):
+        close = text.find("`", at)
+        return close if close >= 0 else at
+    m = re.compile(r"[\w.+/:-]+(?:\s+(?:stage|image|user))?").match(text, at)
+    return m.end() if m else at
 
 
 def _words_between(text: str, start: int, stop: int) -> int:

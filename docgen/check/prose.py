@@ -25,7 +25,7 @@ from docgen.errors import InputError
 from docgen.fences import opening_fence
 from docgen.model.claims import (ALIASES, ARG_ALIASES, builds_of, known_names, package_in, package_mentions,
                                  source_builds)
-from docgen.names import NUMBER_WORDS
+from docgen.names import NUMBER_WORD_PATTERN, number_value
 from docgen.records import Memo
 from docgen.render.values import VALUES
 from docgen.snapshot.load import NOTABLE_PACKAGES
@@ -78,7 +78,7 @@ class Coverage(NamedTuple):
 
 
 # "one" is left out: "one venv per actor" states a rule, not a count.
-_NUMBER = r"\d+|" + "|".join(NUMBER_WORDS[2:]) + "|zero"
+_NUMBER = r"\d+|(?!one\b)(?:" + NUMBER_WORD_PATTERN + ")"
 _NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
           "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
 # a dot between two digits, which every version has: the literal dot first lets the search skip to the
@@ -354,7 +354,7 @@ def _outside_blocks(doc: "Document") -> list[tuple[int, int]]:
     return runs
 
 
-_NUMBER_SET = frozenset([*NUMBER_WORDS[2:], "zero"])
+_NUMBER_WORD = re.compile(r"(?<![\w-])(?!one\b)(?:" + NUMBER_WORD_PATTERN + r")(?![\w-])")
 
 
 def _mask_spans(line: str) -> str:
@@ -371,7 +371,7 @@ def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
             continue
         line = _mask_spans(line)
         low = line.lower()
-        if not _DIGIT.search(low) and _NUMBER_SET.isdisjoint(low.replace(",", " ").replace("(", " ").split()):
+        if not _DIGIT.search(low) and not _NUMBER_WORD.search(low):
             continue
         following = _mask_spans(prose_lines[i + 1]) if i + 1 < len(prose_lines) else None
         window = low + ("\n" + following.lower() if following is not None else "")
@@ -384,7 +384,7 @@ def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
 
 def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:
     number, noun = m.group(1).lower(), _singular(m.group(3))
-    n = int(number) if number.isdigit() else (NUMBER_WORDS.index(number) if number in NUMBER_WORDS else 0)
+    n = number_value(number) or 0
     word = not number.isdigit()
     keys = _COUNT_KEYS.get(noun, ())
     exact = [f"{k}.count{'.word' if word else ''}" for k in keys

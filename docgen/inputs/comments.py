@@ -9,11 +9,11 @@ import re
 from typing import NamedTuple
 
 from docgen.inputs.syntax import is_comment
-from docgen.names import NUMBER_WORDS, normalize
+from docgen.names import NUMBER_WORD_PATTERN, normalize, number_value
 
 # A count as a comment states it, `<number> <noun>` ("Eight filters", "9 venvs"), and the blanks after it.
 # The noun is a letter, then letters, `_` or `-`.
-_COUNT_PAIR = re.compile(r"\b(\d+|" + "|".join(NUMBER_WORDS) + r")\s+((?![_-])[A-Za-z_-]+)\s*", re.IGNORECASE)
+_COUNT_PAIR = re.compile(r"\b(\d+|" + NUMBER_WORD_PATTERN + r")\s+((?![_-])[A-Za-z_-]+)\s*", re.IGNORECASE)
 _NOT_PREFETCHED_HEADER = re.compile(r"^\s*#\s*Not prefetched\b", re.IGNORECASE)
 _NOT_PREFETCHED_ENTRY = re.compile(r"^\s*#\s+([A-Za-z_]\w*(?:\.\w+)+)(.*)$")
 # A comment anywhere in the file that declares a filter meant to select actors of different extras.
@@ -106,7 +106,7 @@ def _number(word: str) -> int | None:
     if word.isdigit():   # \d matched: decimal digits, which int() reads in any script
         return int(word) if len(word) <= 18 else None
     word = word.lower()
-    return NUMBER_WORDS.index(word) if word in NUMBER_WORDS else None
+    return number_value(word)
 
 
 def _plural(noun: str) -> str:

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model.claims import ALIASES, ARG_ALIASES, build_user, runtime_user, source_builds
+from docgen.model.stages import published_stage
 from docgen.names import normalize
 from docgen.records import Memo
 from docgen.snapshot.load import NOTABLE_PACKAGES
@@ -128,6 +129,8 @@ def _facts(model: "ImageModel", quoted: dict[str, str]) -> "Iterable[Fact]":
     for stage in df.stages:
         if stage.name:
             yield Fact("stage", stage.name, stage.base, f"{path}:{stage.line}", (stage.name,))
+    published = published_stage(model)
+    yield Fact("stage", "(published)", published, path, (), ("published stage", "final stage", "published image"))
     uid, gid = runtime_user(model)
     yield Fact("user", "runtime", f"{uid}:{gid}", path, ("runtime user",))
     buid, bgid = build_user(model)
@@ -262,7 +265,7 @@ def assignments(text: str) -> list[tuple[str, str, int]]:
         out.append((m.group(1), m.group(2).strip("\"'"), text.count("\n", 0, m.start()) + 1))
     for m in _HCL_VARIABLE.finditer(text):
         out.append((m.group(1), m.group(2), text.count("\n", 0, m.start()) + 1))
-    return [(n, v, line) for n, v, line in out if v and not v.startswith("$")]
+    return [(n, v, line) for n, v, line in out if not v.startswith("$")]   # "": set empty on purpose
 
 
 def _spoken(name: str) -> str:
