@@ -119,7 +119,8 @@ def cmd_review(args: argparse.Namespace) -> int:
         path, sep, line = spec.rpartition(":")
         if not sep or not line.isdigit():
             raise InputError(spec, None, "expected FILE:LINE, as `docgen check` prints it")
-        wanted.add((project.display(Path.cwd() / path), int(line)))
+        # as `docgen check` prints it: relative to the root (or absolute)
+        wanted.add((project.display(project.root / path), int(line)))
     run = prepare(project, render=False, confirm=frozenset(wanted))
     known = {(m.path, m.line) for m in run.mentions}
     missing = sorted(wanted - known)

@@ -2,6 +2,7 @@
 
 Writes, at build time only (nothing lands in docs/):
   reference/cli.md                  every docgen subcommand's argparse help
+  reference/rules.md                every rule, kind of fact, generator and value key docgen declares
   reference/venvs/index.md          the prefetched venvs, one row each
   reference/venvs/<ClassName>.md    one page per prefetched venv: package, version, source
   reference/actors.md               every registry actor: its role in plain words, its extras, where it runs
@@ -23,7 +24,8 @@ from docgen.cli import build_parser
 from docgen.errors import InputError
 from docgen.model.build import load_model
 from docgen.project import find_project
-from docgen.render.site import actors_page, changelog_page, cli_page, venv_index, venv_page, venv_page_names
+from docgen.render.site import (actors_page, changelog_page, cli_page, rules_page, venv_index, venv_page,
+                                venv_page_names)
 
 # the repository this site belongs to: the folder of mkdocs.yml, found like every docgen command finds it
 REPO_ROOT = Path(mkdocs_gen_files.config.config_file_path).resolve().parent
@@ -60,6 +62,8 @@ def main() -> None:
         model = load_model(project.dockerfile, project.snapshot)
     except InputError as exc:  # bad input: say where, not a traceback (gen-files reports the exit)
         raise SystemExit(f"gen_pages.py: {exc}")
+    with mkdocs_gen_files.open("reference/rules.md", "w") as fh:
+        fh.write(rules_page(model))
     names = venv_page_names(model.venvs)
     with mkdocs_gen_files.open("reference/actors.md", "w") as fh:
         fh.write(actors_page(model, names))

@@ -84,7 +84,15 @@ def stated_text(root: Path) -> str:
     facts record `check` compares against; the pages also as a reader sees them, without the inline value
     markers (a sentence like "compute capability 9.0, Hopper, and newer" has two values inside it)."""
     pages = pages_text(root)
-    return "\n".join((pages, _VALUE_MARKERS.sub("", pages), (root / FACTS_RECORD).read_text()))
+    return "\n".join((pages, _VALUE_MARKERS.sub("", pages), _facts_summary(root)))
+
+
+def _facts_summary(root: Path) -> str:
+    """The facts record without its mentions part: that part keeps, on purpose, the values a hand-written
+    sentence was written against until a person confirms or edits it (docgen/check/mentions.py)."""
+    record = json.loads((root / FACTS_RECORD).read_text())
+    record.pop("mentions", None)
+    return json.dumps(record, indent=1)
 
 
 @functools.cache
@@ -666,10 +674,31 @@ def exercise(mutation: Mutation, tmp_path: Path) -> None:
 
     code, out = run("check", "--root", str(root))
     assert "0 stale blocks, 0 stale values" in out or code == 0, out
+    code, out = confirm_reviews(root, code, out)
     remaining = set(_FINDING.findall(out))
     assert remaining <= set(mutation.still) | ALWAYS_ALLOWED, out
     if code == 1:
         assert remaining, out
+
+
+_REVIEW = re.compile(r"^(\S+?:\d+): \[review\] ", re.M)
+
+
+def confirm_reviews(root: Path, code: int, out: str) -> tuple[int, str]:
+    """A hand-written sentence naming a fact that moved fails `check` until a person edits or confirms it
+    (`docgen review FILE:LINE`); `write` never clears it. Confirm each one, as the reviewer of the change would
+    once the pages no longer state the old fact (the caller has searched them), and check again."""
+    sentences = sorted(set(_REVIEW.findall(out)))
+    if not sentences:
+        return code, out
+    code, said = run("write", "--root", str(root))   # `write` keeps every pending review
+    assert code == 0, said
+    assert set(_REVIEW.findall(run("check", "--root", str(root))[1])) == set(sentences)
+    code, said = run("review", "--root", str(root), *sentences)
+    assert code == 0, said
+    code, out = run("check", "--root", str(root))
+    assert "[review]" not in out, out
+    return code, out
 
 
 # --------------------------------------------------------------------------------- beyond the table above
@@ -701,9 +730,10 @@ def test_an_allow_marker_without_a_reason_is_bad_input_and_changes_nothing(tmp_p
     before = {p: p.read_bytes() for p in (root / "docs").rglob("*") if p.is_file()}
     for command in ("check", "write", "lint"):
         code, out = run(command, "--root", str(root))
-        assert code == 2 and "docs/index.md:" in out and "reason" in out, out
+        assert code == 2 and "docs/index.md:" in out and "docgen:allow RULE WHY" in out, out
     assert {p: p.read_bytes() for p in (root / "docs").rglob("*") if p.is_file()} == before
-    page.write_text(page.read_text().replace("<!-- docgen:allow -->", "<!-- docgen:allow an example count -->"))
+    page.write_text(page.read_text().replace("<!-- docgen:allow -->", "<!-- docgen:allow prose an example count -->"))
+    assert run("write", "--root", str(root))[0] == 0   # records the new sentence (it names the venv count)
     assert run("check", "--root", str(root))[0] == 0
 
 
@@ -878,9 +908,10 @@ def test_trimmed_arch_lists_leave_no_hopper_on_the_build_pages(tmp_path: Path):
     assert run("write", "--root", str(root))[0] == 0
     for page in ("docs/building/options.md", "docs/building/hardware.md"):
         assert "Hopper" not in (root / page).read_text(), page
-    code, out = run("check", "--root", str(root))
+    code, out = confirm_reviews(root, *run("check", "--root", str(root)))   # the sentences about the archs
     assert code == 1 and set(_FINDING.findall(out)) == {"arch-comment"}, out
     edit(DOCKERFILE, NVTE_COMMENT, NVTE_COMMENT.replace("(Hopper; Blackwell)", "(Blackwell)"))(root)
+    assert run("write", "--root", str(root))[0] == 0   # the edited comment is a new sentence: recorded
     assert run("check", "--root", str(root)) == (0, "")
 
 

@@ -20,7 +20,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.check.lint import Finding
-from docgen.check.prose import _COUNT, _COUNT_KEYS, _singular, _sort_lines
+from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim,
+                                Coverage, _singular, _sort_lines, claims_coverage)
 from docgen.model.facts import KINDS, TEXT, VERSION, Fact, fact_base
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
     from docgen.model.facts import FactBase
 
 REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
-
-# Mention statuses, for the coverage report.
-RENDERED, COMPARED, REVIEWED, ALLOWED, UNCOVERED = "rendered", "compared", "under review", "allowed", "uncovered"
 
 _VERSION_TOKEN = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
@@ -290,8 +288,10 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     for m in index.phrases.finditer(text) if index.phrases else ():
         for f in index.folded.get(m.group(0).lower(), ()):
             named.setdefault(f.key, (f, m.start()))
+    by_kind_words: set[str] = set()
     for kind in kinds_here & {"user", "cuda-arch", "conflicts"}:   # kinds with few subjects: the words name them
         for f in index.by_kind.get(kind, ()):
+            by_kind_words.add(f.key)
             named.setdefault(f.key, (f, low.find(next(w for w in KINDS[kind].words if w in low) if any(
                 w in low for w in KINDS[kind].words) else "")))
     for m in _COUNT.finditer(low):   # the one grammar of counts (docgen/check/prose.py)
@@ -411,15 +411,18 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                                         f"{fact.value} ({fact.origin})"))
                 statuses[fact.key] = "false"
     tied = []
+    sentence_words = {w.lower() for w in _VALUE_WORD.findall(text)}
     for key, (fact, _) in sorted(named.items()):
         status = statuses.get(key)
         if REVIEW in allow or (allowed and status == "false"):
             status = ALLOWED
         elif status is None and any(s and s in fact.value.split(" | ") for s in shown):
             status = RENDERED
-        if status is None and not stated_versions and (KINDS[fact.kind].shape == VERSION or _versions_in(fact.value, fact.kind)):
-            # named, but no version stated ("uv syncs the extras", "the uv release"): a new version cannot make
-            # the sentence false, only the thing going away can
+        versioned_fact = KINDS[fact.kind].shape == VERSION or _versions_in(fact.value, fact.kind)
+        if status is None and key not in by_kind_words and (
+                not stated_versions if versioned_fact else not _states_part_of(fact, sentence_words)):
+            # named, but nothing of its value stated ("uv syncs the extras", "`NEMO_RL_REF` names the ref"): a
+            # new value cannot make the sentence false, only the thing going away can
             tied.append((f"{key}#named", "yes", REVIEWED))
             continue
         tied.append((key, fact.value, status or REVIEWED))
@@ -438,6 +441,21 @@ def _end_of_name(text: str, at: int) -> int:
         return close if close >= 0 else at
     m = re.compile(r"[\w.+/:-]+(?:\s+(?:stage|image|user))?").match(text, at)
     return m.end() if m else at
+
+
+_VALUE_WORD = re.compile(r"[\w.+-]*\w")
+
+
+def _states_part_of(fact: Fact, sentence_words: set[str]) -> bool:
+    """Whether a sentence says something of a fact's value beside its name: a word of the value ("vllm" of an
+    actor's "extras vllm; venv ...") that is not one of the fact's own names."""
+    own = {n.lower() for n in (*fact.names, *fact.prose, fact.subject)}
+    value_words = {w.lower() for w in _VALUE_WORD.findall(fact.value)} - own - _FILLER
+    return bool(value_words & sentence_words)
+
+
+# Words a fact's value is written with that say nothing of it (an actor's "extras ...; venv ...").
+_FILLER = frozenset("extras extra venv no prebuilt from in a the of to and or yes not".split())
 
 
 def _words_between(text: str, start: int, stop: int) -> int:
@@ -542,3 +560,24 @@ def dockerfile_comments(model: "ImageModel") -> list[tuple[str, int, str]]:
             lines = arg.comment.splitlines()
             out.append((model.dockerfile.path, max(1, arg.line - len(lines)), arg.comment))
     return out
+
+
+def coverage(run) -> Coverage:
+    """The claims coverage of a run: the prose lint's claims (blocks and values rendered, spans it compared or
+    found unowned) and every fact each hand-written sentence names, with its status. A sentence's fact is
+    under review when the record holds the sentence with that fact's value unchanged; a sentence the record
+    has not seen, a fact changed since, or a value judged false is unowned."""
+    base = claims_coverage(run)
+    record = run.recorded_mentions or {}
+    values, sentences, pending = record.get("values", {}), record.get("sentences", {}), record.get("pending", {})
+    claims = list(base.claims)
+    for m in run.mentions:
+        recorded = _keys(sentences.get(m.path, {}).get(m.digest))
+        was = pending.get(m.path, {}).get(m.digest, {})
+        for key, value, status in m.facts:
+            if status == REVIEWED and (key not in recorded or was.get(key, values.get(key)) != value):
+                status = UNOWNED
+            elif status == "false":
+                status = UNOWNED
+            claims.append(Claim(m.path, m.line, key.partition(":")[0], f"{key}: {m.text[:80]}", status))
+    return Coverage(base.findings, tuple(claims))

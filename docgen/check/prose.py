@@ -37,10 +37,12 @@ if TYPE_CHECKING:
 
 CHECK = "prose"
 
-# What a claim-like span is, for the coverage report: rendered (a value or a generated block), checked (a
-# meaning rule judged it against the model), allowed (a line with a reviewer's reason) or unowned (written by
-# hand and judged by nothing: each one is also a finding, so `check` fails on any unowned span).
-RENDERED, CHECKED, ALLOWED, UNOWNED = "rendered", "checked", "allowed", "unowned"
+# What a claim is, for the coverage report: rendered (a value or a generated block), compared (a rule held the
+# value it states to the model), under review (a hand-written sentence naming facts, recorded with their values,
+# so any change of them fails `check` there: docgen/check/mentions.py), allowed (a line with a reviewer's reason)
+# or unowned (written by hand and judged by nothing, or judged false: each one is also a finding).
+RENDERED, COMPARED, REVIEWED, ALLOWED, UNOWNED = "rendered", "compared", "under review", "allowed", "unowned"
+STATUSES = (RENDERED, COMPARED, REVIEWED, ALLOWED, UNOWNED)
 
 
 class Claim(NamedTuple):
@@ -56,7 +58,7 @@ class Coverage(NamedTuple):
     claims: tuple[Claim, ...]
 
     def tally(self) -> dict[str, int]:
-        out = {RENDERED: 0, CHECKED: 0, ALLOWED: 0, UNOWNED: 0}
+        out = dict.fromkeys(STATUSES, 0)
         for c in self.claims:
             out[c.status] += 1
         return out
@@ -73,8 +75,7 @@ class Coverage(NamedTuple):
     def line(self) -> str:
         """The one line `check` prints: how much of what the pages state is owned."""
         t = self.tally()
-        return (f"docgen: claims coverage {self.percent:.1f}%: {t[RENDERED]} rendered, {t[CHECKED]} checked, "
-                f"{t[ALLOWED]} allowed, {t[UNOWNED]} unowned")
+        return f"docgen: claims coverage {self.percent:.1f}%: " + ", ".join(f"{t[s]} {s}" for s in STATUSES)
 
 
 # "one" is left out: "one venv per actor" states a rule, not a count.
@@ -629,7 +630,7 @@ def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims:
             ok = any(a.is_system for a in matches)
             truth = "; ".join(f"{a.class_name}: extras {', '.join(a.extras) or '(none)'}" for a in matches)
             claim = f"{name} runs on the {what}"
-        claims.append(Claim(path, line, "actor", claim, CHECKED))
+        claims.append(Claim(path, line, "actor", claim, COMPARED))
         if not ok:
             out.append(Finding(path, line, CHECK, f"the sentence says {claim}, but the model gives {truth}; "
                                                   "render it from the model or fix the sentence"))
@@ -683,7 +684,7 @@ def _judge_packages(path, line, sentence, named, model, claims) -> list[Finding]
             problems.append(None if len(versions) == 1 else _several(package, versions))
         if not problems:
             continue
-        claims.append(Claim(path, line, "package", f"{package}: {' '.join(sentence.split())[:80]}", CHECKED))
+        claims.append(Claim(path, line, "package", f"{package}: {' '.join(sentence.split())[:80]}", COMPARED))
         for problem in filter(None, problems):
             out.append(Finding(path, line, CHECK, f"the sentence about {package} is false: {problem}; render it from "
                                                   "the model or fix the sentence"))

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from docgen.blocks import STAMP_VERSION, block_diff
 from docgen.check.facts import diff_facts
 from docgen.rules import rule
-from docgen.check.prose import claims_coverage
+from docgen.check.mentions import coverage as claims_coverage
 from docgen.check.pipeline import Run
 from docgen.io import append_report
 

@@ -28,8 +28,11 @@ class Generator(NamedTuple):
 
 
 def _m(fn: Callable[..., str]) -> Callable[..., str]:
-    """Adapt a renderer over the model alone."""
-    return lambda src, **args: fn(src.model, **args)
+    """Adapt a renderer over the model alone (its docstring is the generator's description on the Rules page)."""
+    def render(src, **args):
+        return fn(src.model, **args)
+    render.__doc__ = fn.__doc__
+    return render
 
 
 GENERATORS: dict[str, Generator] = {g.name: g for g in (

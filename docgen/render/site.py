@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import argparse
 
+from docgen.model.facts import KINDS
 from docgen.model.stages import base_venv, role_of
+from docgen.render.generators import GENERATORS
+from docgen.render.markdown import code, text
+from docgen.render.values import VALUES, render_value
+from docgen.rules import RULES
 
 
 def md_cell(text: str) -> str:
@@ -21,6 +26,48 @@ def cli_page(parser: argparse.ArgumentParser) -> str:
     for name, sub in subparsers.choices.items():
         out += [f"## docgen {name}", "", "```text", sub.format_help().rstrip(), "```", ""]
     return "\n".join(out)
+
+
+def rules_page(model) -> str:
+    """The reference of what `docgen check` knows: every rule (as declared in docgen/rules.py), every kind of
+    fact a sentence may name (docgen/model/facts.py), every generator and every value key."""
+    out = ["# Rules, facts, generators and values", "",
+           "Generated at site build time from docgen's own declarations. A finding names its rule in brackets "
+           "(`[stated-value]`); `<!-- docgen:allow RULE WHY -->` at the end of a line silences exactly that rule "
+           "there, with a reason a reviewer can judge.", "", "## Rules", "",
+           "| Rule | What it catches | Why it matters | Fix | `docgen write` fixes it |", "|---|---|---|---|---|"]
+    for r in RULES.values():
+        out.append(f"| `{r.id}` | {md_cell(text(r.summary))} | {md_cell(text(r.why))} | {md_cell(text(r.fix))} | "
+                   f"{'yes' if r.write else 'no'} |")
+    out += ["", "Each rule's example (the edit of this repository that makes it fire, run by "
+            "`tests/test_rules.py`):", ""]
+    for r in RULES.values():
+        edits = "; ".join(f"{f}: {'append' if not old else 'replace ' + code(old.strip()[:60])}"
+                          f"{' with ' + code(new.strip()[:80]) if new.strip() else ' with nothing'}"
+                          for f, old, new in r.example)
+        out.append(f"- `{r.id}`: {edits or 'none'}")
+    out += ["", "## Kinds of fact", "",
+            "A hand-written sentence names a fact by its subject (as written, or as prose says it), by its value "
+            "where that value is distinctive, or by the words of its kind. Where it also states a value, the value "
+            "is compared; otherwise the facts record keeps the values the sentence was written against, and a "
+            "change fails `check` there until the sentence is edited or confirmed (`docgen review FILE:LINE`).", "",
+            "| Kind | What it is | Words that name it | A stated value looks like |", "|---|---|---|---|"]
+    for k in KINDS.values():
+        words = ", ".join(code(w) for w in k.words) or "its subject only"
+        out.append(f"| `{k.id}` | {md_cell(text(k.summary))} | {md_cell(words)} | {k.shape} |")
+    out += ["", "## Generators", "", "| Block | Arguments | What it renders |", "|---|---|---|"]
+    for name, gen in GENERATORS.items():
+        args = ", ".join(f"`{p}`" + (f" ({', '.join(v)})" if v else "") for p, v in gen.params.items()) or "none"
+        doc = (gen.render.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        out.append(f"| `{name}` | {md_cell(args)} | {md_cell(text(doc))} |")
+    out += ["", "## Value keys", "", "| Key | What this image renders |", "|---|---|"]
+    for key in VALUES:
+        try:
+            shown = render_value(key, model)
+        except Exception as exc:   # a value this image cannot give: say why, as check would
+            shown = f"(not available: {exc})"
+        out.append(f"| `{key}` | {md_cell(text(shown))} |")
+    return "\n".join(out) + "\n"
 
 
 def venv_page_names(venvs) -> dict[str, str]:
@@ -159,7 +206,6 @@ def _diff_body(report: dict) -> list[str]:
 def changelog_page(history, snapshot: str, repo_url: str | None) -> str:
     """The "What changed" page from a docgen.changelog.History: one section per commit that changed the
     snapshot, newest first, each linking to its commit; or the history's note when it has no entry."""
-    from docgen.render.markdown import code, text
 
     out = ["# What changed", "", CHANGELOG_INTRO.format(snapshot=snapshot), ""]
     if not history.entries:
