@@ -7,6 +7,7 @@ Dockerfile line does not change what the docs say.
 from __future__ import annotations
 
 import json
+
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,8 +34,8 @@ def facts_of(model: "ImageModel") -> dict:
         "system_actors": sorted(a.fqn for a in model.system_actors),
         "shared_builds": sorted(f"{s.package} {s.version}: {' -> '.join(s.extras)}" for s in model.shared_builds),
         "versions": {name: " / ".join(sorted(v)) for name, v in sorted(versions.items())},
-        "build_args": {a.name: a.default for a in sorted(model.dockerfile.args, key=lambda a: a.name)
-                       if a.default is not None},
+        "build_args": {name: value for name in sorted({a.name for a in model.dockerfile.args})
+                       if (value := image_value(model.dockerfile, name)[0]) is not None},
     }
 
 

@@ -10,6 +10,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
+from docgen.inputs.shellwords import variables
+from docgen.model.build import image_value, published
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
 from docgen.model.cross import (
     arch_comment_mismatches, arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,
@@ -214,6 +216,18 @@ def _repo_id(repo: str) -> str:
     return "/".join(text.split("/")[-2:]).lower()
 
 
+def _checkout_value(model: "ImageModel", name: str):
+    """(value, record) of NEMO_RL_REPO / NEMO_RL_REF where the checkout uses them: the first RUN or ADD that
+    names the variable, else as the image's build uses it."""
+    for ins in model.dockerfile.instructions:
+        text = ins.args + "".join(h.body for h in ins.heredocs)
+        if ins.keyword in ("RUN", "ADD") and name in variables(text):
+            value = model.dockerfile.value(name, ins)
+            if isinstance(value, str):
+                return value, model.dockerfile.origin(name, ins)
+    return image_value(model.dockerfile, name)
+
+
 def check_provenance(model: "ImageModel") -> list[Finding]:
     """NEMO_RL_REPO / NEMO_RL_REF defaults are what a build checks out; the snapshot records what the docs
     were generated from. When they differ, every rendered fact may describe another NeMo-RL."""
@@ -226,15 +240,13 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
                      f"the snapshot records no {' and no '.join(missing)}, so the pages cannot say which NeMo-RL "
                      "they describe; run `docgen snapshot --from CHECKOUT` on a git checkout with a remote, or "
                      "pass --repo OWNER/NAME and --ref REF")] if missing else []
-    args = {a.name: a for a in model.dockerfile.args if a.default is not None and a.stage is None}
-    args.update({a.name: a for a in model.dockerfile.args if a.default is not None and a.name not in args})
     for name, key, same in (("NEMO_RL_REPO", "repo", lambda a, b: _repo_id(a) == _repo_id(b)),
                             ("NEMO_RL_REF", "ref", lambda a, b: a.strip() == b.strip())):
-        arg, recorded = args.get(name), provenance.get(key)
-        if arg is None or not arg.default or not recorded or same(arg.default, str(recorded)):
+        (value, arg), recorded = _checkout_value(model, name), provenance.get(key)
+        if arg is None or not value or not recorded or same(value, str(recorded)):
             continue
         found.append(Finding(model.dockerfile.path, arg.line, "provenance",
-                             f"the Dockerfile builds {name}={arg.default} but the docs describe {key} "
+                             f"the Dockerfile builds {name}={value} but the docs describe {key} "
                              f"{recorded} (the snapshot's provenance); run docgen snapshot"))
     return found
 
@@ -260,7 +272,7 @@ def check_unresolved_paths(model: "ImageModel") -> list[Finding]:
     for what, key, value in (("the actor venv directory", "NEMO_RL_VENV_DIR", model.venv_dir),
                              *(("the Gym venv directory", "NEMO_GYM_VENV_DIR", g.venv_dir) for g in model.gym[:1])):
         if "$" in value:
-            env = next((e for e in reversed(model.dockerfile.envs) if e.key == key), None)
+            env = model.dockerfile.origin(key, published(model.dockerfile))
             found.append(Finding(path, env.line if env else None, "unresolved-variable",
                                  f"{what} {key}={value} names a variable no ARG or ENV of the Dockerfile sets "
                                  "in that stage: docgen cannot state the path"))

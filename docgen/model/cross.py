@@ -19,11 +19,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.model.stages import expand_global_args
+from docgen.inputs.syntax import Arg
+from docgen.model.build import image_value
 from docgen.snapshot.load import PLATFORM
 
 if TYPE_CHECKING:
-    from docgen.inputs.dockerfile import Arg
     from docgen.model import ImageModel
 
 
@@ -41,10 +41,11 @@ def _snapshot_where(model: "ImageModel", needle: str) -> str:
 
 
 def _last_arg(model: "ImageModel", name: str) -> "Arg | None":
-    """The ARG `name` with a default that a build uses: a stage's own over the global one, the last."""
-    found = [a for a in model.dockerfile.args if a.name == name and a.default is not None]
-    staged = [a for a in found if a.stage is not None]
-    return (staged or found or [None])[-1]
+    """The ARG `name` as the image's build uses it (`image_value`), with that value (None: no ARG sets it)."""
+    value, origin = image_value(model.dockerfile, name)
+    if not isinstance(origin, Arg) or value is None:
+        return None
+    return origin._replace(default=value)   # a bare `ARG NAME` holds the global's default
 
 
 # --------------------------------------------------------------------------------------------- Python
@@ -142,15 +143,12 @@ CUDA_PACKAGES = ("torch", "vllm")
 def _base_image(model: "ImageModel") -> tuple[str, int | None] | None:
     """The outside image the build's stages rest on (expanded), with the line that states it: the global
     ARG the FROM names when there is one, else the FROM line itself."""
-    names = {s.name for s in model.dockerfile.stages if s.name}
     for stage in model.dockerfile.stages:
-        if stage.base.lower() in names or stage.base.lower() == "scratch":
-            continue
-        image = expand_global_args(model, stage.base)
-        if not _IMAGE_CUDA.search(image):
+        image, is_stage = model.dockerfile.base(stage)
+        if is_stage or image.lower() == "scratch" or not _IMAGE_CUDA.search(image):
             continue
         ref = re.fullmatch(r"\$\{?(\w+)\}?", stage.base)
-        arg = next((a for a in model.dockerfile.args if ref and a.name == ref.group(1) and a.stage is None), None)
+        arg = model.dockerfile.origin(ref.group(1), stage.line) if ref else None   # the global ARG the FROM sees
         return image, arg.line if arg else stage.line
     return None
 
@@ -324,15 +322,16 @@ def hard_coded_paths(model: "ImageModel") -> list[Mismatch]:
     """A RUN that spells out a path a build ARG holds (directly, or through an ENV it sets): a
     `--build-arg` moves the variable and leaves the literal behind. Paths only ENV literals hold are
     left alone: no build argument can move them apart."""
-    path = model.dockerfile.path
-    held: dict[str, list[tuple[str, str, int, str | None]]] = {}   # path -> (kind, name, line, stage)
-    arg_names = {a.name for a in model.dockerfile.args}
-    for a in model.dockerfile.args:
+    dockerfile = model.dockerfile
+    path = dockerfile.path
+    held: dict[str, list[tuple[str, str, int]]] = {}   # path -> (kind, name, line) of each declaration
+    arg_names = {a.name for a in dockerfile.args}
+    for a in dockerfile.args:
         if a.default and a.default.startswith("/") and len(a.default) > 1:
-            held.setdefault(a.default.rstrip("/"), []).append(("ARG", a.name, a.line, a.stage))
-    for e in model.dockerfile.envs:
+            held.setdefault(a.default.rstrip("/"), []).append(("ARG", a.name, a.line))
+    for e in dockerfile.envs:
         if e.raw and e.value.startswith("/") and any(f"${n}" in e.raw or f"${{{n}" in e.raw for n in arg_names):
-            held.setdefault(e.value.rstrip("/"), []).append(("ENV", e.key, e.line, e.stage))
+            held.setdefault(e.value.rstrip("/"), []).append(("ENV", e.key, e.line))
     if not held:
         return []
     pattern = re.compile(r"(?<![\w./$-])(" + "|".join(re.escape(p) for p in sorted(held, key=len, reverse=True))
@@ -342,10 +341,9 @@ def hard_coded_paths(model: "ImageModel") -> list[Mismatch]:
         for match in pattern.finditer(text):
             line = first + text.count("\n", 0, match.start())
             holders = held[match.group(1)]
-            # ENV reaches every later stage; an ARG only its own stage (a global one, once redeclared)
-            visible = [h for h in holders if h[0] == "ENV" and h[2] < line] + [
-                h for h in holders if h[0] == "ARG" and h[3] == stage and h[2] < line]
-            kind, name, at, _ = (visible or holders)[0]
+            # the names that hold the path at this line, as BuildKit scopes them
+            visible = [h for h in holders if (dockerfile.value(h[1], line) or "").rstrip("/") == match.group(1)]
+            kind, name, at = (visible or holders)[0]
             hint = f"use ${{{name}}}" if visible else f"declare `ARG {name}` in stage {stage!r} and use ${{{name}}}"
             found.append(Mismatch("hard-coded-path", line, f"{path}:{at}",
                                   f"RUN hard-codes {match.group(1)}, which {kind} {name} holds: {hint}"))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.inputs.shellwords import expand
 from docgen.inputs.syntax import stage_label
 
 if TYPE_CHECKING:
@@ -24,22 +23,13 @@ class CopyEdge(NamedTuple):
     line: int
 
 
-def expand_global_args(model: "ImageModel", text: str) -> str:
-    """`${BASE_IMAGE}` -> its global ARG default, as Docker expands FROM lines; unknown names stay."""
-    defaults = {a.name: a.default for a in model.dockerfile.args if a.stage is None and a.default is not None}
-    return expand(text, defaults)
-
-
 def stage_names(model: "ImageModel") -> set[str]:
     return {stage_label(s) for s in model.dockerfile.stages}
 
 
 def base_of(model: "ImageModel", stage: "Stage") -> tuple[str, bool]:
-    """(what the stage starts FROM, whether that is an earlier stage rather than an image)."""
-    base = stage.base.lower()
-    if base in stage_names(model):
-        return base, True
-    return expand_global_args(model, stage.base), False
+    """(what the stage starts FROM, expanded, whether that is an earlier stage rather than an image)."""
+    return model.dockerfile.base(stage)
 
 
 def copy_edges(model: "ImageModel") -> tuple[CopyEdge, ...]:
@@ -75,15 +65,9 @@ def runtime_envs(model: "ImageModel"):
 
 
 def base_venv(model: "ImageModel") -> str:
-    """The driver's venv: UV_PROJECT_ENVIRONMENT if the image sets it, else uv's default `<project>/.venv`."""
-    envs = {e.key: e.value for e in runtime_envs(model)}
-    if envs.get("UV_PROJECT_ENVIRONMENT"):
-        return envs["UV_PROJECT_ENVIRONMENT"]
-    workdir = None
-    for ins in model.dockerfile.instructions:
-        if ins.keyword == "WORKDIR" and ins.stage in stage_chain(model, published_stage(model)):
-            workdir = ins.args.strip()
-    return f"{(workdir or '/opt/nemo-rl').rstrip('/')}/.venv"
+    """The driver's venv (`docgen.model.build.driver_venv_of`)."""
+    from docgen.model.build import driver_venv_of
+    return driver_venv_of(model.dockerfile)
 
 
 def stage_chain(model: "ImageModel", label: str) -> set[str]:
