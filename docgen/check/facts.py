@@ -7,8 +7,9 @@ Dockerfile line does not change what the docs say.
 from __future__ import annotations
 
 import json
-
 from typing import TYPE_CHECKING
+
+from docgen.model.build import image_value
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
