@@ -84,8 +84,9 @@ def check_mapping_comment(model: "ImageModel") -> list[Finding]:
 
 
 def check_gym_arg_scope(model: "ImageModel") -> list[Finding]:
-    """A build ARG reaches a RUN only when the RUN's stage declares it: a Gym prefetch driven by an ARG its
-    stage never declares always sees it empty, whatever --build-arg says, and builds no venv."""
+    """A build ARG reaches a RUN only when the RUN's stage (or a stage it is built FROM) declares it: a Gym
+    prefetch driven by an ARG no such stage declares always sees it empty, whatever --build-arg says, and
+    builds no venv."""
     return [Finding(model.dockerfile.path, g.line, "gym-prefetch",
                     f"NeMo-Gym's prefetch expands {g.arg}, but stage {g.stage!r} declares no `ARG {g.arg}`: it is "
                     f"always empty there, so --build-arg {g.arg}=... builds nothing; add `ARG {g.arg}` to the stage")
