@@ -56,8 +56,9 @@ UNKNOWN = Unknown()
 
 
 class Binding(NamedTuple):
-    """One name set at one line: by an ARG or ENV instruction (``record``), or inherited from the stage a
-    stage is built FROM (at that FROM's line)."""
+    """One name set at one line: by an ARG or ENV instruction, or inherited from the stage a stage is built
+    FROM (at that FROM's line). ``record`` is where the value is written (a global ARG's line for a bare
+    ``ARG NAME`` that takes its default)."""
     line: int
     value: str | None           # None: declared without a value (BuildKit leaves it unset)
     record: Arg | EnvVar
@@ -287,12 +288,15 @@ class Scope:
                 if stage is None:
                     self.meta.setdefault(name, []).append(Binding(line, value, arg))
                     continue
+                origin: Arg | EnvVar = arg
                 if not has_default:
                     inherited = self.meta.get(name)
                     value = inherited[-1].value if inherited else None
                     if value is None and stage.current(name, line + 1) is not None:
                         continue   # a bare ARG adds nothing over what the stage already holds (BuildKit)
-                stage.history.setdefault(name, []).append(Binding(line, value, arg))
+                    if inherited:
+                        origin = inherited[-1].record   # the value is the global's, written on its line
+                stage.history.setdefault(name, []).append(Binding(line, value, origin))
             return
         for key, value, written in _env_words(words, raw, ins, path):
             env = EnvVar(key, value, ins.stage, line, written if written != value else None)
