@@ -341,8 +341,9 @@ def hard_coded_paths(model: "ImageModel") -> list[Mismatch]:
         for match in pattern.finditer(text):
             line = first + text.count("\n", 0, match.start())
             holders = held[match.group(1)]
-            # the names that hold the path at this line, as BuildKit scopes them
-            visible = [h for h in holders if (dockerfile.value(h[1], line) or "").rstrip("/") == match.group(1)]
+            # the names that hold the path at this line, as BuildKit scopes them; an ENV first (the image keeps it)
+            visible = sorted((h for h in holders if (dockerfile.value(h[1], line) or "").rstrip("/") == match.group(1)),
+                             key=lambda h: h[0] != "ENV")
             kind, name, at = (visible or holders)[0]
             hint = f"use ${{{name}}}" if visible else f"declare `ARG {name}` in stage {stage!r} and use ${{{name}}}"
             found.append(Mismatch("hard-coded-path", line, f"{path}:{at}",
