@@ -70,16 +70,6 @@ def base_venv(model: "ImageModel") -> str:
     return driver_venv_of(model.dockerfile)
 
 
-def stage_chain(model: "ImageModel", label: str) -> set[str]:
-    """The stage and the stages it builds FROM, transitively."""
-    by_label = {stage_label(s): s for s in model.dockerfile.stages}
-    out: set[str] = set()
-    while label in by_label and label not in out:
-        out.add(label)
-        label = by_label[label].base.lower()
-    return out
-
-
 def role_of(fqn: str) -> str:
     """What an actor does in a job, read from where NeMo-RL keeps its module."""
     module = "." + fqn.rsplit(".", 1)[0] + "."

@@ -209,3 +209,10 @@ RUN ["/bin/true"]
     assert step.scripts == ("/opt/tools/prefetch.py", "./run.sh")
     assert "/opt/ray_venvs" in step.paths and "/opt/tools/prefetch.py" in step.paths
     assert exec_form.commands == () and exec_form.instruction.start_line == 5
+
+
+def test_the_build_options_table_states_the_value_the_build_uses():
+    from docgen.render.tables import build_options
+    facts = _facts("ARG UV_VERSION=0.1.0\nFROM scratch AS nmp-rl-base\nARG UV_VERSION=0.2.0\nRUN true\n")
+    table = build_options(SimpleNamespace(dockerfile=facts))
+    assert "`0.2.0`" in table and "`0.1.0`" not in table
