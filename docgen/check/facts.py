@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from docgen.model.build import image_value
+from docgen.model.build import build_arg_value
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -36,7 +36,7 @@ def facts_of(model: "ImageModel") -> dict:
         "shared_builds": sorted(f"{s.package} {s.version}: {' -> '.join(s.extras)}" for s in model.shared_builds),
         "versions": {name: " / ".join(sorted(v)) for name, v in sorted(versions.items())},
         "build_args": {name: value for name in sorted({a.name for a in model.dockerfile.args})
-                       if (value := image_value(model.dockerfile, name)[0]) is not None},
+                       if (value := build_arg_value(model.dockerfile, name)[0]) is not None},
     }
 
 

@@ -10,8 +10,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
-from docgen.inputs.shellwords import variables
-from docgen.model.build import image_value, published
+from docgen.model.build import build_arg_value, published
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
 from docgen.model.cross import (
     arch_comment_mismatches, arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,
@@ -217,18 +216,6 @@ def _repo_id(repo: str) -> str:
     return "/".join(text.split("/")[-2:]).lower()
 
 
-def _checkout_value(model: "ImageModel", name: str):
-    """(value, record) of NEMO_RL_REPO / NEMO_RL_REF where the checkout uses them: the first RUN or ADD that
-    names the variable, else as the image's build uses it."""
-    for ins in model.dockerfile.instructions:
-        text = ins.args + "".join(h.body for h in ins.heredocs)
-        if ins.keyword in ("RUN", "ADD") and name in variables(text):
-            value = model.dockerfile.value(name, ins)
-            if isinstance(value, str):
-                return value, model.dockerfile.origin(name, ins)
-    return image_value(model.dockerfile, name)
-
-
 def check_provenance(model: "ImageModel") -> list[Finding]:
     """NEMO_RL_REPO / NEMO_RL_REF defaults are what a build checks out; the snapshot records what the docs
     were generated from. When they differ, every rendered fact may describe another NeMo-RL."""
@@ -243,7 +230,7 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
                      "pass --repo OWNER/NAME and --ref REF")] if missing else []
     for name, key, same in (("NEMO_RL_REPO", "repo", lambda a, b: _repo_id(a) == _repo_id(b)),
                             ("NEMO_RL_REF", "ref", lambda a, b: a.strip() == b.strip())):
-        (value, arg), recorded = _checkout_value(model, name), provenance.get(key)
+        (value, arg), recorded = build_arg_value(model.dockerfile, name), provenance.get(key)
         if arg is None or not value or not recorded or same(value, str(recorded)):
             continue
         found.append(Finding(model.dockerfile.path, arg.line, "provenance",

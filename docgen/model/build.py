@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from docgen.errors import InputError
 from docgen.inputs.dockerfile import read_dockerfile
+from docgen.inputs.shellwords import variables
 from docgen.model import (
     DEFAULT_GYM_VENV_DIR, DEFAULT_VENV_DIR, REASON_NO_PREFETCH, REASON_NOT_SELECTED, SYSTEM_COMMAND, Actor,
     DriverInstall, GymVenvs, ImageModel, PrefetchFilter, PrefetchOutcome, SharedBuild, SkippedActor, WarmStep,
@@ -104,6 +105,27 @@ def image_value(dockerfile: "DockerfileFacts", name: str):
     first_from = dockerfile.stages[0].line
     value = dockerfile.value(name, first_from)
     return (value, dockerfile.origin(name, first_from)) if isinstance(value, str) else (None, None)
+
+
+def arg_uses(dockerfile: "DockerfileFacts", name: str) -> tuple[tuple[str, object, object], ...]:
+    """(value, the record that sets it, the instruction) at each instruction that expands `$name` (a RUN's
+    script, a FROM, COPY or ENV line...), in file order, where it holds a value there."""
+    found = []
+    for ins in dockerfile.instructions:
+        text = ins.args + "".join(h.body for h in ins.heredocs)
+        if "$" in text and name in variables(text):
+            value = dockerfile.value(name, ins)
+            if isinstance(value, str):
+                found.append((value, dockerfile.origin(name, ins), ins))
+    return tuple(found)
+
+
+def build_arg_value(dockerfile: "DockerfileFacts", name: str):
+    """(value, record) of build ARG `name` as the build uses it: where the last instruction that expands it
+    sees it (a global ARG a FROM line names, a stage's own where its RUN installs the tool), else as the image
+    holds it (`image_value`)."""
+    uses = arg_uses(dockerfile, name)
+    return uses[-1][:2] if uses else image_value(dockerfile, name)
 
 
 def venv_dir_of(dockerfile: "DockerfileFacts", key: str = "NEMO_RL_VENV_DIR", default: str = DEFAULT_VENV_DIR,

@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.inputs.syntax import Arg
-from docgen.model.build import image_value
+from docgen.model.build import arg_uses
 from docgen.snapshot.load import PLATFORM
 
 if TYPE_CHECKING:
@@ -40,12 +40,16 @@ def _snapshot_where(model: "ImageModel", needle: str) -> str:
     return model.snapshot.path if line is None else f"{model.snapshot.path}:{line}"
 
 
-def _last_arg(model: "ImageModel", name: str) -> "Arg | None":
-    """The ARG `name` as the image's build uses it (`image_value`), with that value (None: no ARG sets it)."""
-    value, origin = image_value(model.dockerfile, name)
-    if not isinstance(origin, Arg) or value is None:
-        return None
-    return origin._replace(default=value)   # a bare `ARG NAME` holds the global's default
+def _judged_args(model: "ImageModel", name: str) -> list[Arg]:
+    """Each value build ARG `name` takes where the build uses it (`arg_uses`), once per ARG line that sets it,
+    as that ARG with that value; when no instruction expands it, every ARG of the name that has a default."""
+    found: dict[int, Arg] = {}
+    for value, origin, _ in arg_uses(model.dockerfile, name):
+        if isinstance(origin, Arg):
+            found.setdefault(origin.line, origin._replace(default=value))   # a bare `ARG NAME`: the global's
+    if found:
+        return list(found.values())
+    return [a for a in model.dockerfile.args if a.name == name and a.default is not None]
 
 
 # --------------------------------------------------------------------------------------------- Python
@@ -88,10 +92,14 @@ def _satisfies(version: tuple[int, ...], spec: str) -> bool | None:
 
 def python_requirement(model: "ImageModel") -> list[Mismatch]:
     """PYTHON_VERSION against `requires-python`, and against the CPython the snapshot resolved for."""
-    arg = _last_arg(model, "PYTHON_VERSION")
-    if arg is None or not arg.default:
-        return []
-    version = _release(arg.default)
+    found = []
+    for arg in _judged_args(model, "PYTHON_VERSION"):
+        found += _python_against(model, arg)
+    return found
+
+
+def _python_against(model: "ImageModel", arg: Arg) -> list[Mismatch]:
+    version = _release(arg.default) if arg.default else None
     if version is None:
         return []
     found = []
@@ -119,18 +127,18 @@ def uv_requirement(model: "ImageModel") -> list[Mismatch]:
     refuses to sync a project whose required version it does not satisfy. A bare version is `==VERSION`,
     as uv reads it; a specifier docgen cannot read (pre-releases, local versions) is left to uv."""
     spec = model.snapshot.uv_required_version
-    arg = _last_arg(model, "UV_VERSION")
-    if not spec or arg is None or not arg.default:
-        return []
-    version = _release(arg.default)
-    if version is None:
+    if not spec:
         return []
     wanted = f"=={spec.strip()}" if _release(spec) is not None else spec
-    if _satisfies(version, wanted) is not False:
-        return []
-    return [Mismatch("uv-vs-required", arg.line, _snapshot_where(model, "uv_required_version"),
-                     f"ARG UV_VERSION={arg.default} does not satisfy NeMo-RL's [tool.uv] required-version "
-                     f"{spec}: that uv refuses to sync the project")]
+    found = []
+    for arg in _judged_args(model, "UV_VERSION"):
+        version = _release(arg.default) if arg.default else None
+        if version is None or _satisfies(version, wanted) is not False:
+            continue
+        found.append(Mismatch("uv-vs-required", arg.line, _snapshot_where(model, "uv_required_version"),
+                              f"ARG UV_VERSION={arg.default} does not satisfy NeMo-RL's [tool.uv] required-version "
+                              f"{spec}: that uv refuses to sync the project"))
+    return found
 
 
 # ----------------------------------------------------------------------------------------------- CUDA

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from docgen.errors import ArgError
 from docgen.model import DEFAULT_GYM_VENV_DIR, REASON_NOT_SELECTED, REASON_SYSTEM, venv_path
-from docgen.model.build import image_value, venv_dir_of
+from docgen.model.build import build_arg_value, venv_dir_of
 from docgen.model.claims import build_claims, installed
 from docgen.model.cross import arch_names, capabilities, without_arch_names
 from docgen.model.digests import input_digest
@@ -315,7 +315,7 @@ def te_consumers(model: "ImageModel", package: str = TE_PACKAGE) -> str:
 def build_options(model: "ImageModel") -> str:
     merged: dict[str, dict] = {}
     for arg in model.dockerfile.args:
-        entry = merged.setdefault(arg.name, {"default": image_value(model.dockerfile, arg.name)[0], "stages": [],
+        entry = merged.setdefault(arg.name, {"default": build_arg_value(model.dockerfile, arg.name)[0], "stages": [],
                                              "comment": ""})
         if entry["default"] is None:   # an ARG the image's stages never use: its own stage's value
             entry["default"] = arg.default

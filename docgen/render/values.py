@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docgen.errors import ArgError
-from docgen.model.build import image_value
+from docgen.model.build import build_arg_value, image_value
 from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
 from docgen.model.cross import ARCH_NAMES, arch_floor, format_capability
 from docgen.model.stages import base_venv
@@ -33,9 +33,9 @@ def number_word(n: int) -> str:
 
 
 def arg_default(model: "ImageModel", name: str) -> str:
-    """The value build ARG `name` has as the image's build uses it (`image_value`: a stage's own over a
+    """The value build ARG `name` has where the build uses it (`build_arg_value`: a stage's own over a
     global of the same name, as BuildKit scopes them)."""
-    value, _ = image_value(model.dockerfile, name)
+    value, _ = build_arg_value(model.dockerfile, name)
     if value is not None:
         return value
     raise ArgError(f"{model.dockerfile.path} has no `ARG {name}=<default>`, and the docs state its value")
