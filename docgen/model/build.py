@@ -92,7 +92,8 @@ def published(dockerfile: "DockerfileFacts"):
 def image_value(dockerfile: "DockerfileFacts", name: str):
     """(value, the ARG or ENV record that sets it) of `name` as the image's build uses it: at the end of the
     published stage, else of the stage it is built FROM (and so on down its chain), else as the FROM lines
-    see it (a global ARG); (None, None) when nothing sets it."""
+    see it (a global ARG), else as the last RUN step that sees it runs with it (a builder stage's cache
+    directory); (None, None) when nothing sets it."""
     stage = published(dockerfile)
     seen = set()
     while stage is not None and stage.index not in seen:
@@ -104,7 +105,13 @@ def image_value(dockerfile: "DockerfileFacts", name: str):
         stage = dockerfile.stage(base) if is_stage else None
     first_from = dockerfile.stages[0].line
     value = dockerfile.value(name, first_from)
-    return (value, dockerfile.origin(name, first_from)) if isinstance(value, str) else (None, None)
+    if isinstance(value, str):
+        return value, dockerfile.origin(name, first_from)
+    for ins in reversed(dockerfile.instructions):   # a stage the image does not publish: what its RUN steps see
+        value = dockerfile.value(name, ins) if ins.keyword == "RUN" else None
+        if isinstance(value, str):
+            return value, dockerfile.origin(name, ins)
+    return None, None
 
 
 def arg_uses(dockerfile: "DockerfileFacts", name: str) -> tuple[tuple[str, object, object], ...]:
