@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from docgen.model.build import build_arg_value
+from docgen.model.stages import build_arg_value
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel

@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
-from docgen.model.build import build_arg_value, published
+from docgen.model.stages import build_arg_value, published
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
 from docgen.model.cross import (
     arch_comment_mismatches, arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,

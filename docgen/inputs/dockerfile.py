@@ -42,7 +42,8 @@ from docgen.names import normalize
 __all__ = [  # the syntax and comment records are re-exported: importers need only this module
     "KEYWORDS", "HEREDOC_KEYWORDS", "Heredoc", "Instruction", "Stage", "Arg", "EnvVar", "WarmSync", "PrefetchCall",
     "GymPrefetch", "Requirement", "PipInstall", "VerifyList", "CountStatement", "NotPrefetchedList", "MappingRow",
-    "Note", "DockerfileFacts", "RunStep", "UNKNOWN", "Unknown", "read_dockerfile", "parse_dockerfile", "split_lines", "stage_label",
+    "Note", "DockerfileFacts", "RunStep", "UNKNOWN", "Unknown", "read_dockerfile", "parse_dockerfile", "split_lines",
+    "stage_label",
 ]
 
 class WarmSync(NamedTuple):
@@ -132,8 +133,8 @@ class DockerfileFacts(NamedTuple):
     # -- what a variable holds: the only answers ----------------------------------------------------
     def value(self, name: str, at=None) -> str | Unknown | None:
         """What ``$name`` holds at ``at`` as BuildKit evaluates the Dockerfile. ``at``: an Instruction (what
-        it sees), a line (of the instruction holding it), a Stage (its end) or None (the end of the last
-        stage). None: nothing sets it there (BuildKit expands it to ""); UNKNOWN: only the base image's
+        it sees), a line (of the instruction holding it), a Stage or a stage's name (its end) or None (the end
+        of the last stage). None: nothing sets it there (BuildKit expands it to ""); UNKNOWN: only the base image's
         config could set it."""
         return self._scope.value(name, self._at(at))
 
@@ -454,6 +455,7 @@ def _verify(shell: list[ShellCommand], path: str) -> tuple[VerifyList | None, tu
 
 _RESERVED = frozenset("if then else elif fi for in do done while until case esac ! { }".split())
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?==)")
+_NAME_WORD = re.compile(r"[A-Za-z_]\w*(?:=.*)?", re.DOTALL)
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
 
 
@@ -490,7 +492,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                     programs.append(word)
                     if word == "export" or word == "read" or word == "local":
                         names += [m.group(0) if (m := _ASSIGNMENT.match(w)) else w
-                                  for w in _until_operator(tokens[index + 1:]) if re.fullmatch(r"[A-Za-z_]\w*(=.*)?", w)]
+                                  for w in _until_operator(tokens[index + 1:]) if _NAME_WORD.fullmatch(w)]
                     start = word in ("time", "sudo", "env", "exec", "command")
                 words.append(word)
         expanded = [scope.expand(w, ins, shell=True) for w in words]

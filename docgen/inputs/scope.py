@@ -14,8 +14,8 @@ BuildKit's scoping, which this walk follows in file order:
     name overrides it, and an ARG with a value after an ENV overrides that for the stage's later steps);
   - every word of one ENV (or ARG) instruction is expanded against the values before that instruction.
 
-A stage FROM scratch starts with BuildKit's default PATH. A name nothing in scope sets is unset, and BuildKit expands it to the empty string: that is a ``Note``
-(file:line) the lint reports, so no placeholder reaches a page. The exception is a name no ARG of the
+A stage FROM scratch starts with BuildKit's default PATH. A name nothing in scope sets is unset, and
+BuildKit expands it to the empty string: that is a ``Note`` (file:line) the lint reports, so no placeholder reaches a page. The exception is a name no ARG of the
 file declares, in a stage that rests on an image outside this Dockerfile: that image's own config may set
 it (``ENV PATH=/x:$PATH``), so its value is ``UNKNOWN``, never the empty string, and the ENV keeps the
 reference as written.
@@ -240,7 +240,8 @@ class Scope:
         parent = parents[-1] if parents else None
         inherited: dict[str, Binding] = {}
         if parent is None and base.lower() == "scratch":
-            inherited["PATH"] = Binding(stage.line, DEFAULT_PATH, EnvVar("PATH", DEFAULT_PATH, stage_label(stage), stage.line))
+            path = EnvVar("PATH", DEFAULT_PATH, stage_label(stage), stage.line)
+            inherited["PATH"] = Binding(stage.line, DEFAULT_PATH, path)
         if parent is not None:   # the parent's ARGs as they end, then its ENV over them (BuildKit re-applies it)
             inherited = {name: bindings[-1] for name, bindings in parent.history.items() if bindings}
             inherited.update(parent.env)

@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING
 
 from docgen.errors import InputError
 from docgen.inputs.dockerfile import read_dockerfile
-from docgen.inputs.shellwords import variables
 from docgen.model import (
     DEFAULT_GYM_VENV_DIR, DEFAULT_VENV_DIR, REASON_NO_PREFETCH, REASON_NOT_SELECTED, SYSTEM_COMMAND, Actor,
     DriverInstall, GymVenvs, ImageModel, PrefetchFilter, PrefetchOutcome, SharedBuild, SkippedActor, WarmStep,
     WorkerVenv, venv_path,
 )
 from docgen.model.claims import skip_reason
-from docgen.model.stages import PUBLISHED_STAGE
+from docgen.model.stages import driver_venv_of, published
 from docgen.names import normalize
 from docgen.snapshot.load import load_snapshot
 from docgen.snapshot.registry import extras_of
@@ -84,57 +83,6 @@ def warm_steps_of(dockerfile: "DockerfileFacts") -> tuple[WarmStep, ...]:
     return tuple(steps)
 
 
-def published(dockerfile: "DockerfileFacts"):
-    """The stage the image publishes: the one named PUBLISHED_STAGE, else the last."""
-    return next((s for s in dockerfile.stages if s.name == PUBLISHED_STAGE), dockerfile.stages[-1])
-
-
-def image_value(dockerfile: "DockerfileFacts", name: str):
-    """(value, the ARG or ENV record that sets it) of `name` as the image's build uses it: at the end of the
-    published stage, else of the stage it is built FROM (and so on down its chain), else as the FROM lines
-    see it (a global ARG), else as the last RUN step that sees it runs with it (a builder stage's cache
-    directory); (None, None) when nothing sets it."""
-    stage = published(dockerfile)
-    seen = set()
-    while stage is not None and stage.index not in seen:
-        seen.add(stage.index)
-        value = dockerfile.value(name, stage)
-        if isinstance(value, str):
-            return value, dockerfile.origin(name, stage)
-        base, is_stage = dockerfile.base(stage)
-        stage = dockerfile.stage(base) if is_stage else None
-    first_from = dockerfile.stages[0].line
-    value = dockerfile.value(name, first_from)
-    if isinstance(value, str):
-        return value, dockerfile.origin(name, first_from)
-    for ins in reversed(dockerfile.instructions):   # a stage the image does not publish: what its RUN steps see
-        value = dockerfile.value(name, ins) if ins.keyword == "RUN" else None
-        if isinstance(value, str):
-            return value, dockerfile.origin(name, ins)
-    return None, None
-
-
-def arg_uses(dockerfile: "DockerfileFacts", name: str) -> tuple[tuple[str, object, object], ...]:
-    """(value, the record that sets it, the instruction) at each instruction that expands `$name` (a RUN's
-    script, a FROM, COPY or ENV line...), in file order, where it holds a value there."""
-    found = []
-    for ins in dockerfile.instructions:
-        text = ins.args + "".join(h.body for h in ins.heredocs)
-        if "$" in text and name in variables(text):
-            value = dockerfile.value(name, ins)
-            if isinstance(value, str):
-                found.append((value, dockerfile.origin(name, ins), ins))
-    return tuple(found)
-
-
-def build_arg_value(dockerfile: "DockerfileFacts", name: str):
-    """(value, record) of build ARG `name` as the build uses it: where the last instruction that expands it
-    sees it (a global ARG a FROM line names, a stage's own where its RUN installs the tool), else as the image
-    holds it (`image_value`)."""
-    uses = arg_uses(dockerfile, name)
-    return uses[-1][:2] if uses else image_value(dockerfile, name)
-
-
 def venv_dir_of(dockerfile: "DockerfileFacts", key: str = "NEMO_RL_VENV_DIR", default: str = DEFAULT_VENV_DIR,
                 at=None) -> str:
     """What `key` holds at `at` (the end of the published stage by default); NeMo-RL's default when no line of
@@ -192,17 +140,6 @@ def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, snapshot
             out.append(DriverInstall(package=name, pin=req.pin, editable=req.editable, no_deps=install.no_deps,
                                      reason=" ".join(install.reason.split()), line=req.line, spec=req.spec))
     return tuple(out)
-
-
-def driver_venv_of(dockerfile: "DockerfileFacts") -> str:
-    """The driver's venv: UV_PROJECT_ENVIRONMENT where the published stage sets it, else uv's
-    `<WORKDIR>/.venv` (NeMo-RL's checkout, /opt/nemo-rl, when no WORKDIR of the Dockerfile says)."""
-    stage = published(dockerfile)
-    value = dockerfile.value("UV_PROJECT_ENVIRONMENT", stage)
-    if isinstance(value, str) and value:
-        return value
-    workdir, line = dockerfile.workdir(stage)
-    return f"{(workdir if line is not None and isinstance(workdir, str) else '/opt/nemo-rl').rstrip('/')}/.venv"
 
 
 def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageModel:

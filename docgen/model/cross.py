@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.inputs.syntax import Arg
-from docgen.model.build import arg_uses
+from docgen.model.stages import arg_uses
 from docgen.snapshot.load import PLATFORM
 
 if TYPE_CHECKING:

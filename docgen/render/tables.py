@@ -6,11 +6,13 @@ from typing import TYPE_CHECKING
 
 from docgen.errors import ArgError
 from docgen.model import DEFAULT_GYM_VENV_DIR, REASON_NOT_SELECTED, REASON_SYSTEM, venv_path
-from docgen.model.build import build_arg_value, venv_dir_of
+from docgen.model.build import venv_dir_of
 from docgen.model.claims import build_claims, installed
 from docgen.model.cross import arch_names, capabilities, without_arch_names
 from docgen.model.digests import input_digest
-from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label
+from docgen.model.stages import (
+    base_of, base_venv, build_arg_value, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
+)
 from docgen.render.markdown import code, short_fqn, table, text
 from docgen.render.size_chart import not_current_note, size_charts
 from docgen.render.values import TE_PACKAGE

@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docgen.errors import ArgError
-from docgen.model.build import build_arg_value, image_value
 from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
 from docgen.model.cross import ARCH_NAMES, arch_floor, format_capability
-from docgen.model.stages import base_venv
+from docgen.model.stages import base_venv, build_arg_value, image_value
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 from docgen.render.markdown import code, text

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from docgen.inputs.dockerfile import UNKNOWN, Unknown, parse_dockerfile
-from docgen.model.build import image_value
+from docgen.model.stages import image_value
 from docgen.render.values import arg_default
 
 # (case, Dockerfile, target stage, {label: value BuildKit gives the `LABEL <label>=...` probe}, ENV of the target
