@@ -38,6 +38,9 @@ def test_docgen_expands_every_probe_as_buildkit_does(configs, case, text, target
     # the image's config: the ENV lines in force, and the PATH BuildKit gives a stage FROM scratch
     assert {e.key: e.value for e in facts.envs_of(target)} | {"PATH": facts.value("PATH", at=target)} == buildkit_env
     assert {e.key: e.value for e in facts.envs_of(target)} == env
+    # the image's USER and working directory (BuildKit writes "" for root and for "/")
+    assert facts.user(target)[0] == (config.get("User") or "root")
+    assert facts.workdir(target)[0] == (config.get("WorkingDir") or "/")
 
 
 def _in_chain(facts, label, target) -> bool:

@@ -84,6 +84,16 @@ ENV P=/x:$PATH
 LABEL p.path="$PATH"
 """, "a", {"p.path": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
      {"P": "/x:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}),
+    ("user-and-workdir-expanded", """\
+ARG UID=1000
+FROM scratch AS a
+ARG UID
+ARG ROOT=/opt
+WORKDIR ${ROOT}/rl
+WORKDIR sub
+USER ${UID}:${UID}
+LABEL p.uid="$UID"
+""", "a", {"p.uid": "1000"}, {}),
     ("from-line-sees-only-global-args", """\
 ARG BASE=a
 ARG T=global
