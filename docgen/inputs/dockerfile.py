@@ -32,7 +32,7 @@ from docgen.inputs.comments import (
 )
 from docgen.inputs.scope import UNKNOWN, Scope, Unknown
 from docgen.inputs.scripts import ShellCommand, after, after_located, command_words, loop_values, shell_commands
-from docgen.inputs.shellwords import split_words, variable_name, variables
+from docgen.inputs.shellwords import variable_name, variables
 from docgen.inputs.syntax import (
     HEREDOC_KEYWORDS, KEYWORDS, Arg, EnvVar, Heredoc, Instruction, Stage, parse_syntax, split_lines, stage_label,
 )
@@ -472,7 +472,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
         words: list[str] = []
         for cmd in commands:
             try:
-                tokens = [w for w, _ in split_words(cmd.code, operators=True)]
+                tokens = [w for w, _ in cmd.words()]
             except ValueError:
                 continue
             start = True
@@ -495,7 +495,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                                   for w in _until_operator(tokens[index + 1:]) if _NAME_WORD.fullmatch(w)]
                     start = word in ("time", "sudo", "env", "exec", "command")
                 words.append(word)
-        expanded = [scope.expand(w, ins, shell=True) for w in words]
+        expanded = [scope.expand(w, ins, shell=True) if "$" in w else w for w in words]
         steps.append(RunStep(
             ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(programs)),
             tuple(dict.fromkeys(script for w in expanded if (script := w.rpartition("=")[2]).endswith(_SCRIPT_SUFFIXES)
