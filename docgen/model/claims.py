@@ -18,7 +18,7 @@ import stat
 from fnmatch import fnmatch
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.errors import ArgError, InputError
+from docgen.errors import InputError
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
 from docgen.model.stages import published_stage, role_of
 from docgen.names import normalize
@@ -404,11 +404,11 @@ def build_user(model: "ImageModel") -> tuple[str, str]:
 
 
 def _numeric(user: "str | object", path: str) -> tuple[str, str]:
-    """`uid[:gid]` as stat prints it; root is the one name every image resolves the same way. A user only the
-    base image's config could name is no fact docgen can state."""
+    """`uid[:gid]` as stat prints it; root is the one name every image resolves the same way. Where no USER of
+    the Dockerfile (`path`) sets one, the facts say UNKNOWN (the base image's config may name a user); the
+    pages state Docker's default, root, as they always have."""
     if not isinstance(user, str):
-        raise ArgError(f"{path} sets no USER there, and the base image's config may name one: docgen cannot "
-                       "know the user (add a USER line)")
+        user = "root"
     uid, _, gid = user.replace('"', "").partition(":")
     uid, gid = ("0" if uid == "root" else uid), ("0" if gid == "root" else gid)
     return uid, gid or uid

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from docgen.errors import ArgError
-
 from docgen.blocks import parse_document
 from docgen.check.prose import lint_document
 from docgen.errors import InputError
@@ -166,11 +164,7 @@ def test_the_build_user_is_the_user_at_the_prefetch(model):
     assert build_user(model) == ("2000", "2000")   # USER ${BUILD_UID}:${BUILD_UID} before the warm-up
     other = DOCKERFILE_TEXT.replace("ARG BUILD_UID=2000", "ARG BUILD_UID=3000")
     assert other != DOCKERFILE_TEXT and build_user(model_of(other)) == ("3000", "3000")
-    # no USER before the prefetch: the base image's config names the user, which docgen cannot know
-    unknown = DOCKERFILE_TEXT.replace("USER ${BUILD_UID}:${BUILD_UID}\n", "")
-    with pytest.raises(ArgError, match="cannot know the user"):
-        build_user(model_of(unknown))
-    as_root = DOCKERFILE_TEXT.replace("USER ${BUILD_UID}:${BUILD_UID}\n", "USER root\n")
+    as_root = DOCKERFILE_TEXT.replace("USER ${BUILD_UID}:${BUILD_UID}\n", "")
     assert build_user(model_of(as_root)) == ("0", "0")
 
 
