@@ -203,13 +203,19 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     lines, instructions = syntax.lines, syntax.instructions
     runs = [(ins, cmd) for ins in instructions if ins.keyword == "RUN" for cmd in shell_commands(ins, lines, syntax.escape)]
     shell = [cmd for _, cmd in runs]
+    scope: Scope | None = None
+    try:
+        scope = Scope(syntax, path)
+    except InputError as exc:   # reported after the scripts' own errors: those come first
+        scope_error = exc
     calls, gym = _prefetch_calls(shell, path)
     verify, verify_notes = _verify(shell, path)
     not_prefetched, not_prefetched_notes = not_prefetched_list(lines)
-    warm = [_warm_syncs(cmd, path) for cmd in shell]
+    warm = [_warm_syncs(cmd, path, scope) for cmd in shell]
     filters = {f for call in calls for f in call.filters}
     mapping, mapping_notes = mapping_rows(lines, filters) if filters else ((), ())
-    scope = Scope(syntax, path)   # after the scripts: an error there comes first
+    if scope is None:
+        raise scope_error
     return DockerfileFacts(
         path=path,
         syntax_directive=syntax.syntax_directive,
@@ -236,9 +242,10 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     )
 
 
-def _warm_syncs(cmd: ShellCommand, path: str) -> tuple[list[WarmSync], list[Note]]:
+def _warm_syncs(cmd: ShellCommand, path: str, scope: Scope | None = None) -> tuple[list[WarmSync], list[Note]]:
     """`uv sync` commands with their extras. An extra written as a loop variable (`for e in vllm fsdp; do
-    uv sync --extra "$e"`) is one sync per loop word; one docgen cannot resolve is left out, with a note.
+    uv sync --extra "$e"`) is one sync per loop word, one written as a build ARG or ENV (`--extra "$EXTRA"`) the
+    value the scope gives it at that line; one docgen cannot resolve is left out, with a note.
     The comment of each sync: the trailing one (read over its wrapped lines), else the comment lines right
     above; above a command that warms several extras, an `extra: why` row per extra (`warm_rows`), and a
     comment docgen cannot give to one sync is a note, never dropped without a word."""
@@ -272,6 +279,9 @@ def _warm_syncs(cmd: ShellCommand, path: str) -> tuple[list[WarmSync], list[Note
             continue
         name = variable_name(variable)
         values = in_loops.get(name) if name else None
+        if name and not values and scope is not None and isinstance(held := scope.value(name, line), str) and held:
+            found.append((tuple(held if e == variable else e for e in extras), tuple(flags)))
+            continue
         if not values or sum("$" in e for e in extras) > 1:
             notes.append(Note(line, "warm-steps", f"`uv sync --extra {variable}`: docgen cannot tell which extra "
                                                   "this warms (not a `for` loop variable); left out of the warm steps"))

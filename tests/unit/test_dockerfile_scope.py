@@ -226,3 +226,14 @@ def test_the_build_options_table_states_the_value_the_build_uses():
     facts = _facts("ARG UV_VERSION=0.1.0\nFROM scratch AS nmp-rl-base\nARG UV_VERSION=0.2.0\nRUN true\n")
     table = build_options(SimpleNamespace(dockerfile=facts))
     assert "`0.2.0`" in table and "`0.1.0`" not in table
+
+
+def test_an_extra_a_build_arg_holds_is_the_extra_its_sync_warms():
+    facts = _facts("""\
+FROM scratch AS a
+ARG EXTRA=vllm
+RUN uv sync --extra "${EXTRA}"
+RUN uv sync --extra "${NOT_SET}"
+""")
+    assert [w.extras for w in facts.warm_syncs] == [("vllm",)]
+    assert [(n.line, n.check) for n in facts.notes] == [(4, "warm-steps")]
