@@ -128,3 +128,29 @@ def ask(questions: Mapping[str, Question], folder: Path, timeout: float = 600) -
             answers[names[name]] = field(field(output, "target")[name], call)
             assert answers[names[name]] is not None, f"bake --call={call} printed no {call} for target {name}"
     return Answers(questions, answers)
+
+
+def built_configs(builds: Mapping[str, tuple[Path, str]], folder: Path, owner: str = "docgen-tests",
+                  timeout: float = 600) -> dict[str, dict]:
+    """The image config BuildKit writes for each (Dockerfile, target) by key: its `Labels`, `Env` and `User`,
+    every value as BuildKit expanded it. One bake builds them all into the engine (each Dockerfile must build
+    without a registry: FROM scratch); each image is removed again once read."""
+    names = {bake_name(key): key for key in builds}
+    tags = {name: f"docgen-test/scope-{name.lower()}:probe" for name in names}
+    definition = {"target": {name: {
+        "context": str(builds[key][0].parent), "dockerfile": str(builds[key][0]), "target": builds[key][1],
+        "tags": [tags[name]], "labels": {"owner": owner}, "output": ["type=docker"],
+    } for name, key in names.items()}}
+    bake_file = folder / "bake-build.json"
+    bake_file.write_text(json.dumps(definition, indent=1), encoding="utf-8")
+    allow = [f"--allow=fs.read={context}" for context in sorted({str(d.parent) for d, _ in builds.values()})]
+    try:
+        result = subprocess.run(["docker", "buildx", "bake", "-f", str(bake_file), *allow, "--progress=plain", *names],
+                                cwd=folder, capture_output=True, text=True, timeout=timeout, check=False)
+        assert result.returncode == 0, f"bake ({bake_file}) failed:\n{result.stderr[-2000:]}"
+        inspected = run("docker", "image", "inspect", *tags.values(), timeout=60)
+        assert inspected.returncode == 0, inspected.stderr
+        configs = {record["RepoTags"][0]: record["Config"] for record in json.loads(inspected.stdout)}
+        return {key: configs[tags[name]] for name, key in names.items()}
+    finally:
+        run("docker", "image", "rm", *tags.values(), timeout=120)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from docgen.model.stages import build_arg_value
+
 if TYPE_CHECKING:
     from docgen.model import ImageModel
 
@@ -33,8 +35,8 @@ def facts_of(model: "ImageModel") -> dict:
         "system_actors": sorted(a.fqn for a in model.system_actors),
         "shared_builds": sorted(f"{s.package} {s.version}: {' -> '.join(s.extras)}" for s in model.shared_builds),
         "versions": {name: " / ".join(sorted(v)) for name, v in sorted(versions.items())},
-        "build_args": {a.name: a.default for a in sorted(model.dockerfile.args, key=lambda a: a.name)
-                       if a.default is not None},
+        "build_args": {name: value for name in sorted({a.name for a in model.dockerfile.args})
+                       if (value := build_arg_value(model.dockerfile, name)[0]) is not None},
     }
 
 

@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
+from docgen.model.stages import build_arg_value, published
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
 from docgen.model.cross import (
     arch_comment_mismatches, arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,
@@ -82,8 +83,9 @@ def check_mapping_comment(model: "ImageModel") -> list[Finding]:
 
 
 def check_gym_arg_scope(model: "ImageModel") -> list[Finding]:
-    """A build ARG reaches a RUN only when the RUN's stage declares it: a Gym prefetch driven by an ARG its
-    stage never declares always sees it empty, whatever --build-arg says, and builds no venv."""
+    """A build ARG reaches a RUN only when the RUN's stage (or a stage it is built FROM) declares it: a Gym
+    prefetch driven by an ARG no such stage declares always sees it empty, whatever --build-arg says, and
+    builds no venv."""
     return [Finding(model.dockerfile.path, g.line, "gym-prefetch",
                     f"NeMo-Gym's prefetch expands {g.arg}, but stage {g.stage!r} declares no `ARG {g.arg}`: it is "
                     f"always empty there, so --build-arg {g.arg}=... builds nothing; add `ARG {g.arg}` to the stage")
@@ -226,15 +228,13 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
                      f"the snapshot records no {' and no '.join(missing)}, so the pages cannot say which NeMo-RL "
                      "they describe; run `docgen snapshot --from CHECKOUT` on a git checkout with a remote, or "
                      "pass --repo OWNER/NAME and --ref REF")] if missing else []
-    args = {a.name: a for a in model.dockerfile.args if a.default is not None and a.stage is None}
-    args.update({a.name: a for a in model.dockerfile.args if a.default is not None and a.name not in args})
     for name, key, same in (("NEMO_RL_REPO", "repo", lambda a, b: _repo_id(a) == _repo_id(b)),
                             ("NEMO_RL_REF", "ref", lambda a, b: a.strip() == b.strip())):
-        arg, recorded = args.get(name), provenance.get(key)
-        if arg is None or not arg.default or not recorded or same(arg.default, str(recorded)):
+        (value, arg), recorded = build_arg_value(model.dockerfile, name), provenance.get(key)
+        if arg is None or not value or not recorded or same(value, str(recorded)):
             continue
         found.append(Finding(model.dockerfile.path, arg.line, "provenance",
-                             f"the Dockerfile builds {name}={arg.default} but the docs describe {key} "
+                             f"the Dockerfile builds {name}={value} but the docs describe {key} "
                              f"{recorded} (the snapshot's provenance); run docgen snapshot"))
     return found
 
@@ -260,7 +260,7 @@ def check_unresolved_paths(model: "ImageModel") -> list[Finding]:
     for what, key, value in (("the actor venv directory", "NEMO_RL_VENV_DIR", model.venv_dir),
                              *(("the Gym venv directory", "NEMO_GYM_VENV_DIR", g.venv_dir) for g in model.gym[:1])):
         if "$" in value:
-            env = next((e for e in reversed(model.dockerfile.envs) if e.key == key), None)
+            env = model.dockerfile.origin(key, published(model.dockerfile))
             found.append(Finding(path, env.line if env else None, "unresolved-variable",
                                  f"{what} {key}={value} names a variable no ARG or ENV of the Dockerfile sets "
                                  "in that stage: docgen cannot state the path"))

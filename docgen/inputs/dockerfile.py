@@ -30,7 +30,7 @@ from docgen.inputs.comments import (
     CountStatement, MappingRow, Note, NotPrefetchedList, count_statement, mapping_rows, mixed_extras, not_prefetched_list,
     warm_rows,
 )
-from docgen.inputs.scope import resolve
+from docgen.inputs.scope import UNKNOWN, Scope, Unknown
 from docgen.inputs.scripts import ShellCommand, after, after_located, command_words, loop_values, shell_commands
 from docgen.inputs.shellwords import variable_name, variables
 from docgen.inputs.syntax import (
@@ -42,7 +42,8 @@ from docgen.names import normalize
 __all__ = [  # the syntax and comment records are re-exported: importers need only this module
     "KEYWORDS", "HEREDOC_KEYWORDS", "Heredoc", "Instruction", "Stage", "Arg", "EnvVar", "WarmSync", "PrefetchCall",
     "GymPrefetch", "Requirement", "PipInstall", "VerifyList", "CountStatement", "NotPrefetchedList", "MappingRow",
-    "Note", "DockerfileFacts", "read_dockerfile", "parse_dockerfile", "split_lines", "stage_label",
+    "Note", "DockerfileFacts", "RunStep", "UNKNOWN", "Unknown", "read_dockerfile", "parse_dockerfile", "split_lines",
+    "stage_label",
 ]
 
 class WarmSync(NamedTuple):
@@ -97,13 +98,24 @@ class VerifyList(NamedTuple):
     line: int
 
 
+class RunStep(NamedTuple):
+    """One RUN instruction as its shell reads it: its commands, the variables its script sets, and the
+    commands, scripts and absolute paths it uses (their words expanded with what the Dockerfile sets there)."""
+    instruction: Instruction
+    commands: tuple[ShellCommand, ...]
+    variables: tuple[str, ...]      # names the script assigns (`export A=..`, `A=..`, `for A in`, `read A`)
+    programs: tuple[str, ...]       # the first word of each simple command
+    scripts: tuple[str, ...]        # words naming a script file (`*.py`, `*.sh`)
+    paths: tuple[str, ...]          # absolute paths among its words
+
+
 class DockerfileFacts(NamedTuple):
     path: str
     syntax_directive: int | None
     instructions: tuple[Instruction, ...]
     stages: tuple[Stage, ...]
-    args: tuple[Arg, ...]
-    envs: tuple[EnvVar, ...]
+    args: tuple[Arg, ...]           # every ARG instruction's names, defaults expanded (a record, not an answer)
+    envs: tuple[EnvVar, ...]        # every ENV instruction's keys, values expanded
     warm_syncs: tuple[WarmSync, ...]
     prefetch: PrefetchCall | None             # the first actor prefetch call (None: the image prefetches none)
     verify: VerifyList | None
@@ -115,7 +127,58 @@ class DockerfileFacts(NamedTuple):
     pip_installs: tuple[PipInstall, ...] = ()
     mapping: tuple[MappingRow, ...] = ()
     notes: tuple[Note, ...] = ()
+    scope: Scope | None = None                       # BuildKit's scope: ask it through value() and expand()
+    runs: tuple[RunStep, ...] = ()
 
+    # -- what a variable holds: the only answers ----------------------------------------------------
+    def value(self, name: str, at=None) -> str | Unknown | None:
+        """What ``$name`` holds at ``at`` as BuildKit evaluates the Dockerfile. ``at``: an Instruction (what
+        it sees), a line (of the instruction holding it), a Stage or a stage's name (its end) or None (the end
+        of the last stage). None: nothing sets it there (BuildKit expands it to ""); UNKNOWN: only the base image's
+        config could set it."""
+        return self._scope.value(name, self._at(at))
+
+    def expand(self, text: str, at=None, *, shell: bool = False) -> str | Unknown:
+        """``text`` expanded as at ``at`` (see ``value``): as BuildKit expands an instruction's words, or,
+        with ``shell``, as a RUN step's shell sees the names the Dockerfile sets (others left as written)."""
+        return self._scope.expand(text, self._at(at), shell=shell)
+
+    def origin(self, name: str, at=None) -> Arg | EnvVar | None:
+        """The ARG or ENV record whose value ``$name`` holds at ``at`` (None: nothing sets it there)."""
+        found = self._scope.binding(name, self._at(at))
+        return found.record if found is not None else None
+
+    def user(self, at=None) -> tuple[str | Unknown, int | None]:
+        """The USER in force at ``at`` (None: the image's, at the end of the last stage), expanded, with the
+        line that sets it; ("root", None) when none does on a stage from scratch, UNKNOWN on an outside image."""
+        return self._scope.user(self._at(at))
+
+    def workdir(self, at=None) -> tuple[str | Unknown, int | None]:
+        """The working directory at ``at`` (see ``value``), expanded, with the line of the WORKDIR that sets it;
+        ("/", None) when none does on a stage from scratch, UNKNOWN on an outside image."""
+        return self._scope.workdir(self._at(at))
+
+    def base(self, stage: str | Stage) -> tuple[str, bool]:
+        """(what ``stage`` is built FROM, expanded as BuildKit expands the FROM line, whether that is an earlier
+        stage (its label) rather than an image)."""
+        return self._scope.base(self.stage(stage))
+
+    def instruction_at(self, line: int) -> Instruction | None:
+        """The instruction whose lines (heredoc bodies included) hold ``line``."""
+        for ins in self.instructions:
+            if ins.start_line <= line <= ins.end_line:
+                return ins
+        return None
+
+    @property
+    def _scope(self) -> Scope:
+        assert self.scope is not None, "DockerfileFacts built without parse_dockerfile"
+        return self.scope
+
+    def _at(self, at):
+        return self.stage(at) if isinstance(at, str) else at
+
+    # -- stages -------------------------------------------------------------------------------------
     def stage(self, name: str | Stage) -> Stage:
         """The stage called ``name`` (case-insensitive, as Docker), or by ``str(index)`` if unnamed."""
         if isinstance(name, Stage):
@@ -126,19 +189,9 @@ class DockerfileFacts(NamedTuple):
         raise KeyError(f"no stage {name!r} in {self.path}")
 
     def envs_of(self, stage: str | Stage) -> tuple[EnvVar, ...]:
-        """ENV effective in ``stage``: inherited along the ``FROM <earlier stage>`` chain, later keys win."""
-        chain: list[Stage] = []
-        current: Stage | None = self.stage(stage)
-        while current is not None:
-            chain.append(current)
-            earlier = [s for s in self.stages[: current.index] if s.name and s.name == current.base.lower()]
-            current = earlier[-1] if earlier else None
-        effective: dict[str, EnvVar] = {}
-        for link in reversed(chain):
-            for env in self.envs:
-                if env.stage == stage_label(link):
-                    effective[env.key] = env
-        return tuple(effective.values())
+        """The ENV records in force at the end of ``stage``: inherited along the ``FROM <earlier stage>``
+        chain, later keys win."""
+        return self._scope.stage_env(self.stage(stage))
 
 
 def read_dockerfile(path: str | Path) -> DockerfileFacts:
@@ -150,20 +203,26 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
     lines, instructions = syntax.lines, syntax.instructions
     runs = [(ins, cmd) for ins in instructions if ins.keyword == "RUN" for cmd in shell_commands(ins, lines, syntax.escape)]
     shell = [cmd for _, cmd in runs]
+    scope: Scope | None = None
+    try:
+        scope = Scope(syntax, path)
+    except InputError as exc:   # reported after the scripts' own errors: those come first
+        scope_error = exc
     calls, gym = _prefetch_calls(shell, path)
     verify, verify_notes = _verify(shell, path)
     not_prefetched, not_prefetched_notes = not_prefetched_list(lines)
-    warm = [_warm_syncs(cmd, path) for cmd in shell]
+    warm = [_warm_syncs(cmd, path, scope) for cmd in shell]
     filters = {f for call in calls for f in call.filters}
     mapping, mapping_notes = mapping_rows(lines, filters) if filters else ((), ())
-    arg_facts, env_facts, scope_notes = resolve(syntax, path)   # after the scripts: an error there comes first
+    if scope is None:
+        raise scope_error
     return DockerfileFacts(
         path=path,
         syntax_directive=syntax.syntax_directive,
         instructions=instructions,
         stages=syntax.stages,
-        args=arg_facts,
-        envs=env_facts,
+        args=tuple(scope.args),
+        envs=tuple(scope.envs),
         warm_syncs=tuple(w for syncs, _ in warm for w in syncs),
         prefetch=calls[0] if calls else None,
         verify=verify,
@@ -175,13 +234,18 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         pip_installs=tuple(p for ins, cmd in runs for p in _pip_installs(cmd, path, ins.comment)),
         mapping=mapping,
         notes=tuple(n for _, found in warm for n in found) + verify_notes + not_prefetched_notes + mapping_notes
-              + scope_notes,
+              + tuple(scope.notes),
+        scope=scope,
+        runs=tuple(sorted(_run_steps(runs, scope) + tuple(
+            RunStep(ins, (), (), (), (), ()) for ins in instructions
+            if ins.keyword == "RUN" and all(i is not ins for i, _ in runs)), key=lambda r: r.instruction.start_line)),
     )
 
 
-def _warm_syncs(cmd: ShellCommand, path: str) -> tuple[list[WarmSync], list[Note]]:
+def _warm_syncs(cmd: ShellCommand, path: str, scope: Scope | None = None) -> tuple[list[WarmSync], list[Note]]:
     """`uv sync` commands with their extras. An extra written as a loop variable (`for e in vllm fsdp; do
-    uv sync --extra "$e"`) is one sync per loop word; one docgen cannot resolve is left out, with a note.
+    uv sync --extra "$e"`) is one sync per loop word, one written as a build ARG or ENV (`--extra "$EXTRA"`) the
+    value the scope gives it at that line; one docgen cannot resolve is left out, with a note.
     The comment of each sync: the trailing one (read over its wrapped lines), else the comment lines right
     above; above a command that warms several extras, an `extra: why` row per extra (`warm_rows`), and a
     comment docgen cannot give to one sync is a note, never dropped without a word."""
@@ -215,6 +279,9 @@ def _warm_syncs(cmd: ShellCommand, path: str) -> tuple[list[WarmSync], list[Note
             continue
         name = variable_name(variable)
         values = in_loops.get(name) if name else None
+        if name and not values and scope is not None and isinstance(held := scope.value(name, line), str) and held:
+            found.append((tuple(held if e == variable else e for e in extras), tuple(flags)))
+            continue
         if not values or sum("$" in e for e in extras) > 1:
             notes.append(Note(line, "warm-steps", f"`uv sync --extra {variable}`: docgen cannot tell which extra "
                                                   "this warms (not a `for` loop variable); left out of the warm steps"))
@@ -394,3 +461,63 @@ def _verify(shell: list[ShellCommand], path: str) -> tuple[VerifyList | None, tu
                                               "docgen reads the loops' actors together") for v in found[1:])
     actors = tuple(dict.fromkeys(a for v in found for a in v.actors))
     return VerifyList(actors, found[0].line), notes
+
+
+_RESERVED = frozenset("if then else elif fi for in do done while until case esac ! { }".split())
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?==)")
+_NAME_WORD = re.compile(r"[A-Za-z_]\w*(?:=.*)?", re.DOTALL)
+_SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
+
+
+def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tuple[RunStep, ...]:
+    """Each RUN with what its shell commands set and use; a command docgen cannot split is left out of the
+    words (the conventions above report it) but keeps its place among the commands."""
+    by_ins: dict[int, tuple[Instruction, list[ShellCommand]]] = {}
+    for ins, cmd in runs:
+        by_ins.setdefault(ins.start_line, (ins, []))[1].append(cmd)
+    steps = []
+    for ins, commands in by_ins.values():
+        names: list[str] = []
+        programs: list[str] = []
+        words: list[str] = []
+        for cmd in commands:
+            try:
+                tokens = [w for w, _ in cmd.words()]
+            except ValueError:
+                continue
+            start = True
+            for index, word in enumerate(tokens):
+                if word and not word.strip("();<>|&"):
+                    start = True
+                    continue
+                if start and (assigned := _ASSIGNMENT.match(word)):
+                    names.append(assigned.group(0))   # `A=1 cmd` or `A=1` alone
+                    continue
+                if start and word in _RESERVED:
+                    if word == "for" and index + 1 < len(tokens):
+                        names.append(tokens[index + 1])
+                    start = word not in ("for", "case", "in", "done", "fi", "esac", "}")
+                    continue
+                if start:
+                    programs.append(word)
+                    if word == "export" or word == "read" or word == "local":
+                        names += [m.group(0) if (m := _ASSIGNMENT.match(w)) else w
+                                  for w in _until_operator(tokens[index + 1:]) if _NAME_WORD.fullmatch(w)]
+                    start = word in ("time", "sudo", "env", "exec", "command")
+                words.append(word)
+        expanded = [scope.expand(w, ins, shell=True) if "$" in w else w for w in words]
+        steps.append(RunStep(
+            ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(programs)),
+            tuple(dict.fromkeys(script for w in expanded if (script := w.rpartition("=")[2]).endswith(_SCRIPT_SUFFIXES)
+                                and not any(c.isspace() for c in script))),
+            tuple(dict.fromkeys(w for w in expanded if w.startswith("/") and len(w) > 1))))
+    return tuple(steps)
+
+
+def _until_operator(tokens: list[str]) -> list[str]:
+    out = []
+    for word in tokens:
+        if word and not word.strip("();<>|&"):
+            break
+        out.append(word)
+    return out

@@ -30,7 +30,7 @@ class ShellCommand:
     (A plain class, not a NamedTuple: it never leaves the reader, and its joined ``code``, which every
     convention reader looks at, is built once here.)"""
 
-    __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code", "loop_above")
+    __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code", "loop_above", "_words")
 
     def __init__(
         self,
@@ -45,6 +45,14 @@ class ShellCommand:
         self.pieces, self.comment, self.stage, self.above = pieces, comment, stage, above
         self.guards, self.loops, self.loop_above = guards, loops, loop_above
         self.code = " ".join(text.strip() for _, text in pieces)
+        self._words: list[tuple[str, int]] | None = None
+
+    def words(self) -> list[tuple[str, int]]:
+        """Shell words and operators of the whole command with their offsets in ``code``, split once (several
+        readers ask). Raises ValueError for a quote left open."""
+        if self._words is None:
+            self._words = split_words(self.code, operators=True)
+        return self._words
 
     def line_of(self, pattern: str) -> int:
         """Physical line where ``pattern`` first appears, else the command's first line."""
@@ -60,10 +68,9 @@ class ShellCommand:
         """Shell words and operators of the command, quotes removed, each with its physical line; with
         `until`, only of the text before that pattern (a loop's body can hold words nobody reads)."""
         code = self.code
-        if until is not None and (stop := re.search(until, code)):
-            code = code[: stop.start()]
+        stop = re.search(until, code) if until is not None else None
         try:
-            words = split_words(code, operators=True)
+            words = split_words(code[: stop.start()], operators=True) if stop else self.words()
         except ValueError as exc:
             raise InputError(path, self.line_of(pattern), f"cannot split shell command: {exc}") from None
         starts, offset = [], 0

@@ -1,5 +1,6 @@
-"""Shell words as a POSIX shell and BuildKit's lexer quote them, the names of heredocs, and the one
-`${NAME}` / `$NAME` variable pattern docgen reads and expands everywhere.
+"""Shell words as a POSIX shell and BuildKit's lexer quote them, the names of heredocs, the one
+`${NAME}` / `$NAME` variable pattern docgen reads everywhere, and BuildKit's expansion of a text against a
+lookup (what a name holds at a point is ``docgen.inputs.scope``'s answer, never a dict built here).
 
 Text is read in chunks: one regex step per run of ordinary characters or per quoted string, so a
 megabyte-long word costs one match (nothing builds strings character by character).
@@ -24,16 +25,6 @@ def variable_name(word: str) -> str | None:
     """The name when the whole word is one plain reference (``$X`` or ``${X}``), else None."""
     match = VARIABLE.fullmatch(word)
     return match and not match.group("op") and (match.group("braced") or match.group("bare")) or None
-
-
-def expand(text: str, values: dict[str, str]) -> str:
-    """``${UV_PROJECT_ENVIRONMENT}/bin/python`` -> ``/opt/nemo_rl_venv/bin/python``: each plain ``${X}`` or
-    ``$X`` whose name ``values`` holds; unknown names and ``${X:-default}`` forms stay as written."""
-    def value(match: re.Match[str]) -> str:
-        name = None if match.group("op") else match.group("braced") or match.group("bare")
-        return values.get(name, match.group(0)) if name else match.group(0)
-
-    return VARIABLE.sub(value, text)
 
 
 # for the escape character: the shell's backslash, or in an instruction's words the Dockerfile's (`# escape=`).
@@ -151,10 +142,11 @@ _EXPANSION = {
 }
 
 
-def expand_references(text: str, lookup, escape: str = "\\") -> tuple[str, tuple[str, ...]]:
+def expand_references(text: str, lookup, escape: str = "\\", unset=None) -> tuple[str, tuple[str, ...]]:
     """``text`` with every reference replaced by BuildKit's rules; ``lookup(name)`` is the value in scope,
     None when the name is not set. Returns the text and the names that could not be resolved (unset and
-    without a default form); an unresolved reference is left as written."""
+    without a default form); an unresolved reference becomes ``unset(name)``, or stays as written when that
+    is None (or no ``unset`` is given)."""
     unresolved: list[str] = []
 
     def one(match: re.Match[str]) -> str:
@@ -168,15 +160,16 @@ def expand_references(text: str, lookup, escape: str = "\\") -> tuple[str, tuple
         if op is None:
             if value is None:
                 unresolved.append(name)
-                return match.group(0)
+                instead = unset(name) if unset is not None else None
+                return match.group(0) if instead is None else instead
             return value
         empty_counts = op.startswith(":")
         is_set = value is not None and (value != "" or not empty_counts)
         kind = op[-1]
         if kind == "-":
-            return value if is_set else expand_references(word, lookup, escape)[0]
+            return value if is_set else expand_references(word, lookup, escape, unset)[0]
         if kind == "+":
-            return expand_references(word, lookup, escape)[0] if is_set else ""
+            return expand_references(word, lookup, escape, unset)[0] if is_set else ""
         if not is_set:               # `?`: BuildKit fails the build with the message
             unresolved.append(name)
             return match.group(0)
@@ -187,10 +180,11 @@ def expand_references(text: str, lookup, escape: str = "\\") -> tuple[str, tuple
     return _EXPANSION["`" if escape == "`" else "\\"].sub(one, text), tuple(dict.fromkeys(unresolved))
 
 
-def split_expanded(text: str, lookup, escape: str = "\\") -> tuple[list[tuple[str, int]], tuple[str, ...]]:
+def split_expanded(text: str, lookup, escape: str = "\\", unset=None) -> tuple[list[tuple[str, int]], tuple[str, ...]]:
     """`split_words` of an instruction's text (the Dockerfile's escape character), each word expanded as
     BuildKit expands it: unquoted and double-quoted text is expanded, single-quoted text is not. Returns the
-    words and the names that could not be resolved. Raises ValueError for an open quote."""
+    words and the names that could not be resolved (each becomes ``unset(name)``, see `expand_references`).
+    Raises ValueError for an open quote."""
     words: list[tuple[str, int]] = []
     parts: list[str] = []
     unresolved: list[str] = []
@@ -209,7 +203,7 @@ def split_expanded(text: str, lookup, escape: str = "\\") -> tuple[list[tuple[st
             start = begin
         chunk = text[begin:end]
         if kind in ("plain", "dq", "hash", "op"):
-            chunk, missing = expand_references(chunk, lookup, escape)
+            chunk, missing = expand_references(chunk, lookup, escape, unset)
             unresolved += missing
         parts.append(_unquote(kind, chunk, escape))
     if parts:

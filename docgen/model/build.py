@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING
 
 from docgen.errors import InputError
 from docgen.inputs.dockerfile import read_dockerfile
-from docgen.inputs.shellwords import expand
 from docgen.model import (
     DEFAULT_GYM_VENV_DIR, DEFAULT_VENV_DIR, REASON_NO_PREFETCH, REASON_NOT_SELECTED, SYSTEM_COMMAND, Actor,
     DriverInstall, GymVenvs, ImageModel, PrefetchFilter, PrefetchOutcome, SharedBuild, SkippedActor, WarmStep,
     WorkerVenv, venv_path,
 )
 from docgen.model.claims import skip_reason
-from docgen.model.stages import PUBLISHED_STAGE
+from docgen.model.stages import driver_venv_of, published
 from docgen.names import normalize
 from docgen.snapshot.load import load_snapshot
 from docgen.snapshot.registry import extras_of
@@ -84,29 +83,12 @@ def warm_steps_of(dockerfile: "DockerfileFacts") -> tuple[WarmStep, ...]:
     return tuple(steps)
 
 
-def venv_dir_of(dockerfile: "DockerfileFacts", key: str = "NEMO_RL_VENV_DIR", default: str = DEFAULT_VENV_DIR) -> str:
-    for stage_name in (PUBLISHED_STAGE, None):
-        try:
-            envs = dockerfile.envs_of(stage_name) if stage_name else dockerfile.envs
-        except (KeyError, InputError):
-            continue
-        values = {e.key: e.value for e in envs}
-        if key in values:
-            return values[key]
-    return default
-
-
-def arg_default(dockerfile: "DockerfileFacts", name: str, stage: str | None) -> tuple[str | None, bool]:
-    """(the value build ARG `name` has in `stage` when nobody passes --build-arg, whether the stage declares
-    it). Docker's scoping: the stage's own default, else the global default a bare `ARG name` in the stage
-    brings in; an ARG the stage does not declare is not set there at all (ARGs do not pass to later stages)."""
-    in_stage = [a for a in dockerfile.args if a.name == name and a.stage == stage]
-    if in_stage and in_stage[-1].default is not None:
-        return in_stage[-1].default, True
-    globals_ = [a for a in dockerfile.args if a.name == name and a.stage is None and a.default is not None]
-    if globals_ and (in_stage or stage is None):
-        return globals_[-1].default, True
-    return None, bool(in_stage) or stage is None
+def venv_dir_of(dockerfile: "DockerfileFacts", key: str = "NEMO_RL_VENV_DIR", default: str = DEFAULT_VENV_DIR,
+                at=None) -> str:
+    """What `key` holds at `at` (the end of the published stage by default); NeMo-RL's default when no line of
+    the Dockerfile sets it (a reference left in a value is stated as written, and the lint names it)."""
+    value = dockerfile.value(key, at if at is not None else published(dockerfile))
+    return value if isinstance(value, str) else default
 
 
 def gym_venvs_of(dockerfile: "DockerfileFacts") -> tuple[GymVenvs, ...]:
@@ -117,7 +99,9 @@ def gym_venvs_of(dockerfile: "DockerfileFacts") -> tuple[GymVenvs, ...]:
         arg = next((name for name in call.arg_refs if name in declared), None)
         in_scope = True
         if arg is not None:
-            default, in_scope = arg_default(dockerfile, arg, call.stage)
+            in_scope = dockerfile.origin(arg, call.line) is not None   # a --build-arg reaches the call
+            value = dockerfile.value(arg, call.line)
+            default = value if isinstance(value, str) else None
             configs = tuple(c for c in re.split(r"[\s,]+", default or "") if c)
         else:
             default, configs = None, tuple(w for w in call.args if not w.startswith("-") and "$" not in w)
@@ -131,13 +115,14 @@ def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, snapshot
     """Packages `uv pip install` puts into the driver venv: its --python names the driver venv (or its
     interpreter), or it has no --python and VIRTUAL_ENV is the driver venv. An editable path is named by
     the package the lock keeps at that path (`.` is NeMo-RL itself)."""
-    workdirs = [ins.args.strip().rstrip("/") for ins in dockerfile.instructions if ins.keyword == "WORKDIR"]
     by_path = {p.source.removeprefix("editable+").strip("/"): p.name
                for p in snapshot.packages.values() if p.editable}
 
-    def editable_name(path: str) -> str:
+    def editable_name(path: str, line: int) -> str:
         rel = path.rstrip("/")
-        for workdir in workdirs:
+        workdir = dockerfile.workdir(line)[0]
+        if isinstance(workdir, str) and workdir != "/":
+            workdir = workdir.rstrip("/")
             rel = rel.removeprefix(workdir + "/") if rel != workdir else "."
         rel = rel.removeprefix("./") or "."
         return snapshot.project_name if rel == "." else by_path.get(rel, path)
@@ -146,32 +131,15 @@ def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, snapshot
     targets = {venv, venv + "/bin/python", venv + "/bin/python3"}
     out = []
     for install in dockerfile.pip_installs:
-        try:
-            envs = {e.key: e.value for e in dockerfile.envs_of(install.stage)} if install.stage else {}
-        except KeyError:
-            envs = {}
-        values = {a.name: a.default for a in dockerfile.args if a.default is not None} | envs
-        python = expand(install.python, values) if install.python else envs.get("VIRTUAL_ENV")
-        if python is None or python.rstrip("/") not in targets:
+        python = (dockerfile.expand(install.python, install.line, shell=True) if install.python
+                  else dockerfile.value("VIRTUAL_ENV", install.line))
+        if not isinstance(python, str) or python.rstrip("/") not in targets:
             continue
         for req in install.packages:
-            name = editable_name(req.name) if req.editable else req.name
+            name = editable_name(req.name, install.line) if req.editable else req.name
             out.append(DriverInstall(package=name, pin=req.pin, editable=req.editable, no_deps=install.no_deps,
                                      reason=" ".join(install.reason.split()), line=req.line, spec=req.spec))
     return tuple(out)
-
-
-def driver_venv_of(dockerfile: "DockerfileFacts") -> str:
-    """The driver's venv: UV_PROJECT_ENVIRONMENT where the image sets it, else uv's `<WORKDIR>/.venv`."""
-    for stage in (PUBLISHED_STAGE, dockerfile.stages[-1].name if dockerfile.stages else None):
-        try:
-            envs = {e.key: e.value for e in dockerfile.envs_of(stage)} if stage else {}
-        except KeyError:
-            continue
-        if envs.get("UV_PROJECT_ENVIRONMENT"):
-            return envs["UV_PROJECT_ENVIRONMENT"]
-    workdirs = [ins.args.strip() for ins in dockerfile.instructions if ins.keyword == "WORKDIR"]
-    return f"{(workdirs[-1] if workdirs else '/opt/nemo-rl').rstrip('/')}/.venv"
 
 
 def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageModel:

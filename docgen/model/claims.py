@@ -19,9 +19,8 @@ from fnmatch import fnmatch
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
-from docgen.inputs.shellwords import expand
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
-from docgen.model.stages import published_stage, role_of, stage_chain
+from docgen.model.stages import published_stage, role_of
 from docgen.names import normalize
 from docgen.records import Memo
 from docgen.snapshot.load import combo_key
@@ -135,12 +134,8 @@ def py_executables(model: "ImageModel") -> tuple[Executable, ...]:
 
 def checkout_dir(model: "ImageModel") -> str:
     """Where the image keeps NeMo-RL: the published stage's WORKDIR (the driver venv's parent by default)."""
-    chain = stage_chain(model, published_stage(model))
-    workdir = None
-    for ins in model.dockerfile.instructions:
-        if ins.keyword == "WORKDIR" and ins.stage in chain:
-            workdir = ins.args.strip()
-    return (workdir or "/opt/nemo-rl").rstrip("/")
+    workdir, line = model.dockerfile.workdir(published_stage(model))
+    return (workdir if line is not None and isinstance(workdir, str) else "/opt/nemo-rl").rstrip("/")
 
 
 # --------------------------------------------------------------------------------- not-prefetched reasons
@@ -352,9 +347,6 @@ class KnownNames(NamedTuple):
     variables: frozenset[str]
 
 
-_EXPORT = re.compile(r"\bexport\s+((?:[A-Za-z_]\w*=\S*\s*)+)")
-
-
 def known_names(model: "ImageModel") -> KnownNames:
     fqns = {a.fqn for a in model.actors}
     modules = set()
@@ -363,10 +355,7 @@ def known_names(model: "ImageModel") -> KnownNames:
         modules.update(".".join(parts[:i]) for i in range(1, len(parts)))
     variables = {a.name for a in model.dockerfile.args} | {e.key for e in model.dockerfile.envs}
     variables |= set(model.snapshot.registry.executables) | set(NEMO_RL_KNOBS) | set(DOCKERFILE_KEYWORDS)
-    for ins in model.dockerfile.instructions:
-        if ins.keyword == "RUN":
-            for m in _EXPORT.finditer("".join(h.body for h in ins.heredocs) + ins.args):
-                variables.update(p.split("=", 1)[0] for p in m.group(1).split())
+    variables |= {name for run in model.dockerfile.runs for name in run.variables}
     return KnownNames(frozenset(a.class_name for a in model.actors), frozenset(fqns), frozenset(modules),
                       frozenset(model.extras_defined), frozenset(variables))
 
@@ -376,19 +365,9 @@ def known_names(model: "ImageModel") -> KnownNames:
 
 
 def runtime_user(model: "ImageModel") -> tuple[str, str]:
-    """(uid, gid) the published image runs as: its last USER, with ARG defaults expanded as Docker does
-    (root, "0", when there is no USER; the group defaults to the uid's own number)."""
-    return _user_in(model, stage_chain(model, published_stage(model)))
-
-
-def _user_in(model: "ImageModel", chain: set[str], before: int | None = None) -> tuple[str, str]:
-    """The last USER in the stages of `chain` (above line `before`, when given), ARG defaults of those
-    stages and the global scope expanded; root when there is none."""
-    user = None
-    for ins in model.dockerfile.instructions:
-        if ins.keyword == "USER" and ins.stage in chain and (before is None or ins.start_line < before):
-            user = ins.args.strip()
-    return ("0", "0") if user is None else _numeric(_expand(model, user, chain))
+    """(uid, gid) the published image runs as: its USER as BuildKit expands it (root, "0", when no USER of
+    the Dockerfile sets one; the group defaults to the uid's own number)."""
+    return _numeric(model.dockerfile.user(published_stage(model))[0], model.dockerfile.path)
 
 
 # ------------------------------------------------------------------------------------------------ lookup
@@ -415,28 +394,22 @@ _CHGRP = re.compile(r"^\s*chgrp\s+(\S+)\s+(.+?)\s*$", re.M)
 _INSTALL_DIR = re.compile(r"^\s*install\s+-d\s+(.+?)\s*$", re.M)
 
 
-def _expand(model: "ImageModel", text: str, chain: set[str] | None = None) -> str:
-    """`${NAME}` / `$NAME` replaced by the ARG's default (Docker's build-time view: with `chain`, only ARGs
-    of those stages and the global scope), quotes dropped."""
-    defaults = {a.name: a.default for a in model.dockerfile.args
-                if a.default is not None and (chain is None or a.stage in chain or a.stage is None)}
-    return expand(text, defaults).replace('"', "")
-
-
 def build_user(model: "ImageModel") -> tuple[str, str]:
     """(uid, gid) that creates the heavy artifacts: the USER in force where the actor prefetch runs
     ("0", "0": root, when the Dockerfile switches to no other user before it)."""
     calls = model.dockerfile.prefetch_calls
     if not calls:
         return "0", "0"
-    line = calls[0].line
-    stage = next((i.stage for i in model.dockerfile.instructions if i.start_line <= line <= i.end_line), None)
-    return _user_in(model, stage_chain(model, stage) if stage else set(), before=line)
+    return _numeric(model.dockerfile.user(calls[0].line)[0], model.dockerfile.path)
 
 
-def _numeric(user: str) -> tuple[str, str]:
-    """`uid[:gid]` as stat prints it; root is the one name every image resolves the same way."""
-    uid, _, gid = user.partition(":")
+def _numeric(user: "str | object", path: str) -> tuple[str, str]:
+    """`uid[:gid]` as stat prints it; root is the one name every image resolves the same way. Where no USER of
+    the Dockerfile (`path`) sets one, the facts say UNKNOWN (the base image's config may name a user); the
+    pages state Docker's default, root, as they always have."""
+    if not isinstance(user, str):
+        user = "root"
+    uid, _, gid = user.replace('"', "").partition(":")
     uid, gid = ("0" if uid == "root" else uid), ("0" if gid == "root" else gid)
     return uid, gid or uid
 
@@ -448,7 +421,8 @@ def venv_dir_access(model: "ImageModel") -> tuple[str, str, str]:
     for ins in model.dockerfile.instructions:
         if ins.keyword != "RUN":
             continue
-        body = _expand(model, "".join(h.body for h in ins.heredocs) or ins.args)
+        body = model.dockerfile.expand("".join(h.body for h in ins.heredocs) or ins.args, ins, shell=True)
+        body = body.replace('"', "")
         for m in _INSTALL_DIR.finditer(body):
             words = m.group(1).split()
             paths = [w for i, w in enumerate(words) if not w.startswith("-") and (i == 0 or words[i - 1] not in

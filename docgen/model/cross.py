@@ -19,11 +19,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.model.stages import expand_global_args
+from docgen.inputs.syntax import Arg
+from docgen.model.stages import arg_uses
 from docgen.snapshot.load import PLATFORM
 
 if TYPE_CHECKING:
-    from docgen.inputs.dockerfile import Arg
     from docgen.model import ImageModel
 
 
@@ -40,11 +40,16 @@ def _snapshot_where(model: "ImageModel", needle: str) -> str:
     return model.snapshot.path if line is None else f"{model.snapshot.path}:{line}"
 
 
-def _last_arg(model: "ImageModel", name: str) -> "Arg | None":
-    """The ARG `name` with a default that a build uses: a stage's own over the global one, the last."""
-    found = [a for a in model.dockerfile.args if a.name == name and a.default is not None]
-    staged = [a for a in found if a.stage is not None]
-    return (staged or found or [None])[-1]
+def _judged_args(model: "ImageModel", name: str) -> list[Arg]:
+    """Each value build ARG `name` takes where the build uses it (`arg_uses`), once per ARG line that sets it,
+    as that ARG with that value; when no instruction expands it, every ARG of the name that has a default."""
+    found: dict[int, Arg] = {}
+    for value, origin, _ in arg_uses(model.dockerfile, name):
+        if isinstance(origin, Arg):
+            found.setdefault(origin.line, origin._replace(default=value))   # a bare `ARG NAME`: the global's
+    if found:
+        return list(found.values())
+    return [a for a in model.dockerfile.args if a.name == name and a.default is not None]
 
 
 # --------------------------------------------------------------------------------------------- Python
@@ -87,10 +92,14 @@ def _satisfies(version: tuple[int, ...], spec: str) -> bool | None:
 
 def python_requirement(model: "ImageModel") -> list[Mismatch]:
     """PYTHON_VERSION against `requires-python`, and against the CPython the snapshot resolved for."""
-    arg = _last_arg(model, "PYTHON_VERSION")
-    if arg is None or not arg.default:
-        return []
-    version = _release(arg.default)
+    found = []
+    for arg in _judged_args(model, "PYTHON_VERSION"):
+        found += _python_against(model, arg)
+    return found
+
+
+def _python_against(model: "ImageModel", arg: Arg) -> list[Mismatch]:
+    version = _release(arg.default) if arg.default else None
     if version is None:
         return []
     found = []
@@ -118,18 +127,18 @@ def uv_requirement(model: "ImageModel") -> list[Mismatch]:
     refuses to sync a project whose required version it does not satisfy. A bare version is `==VERSION`,
     as uv reads it; a specifier docgen cannot read (pre-releases, local versions) is left to uv."""
     spec = model.snapshot.uv_required_version
-    arg = _last_arg(model, "UV_VERSION")
-    if not spec or arg is None or not arg.default:
-        return []
-    version = _release(arg.default)
-    if version is None:
+    if not spec:
         return []
     wanted = f"=={spec.strip()}" if _release(spec) is not None else spec
-    if _satisfies(version, wanted) is not False:
-        return []
-    return [Mismatch("uv-vs-required", arg.line, _snapshot_where(model, "uv_required_version"),
-                     f"ARG UV_VERSION={arg.default} does not satisfy NeMo-RL's [tool.uv] required-version "
-                     f"{spec}: that uv refuses to sync the project")]
+    found = []
+    for arg in _judged_args(model, "UV_VERSION"):
+        version = _release(arg.default) if arg.default else None
+        if version is None or _satisfies(version, wanted) is not False:
+            continue
+        found.append(Mismatch("uv-vs-required", arg.line, _snapshot_where(model, "uv_required_version"),
+                              f"ARG UV_VERSION={arg.default} does not satisfy NeMo-RL's [tool.uv] required-version "
+                              f"{spec}: that uv refuses to sync the project"))
+    return found
 
 
 # ----------------------------------------------------------------------------------------------- CUDA
@@ -142,15 +151,12 @@ CUDA_PACKAGES = ("torch", "vllm")
 def _base_image(model: "ImageModel") -> tuple[str, int | None] | None:
     """The outside image the build's stages rest on (expanded), with the line that states it: the global
     ARG the FROM names when there is one, else the FROM line itself."""
-    names = {s.name for s in model.dockerfile.stages if s.name}
     for stage in model.dockerfile.stages:
-        if stage.base.lower() in names or stage.base.lower() == "scratch":
-            continue
-        image = expand_global_args(model, stage.base)
-        if not _IMAGE_CUDA.search(image):
+        image, is_stage = model.dockerfile.base(stage)
+        if is_stage or image.lower() == "scratch" or not _IMAGE_CUDA.search(image):
             continue
         ref = re.fullmatch(r"\$\{?(\w+)\}?", stage.base)
-        arg = next((a for a in model.dockerfile.args if ref and a.name == ref.group(1) and a.stage is None), None)
+        arg = model.dockerfile.origin(ref.group(1), stage.line) if ref else None   # the global ARG the FROM sees
         return image, arg.line if arg else stage.line
     return None
 
@@ -324,15 +330,16 @@ def hard_coded_paths(model: "ImageModel") -> list[Mismatch]:
     """A RUN that spells out a path a build ARG holds (directly, or through an ENV it sets): a
     `--build-arg` moves the variable and leaves the literal behind. Paths only ENV literals hold are
     left alone: no build argument can move them apart."""
-    path = model.dockerfile.path
-    held: dict[str, list[tuple[str, str, int, str | None]]] = {}   # path -> (kind, name, line, stage)
-    arg_names = {a.name for a in model.dockerfile.args}
-    for a in model.dockerfile.args:
+    dockerfile = model.dockerfile
+    path = dockerfile.path
+    held: dict[str, list[tuple[str, str, int]]] = {}   # path -> (kind, name, line) of each declaration
+    arg_names = {a.name for a in dockerfile.args}
+    for a in dockerfile.args:
         if a.default and a.default.startswith("/") and len(a.default) > 1:
-            held.setdefault(a.default.rstrip("/"), []).append(("ARG", a.name, a.line, a.stage))
-    for e in model.dockerfile.envs:
+            held.setdefault(a.default.rstrip("/"), []).append(("ARG", a.name, a.line))
+    for e in dockerfile.envs:
         if e.raw and e.value.startswith("/") and any(f"${n}" in e.raw or f"${{{n}" in e.raw for n in arg_names):
-            held.setdefault(e.value.rstrip("/"), []).append(("ENV", e.key, e.line, e.stage))
+            held.setdefault(e.value.rstrip("/"), []).append(("ENV", e.key, e.line))
     if not held:
         return []
     pattern = re.compile(r"(?<![\w./$-])(" + "|".join(re.escape(p) for p in sorted(held, key=len, reverse=True))
@@ -342,10 +349,10 @@ def hard_coded_paths(model: "ImageModel") -> list[Mismatch]:
         for match in pattern.finditer(text):
             line = first + text.count("\n", 0, match.start())
             holders = held[match.group(1)]
-            # ENV reaches every later stage; an ARG only its own stage (a global one, once redeclared)
-            visible = [h for h in holders if h[0] == "ENV" and h[2] < line] + [
-                h for h in holders if h[0] == "ARG" and h[3] == stage and h[2] < line]
-            kind, name, at, _ = (visible or holders)[0]
+            # the names that hold the path at this line, as BuildKit scopes them; an ENV first (the image keeps it)
+            visible = sorted((h for h in holders if (dockerfile.value(h[1], line) or "").rstrip("/") == match.group(1)),
+                             key=lambda h: h[0] != "ENV")
+            kind, name, at = (visible or holders)[0]
             hint = f"use ${{{name}}}" if visible else f"declare `ARG {name}` in stage {stage!r} and use ${{{name}}}"
             found.append(Mismatch("hard-coded-path", line, f"{path}:{at}",
                                   f"RUN hard-codes {match.group(1)}, which {kind} {name} holds: {hint}"))

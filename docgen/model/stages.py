@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.inputs.shellwords import expand
+from docgen.inputs.shellwords import variables
 from docgen.inputs.syntax import stage_label
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
-    from docgen.inputs.dockerfile import Stage
+    from docgen.inputs.dockerfile import DockerfileFacts, Stage
 
 PUBLISHED_STAGE = "nmp-rl-base"
 
@@ -24,22 +24,13 @@ class CopyEdge(NamedTuple):
     line: int
 
 
-def expand_global_args(model: "ImageModel", text: str) -> str:
-    """`${BASE_IMAGE}` -> its global ARG default, as Docker expands FROM lines; unknown names stay."""
-    defaults = {a.name: a.default for a in model.dockerfile.args if a.stage is None and a.default is not None}
-    return expand(text, defaults)
-
-
 def stage_names(model: "ImageModel") -> set[str]:
     return {stage_label(s) for s in model.dockerfile.stages}
 
 
 def base_of(model: "ImageModel", stage: "Stage") -> tuple[str, bool]:
-    """(what the stage starts FROM, whether that is an earlier stage rather than an image)."""
-    base = stage.base.lower()
-    if base in stage_names(model):
-        return base, True
-    return expand_global_args(model, stage.base), False
+    """(what the stage starts FROM, expanded, whether that is an earlier stage rather than an image)."""
+    return model.dockerfile.base(stage)
 
 
 def copy_edges(model: "ImageModel") -> tuple[CopyEdge, ...]:
@@ -66,8 +57,7 @@ def stage_at(model: "ImageModel", line: int) -> str | None:
 
 
 def published_stage(model: "ImageModel") -> str:
-    labels = [stage_label(s) for s in model.dockerfile.stages]
-    return PUBLISHED_STAGE if PUBLISHED_STAGE in labels else (labels[-1] if labels else PUBLISHED_STAGE)
+    return stage_label(published(model.dockerfile))
 
 
 def runtime_envs(model: "ImageModel"):
@@ -75,25 +65,70 @@ def runtime_envs(model: "ImageModel"):
 
 
 def base_venv(model: "ImageModel") -> str:
-    """The driver's venv: UV_PROJECT_ENVIRONMENT if the image sets it, else uv's default `<project>/.venv`."""
-    envs = {e.key: e.value for e in runtime_envs(model)}
-    if envs.get("UV_PROJECT_ENVIRONMENT"):
-        return envs["UV_PROJECT_ENVIRONMENT"]
-    workdir = None
-    for ins in model.dockerfile.instructions:
-        if ins.keyword == "WORKDIR" and ins.stage in stage_chain(model, published_stage(model)):
-            workdir = ins.args.strip()
-    return f"{(workdir or '/opt/nemo-rl').rstrip('/')}/.venv"
+    """The driver's venv (`driver_venv_of`)."""
+    return driver_venv_of(model.dockerfile)
 
 
-def stage_chain(model: "ImageModel", label: str) -> set[str]:
-    """The stage and the stages it builds FROM, transitively."""
-    by_label = {stage_label(s): s for s in model.dockerfile.stages}
-    out: set[str] = set()
-    while label in by_label and label not in out:
-        out.add(label)
-        label = by_label[label].base.lower()
-    return out
+def driver_venv_of(dockerfile: "DockerfileFacts") -> str:
+    """The driver's venv: UV_PROJECT_ENVIRONMENT where the published stage sets it, else uv's
+    `<WORKDIR>/.venv` (NeMo-RL's checkout, /opt/nemo-rl, when no WORKDIR of the Dockerfile says)."""
+    stage = published(dockerfile)
+    value = dockerfile.value("UV_PROJECT_ENVIRONMENT", stage)
+    if isinstance(value, str) and value:
+        return value
+    workdir, line = dockerfile.workdir(stage)
+    return f"{(workdir if line is not None and isinstance(workdir, str) else '/opt/nemo-rl').rstrip('/')}/.venv"
+
+
+def published(dockerfile: "DockerfileFacts"):
+    """The stage the image publishes: the one named PUBLISHED_STAGE, else the last."""
+    return next((s for s in dockerfile.stages if s.name == PUBLISHED_STAGE), dockerfile.stages[-1])
+
+
+def image_value(dockerfile: "DockerfileFacts", name: str):
+    """(value, the ARG or ENV record that sets it) of `name` as the image's build uses it: at the end of the
+    published stage, else of the stage it is built FROM (and so on down its chain), else as the FROM lines
+    see it (a global ARG), else as the last RUN step that sees it runs with it (a builder stage's cache
+    directory); (None, None) when nothing sets it."""
+    stage = published(dockerfile)
+    seen = set()
+    while stage is not None and stage.index not in seen:
+        seen.add(stage.index)
+        value = dockerfile.value(name, stage)
+        if isinstance(value, str):
+            return value, dockerfile.origin(name, stage)
+        base, is_stage = dockerfile.base(stage)
+        stage = dockerfile.stage(base) if is_stage else None
+    first_from = dockerfile.stages[0].line
+    value = dockerfile.value(name, first_from)
+    if isinstance(value, str):
+        return value, dockerfile.origin(name, first_from)
+    for ins in reversed(dockerfile.instructions):   # a stage the image does not publish: what its RUN steps see
+        value = dockerfile.value(name, ins) if ins.keyword == "RUN" else None
+        if isinstance(value, str):
+            return value, dockerfile.origin(name, ins)
+    return None, None
+
+
+def arg_uses(dockerfile: "DockerfileFacts", name: str) -> tuple[tuple[str, object, object], ...]:
+    """(value, the record that sets it, the instruction) at each instruction that expands `$name` (a RUN's
+    script, a FROM, COPY or ENV line...), in file order, where it holds a value there."""
+    found = []
+    for ins in dockerfile.instructions:
+        text = ins.args + "".join(h.body for h in ins.heredocs)
+        if "$" in text and name in variables(text):
+            value = dockerfile.value(name, ins)
+            if isinstance(value, str):
+                found.append((value, dockerfile.origin(name, ins), ins))
+    return tuple(found)
+
+
+def build_arg_value(dockerfile: "DockerfileFacts", name: str):
+    """(value, record) of build ARG `name` as the build uses it: where the last instruction that expands it
+    sees it (a global ARG a FROM line names, a stage's own where its RUN installs the tool), else as the image
+    holds it (`image_value`)."""
+    uses = arg_uses(dockerfile, name)
+    return uses[-1][:2] if uses else image_value(dockerfile, name)
 
 
 def role_of(fqn: str) -> str:

@@ -66,9 +66,8 @@ def diagram_build(model: "ImageModel") -> str:
     warm_stage = stage_at(model, model.warm_steps[0].line) if model.warm_steps else None
     prefetch = model.dockerfile.prefetch
     prefetch_stage = stage_at(model, prefetch.line) if prefetch is not None else None
-    cache_dir = None
-    if warm_stage:
-        cache_dir = {e.key: e.value for e in model.dockerfile.envs_of(warm_stage)}.get("UV_CACHE_DIR")
+    cache_dir = model.dockerfile.value("UV_CACHE_DIR", model.warm_steps[0].line) if model.warm_steps else None
+    cache_dir = cache_dir if isinstance(cache_dir, str) else None
     # labels on two short lines: a participant box is as wide as its longest line
     lines = ["sequenceDiagram", "    participant build as docker build"]
     lines += [f"    participant {ids[name]} as stage<br/>{label(name)}" for name in ids]

@@ -10,7 +10,9 @@ from docgen.model.build import venv_dir_of
 from docgen.model.claims import build_claims, installed
 from docgen.model.cross import arch_names, capabilities, without_arch_names
 from docgen.model.digests import input_digest
-from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, runtime_envs, stage_at, stage_label
+from docgen.model.stages import (
+    base_of, base_venv, build_arg_value, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
+)
 from docgen.render.markdown import code, short_fqn, table, text
 from docgen.render.size_chart import not_current_note, size_charts
 from docgen.render.values import TE_PACKAGE
@@ -315,8 +317,9 @@ def te_consumers(model: "ImageModel", package: str = TE_PACKAGE) -> str:
 def build_options(model: "ImageModel") -> str:
     merged: dict[str, dict] = {}
     for arg in model.dockerfile.args:
-        entry = merged.setdefault(arg.name, {"default": None, "stages": [], "comment": ""})
-        if entry["default"] is None:
+        entry = merged.setdefault(arg.name, {"default": build_arg_value(model.dockerfile, arg.name)[0], "stages": [],
+                                             "comment": ""})
+        if entry["default"] is None:   # an ARG the image's stages never use: its own stage's value
             entry["default"] = arg.default
         stage = arg.stage or "(global)"
         if stage not in entry["stages"]:

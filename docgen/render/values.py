@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from docgen.errors import ArgError
 from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
 from docgen.model.cross import ARCH_NAMES, arch_floor, format_capability
-from docgen.model.stages import base_venv
+from docgen.model.stages import base_venv, build_arg_value, image_value
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 from docgen.render.markdown import code, text
@@ -32,9 +32,11 @@ def number_word(n: int) -> str:
 
 
 def arg_default(model: "ImageModel", name: str) -> str:
-    for arg in model.dockerfile.args:
-        if arg.name == name and arg.default is not None:
-            return arg.default
+    """The value build ARG `name` has where the build uses it (`build_arg_value`: a stage's own over a
+    global of the same name, as BuildKit scopes them)."""
+    value, _ = build_arg_value(model.dockerfile, name)
+    if value is not None:
+        return value
     raise ArgError(f"{model.dockerfile.path} has no `ARG {name}=<default>`, and the docs state its value")
 
 
@@ -109,9 +111,9 @@ def _any_count(key: str, word: bool) -> Callable[["ImageModel"], str]:
 
 def _env(name: str, default: str | None = None) -> Callable[["ImageModel"], str]:
     def value(model: "ImageModel") -> str:
-        for env in reversed(model.dockerfile.envs):
-            if env.key == name:
-                return env.value
+        found, _ = image_value(model.dockerfile, name)
+        if found is not None:
+            return found
         if default is not None:
             return default
         raise ArgError(f"{model.dockerfile.path} has no `ENV {name}=...`, and the docs state its value")

@@ -173,17 +173,22 @@ def test_provenance_differs_names_both_and_the_line(tmp_path):
 
 def test_gym_prefetch_driven_by_an_arg_its_stage_does_not_declare(tmp_path):
     call = 'RUN if [ -n "${GYM_CONFIGS}" ]; then uv run python examples/nemo_gym/prefetch_venvs.py ${GYM_CONFIGS}; fi\n'
-    declared_in_base = DOCKERFILE.replace("FROM base AS builder\n", 'ARG GYM_CONFIGS="a.yaml"\nFROM base AS builder\n' + call)
-    found = [f for f in lint(small_model(tmp_path, declared_in_base)) if f.check == "gym-prefetch"]
+    global_only = 'ARG GYM_CONFIGS="a.yaml"\n' + DOCKERFILE.replace("FROM base AS builder\n", "FROM base AS builder\n" + call)
+    found = [f for f in lint(small_model(tmp_path, global_only)) if f.check == "gym-prefetch"]
     assert [(f.line, f.message) for f in found] == [(
-        line_of(declared_in_base, "examples/nemo_gym"),
+        line_of(global_only, "examples/nemo_gym"),
         "NeMo-Gym's prefetch expands GYM_CONFIGS, but stage 'builder' declares no `ARG GYM_CONFIGS`: it is always "
         "empty there, so --build-arg GYM_CONFIGS=... builds nothing; add `ARG GYM_CONFIGS` to the stage")]
-    assert small_model(tmp_path, declared_in_base).gym[0].venvs_by_default == 0
-    redeclared = declared_in_base.replace("FROM base AS builder\n", "FROM base AS builder\nARG GYM_CONFIGS\n")
+    assert small_model(tmp_path, global_only).gym[0].venvs_by_default == 0
+    redeclared = global_only.replace("FROM base AS builder\n", "FROM base AS builder\nARG GYM_CONFIGS\n")
     model = small_model(tmp_path, redeclared)
     assert [f for f in lint(model) if f.check == "gym-prefetch"] == []
-    assert model.gym[0].default is None and model.gym[0].venvs_by_default == 0  # the base stage's default stays there
+    assert model.gym[0].default == "a.yaml" and model.gym[0].configs == ("a.yaml",)   # the global's default
+    # declared in the stage the call's stage is built FROM: BuildKit passes the value (and a --build-arg) on
+    in_parent = DOCKERFILE.replace("FROM base AS builder\n", 'ARG GYM_CONFIGS="a.yaml"\nFROM base AS builder\n' + call)
+    model = small_model(tmp_path, in_parent)
+    assert [f for f in lint(model) if f.check == "gym-prefetch"] == []
+    assert model.gym[0].default == "a.yaml"
 
 
 # ---- inline values never start a line: GitHub and the site would end the paragraph there -------------
