@@ -83,9 +83,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("warm-order", "a warm comment's built/reuses claim disagrees with the lock's shared builds, or the "
          "prefetch runs before a warm step", "the build-once promise is false", "edit the comment or the order",
          ((DF, "# builds Transformer-Engine once into the cache", "# reuses fsdp's TE wheel"),)),
-    Rule("unresolved-variable", "a variable the image uses has no value docgen can know",
-         "the docs would show an empty value", "give the ARG a default, or set it in the stage",
-         ((DF, "ENV UV_PROJECT_ENVIRONMENT=/opt/nemo_rl_venv", "ENV UV_PROJECT_ENVIRONMENT=${VENV_ROOT}/nemo_rl_venv"),)),
+    Rule("unresolved-variable", "a directory the pages state holds a variable only the base image could set",
+         "every page would show a placeholder, or docgen would have to guess",
+         "spell the directory out, or set the variable in the Dockerfile",
+         ((DF, "    NEMO_RL_VENV_DIR=/opt/ray_venvs", "    NEMO_RL_VENV_DIR=${CONDA_PREFIX}/ray_venvs"),)),
     Rule("provenance", "the snapshot does not record where NeMo-RL came from, or the Dockerfile points elsewhere",
          "the documented NeMo-RL is not the one the image builds", "run the `docgen snapshot` command it names",
          ((DF, "ARG NEMO_RL_REF=nmp/customizer", "ARG NEMO_RL_REF=v9.9.9"),)),

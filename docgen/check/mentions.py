@@ -89,6 +89,10 @@ _GENERIC_NAME_WORDS = frozenset("max min num per the build nemo nvte cuda versio
 _WORD = re.compile(r"[a-z]+")
 
 
+def _singular_word(word: str) -> str:
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
 def _code_like(name: str) -> bool:
     return bool(re.search(r"[_./:\d-]|[a-z][A-Z]|^[A-Z][A-Z0-9_]{2,}$", name))
 
@@ -119,10 +123,9 @@ def _index(facts: "FactBase") -> _Index:
     counted: dict[str, list[Fact]] = {}
     for f in facts.facts:
         if f.kind in ("arg", "env", "run-var", "quoted") and f.value.isdigit():
-            for part in re.split(r"[_:/.\s-]+", f.subject.lower()):
-                part = part[:-1] if part.endswith("s") and len(part) > 3 else part
-                if len(part) >= 3 and part not in _GENERIC_NAME_WORDS:
-                    counted.setdefault(part, []).append(f)
+            head = _singular_word(re.split(r"[_:/.\s-]+", f.subject.lower())[-1])   # what the number counts
+            if len(head) >= 3 and head not in _GENERIC_NAME_WORDS:
+                counted.setdefault(head, []).append(f)
     kind_words = []
     for kind in KINDS.values():
         if kind.words:
@@ -332,19 +335,22 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         statuses[fact.key] = "false"
     # a plain number beside a word of a variable's name ("8 parallel jobs": NVTE_BUILD_MAX_JOBS) names that
     # variable, whatever number it is, and is held to it
-    for m in re.finditer(r"(?<![\w.$-])(\d+)(?![\w.%-])", low):
-        around = _WORD.findall(low[max(0, m.start() - 24): m.start()])[-2:] + \
-            _WORD.findall(low[m.end(): m.end() + 32])[:3]
-        held = {f.key: f for w in around for f in index.counted.get(w[:-1] if w.endswith("s") and len(w) > 3 else w, ())}
+    for m in re.finditer(r"(?<![\w.$-])([1-9]\d*|0)(?![\w.%-])", low):   # not a mode (022)
+        around = _WORD.findall(low[m.end(): m.end() + 32])[:3] + _WORD.findall(low[max(0, m.start() - 16): m.start()])[-1:]
+        held = {f.key: f for w in around for f in index.counted.get(_singular_word(w), ())}
         for fact in held.values():
             named.setdefault(fact.key, (fact, m.start()))
-            if m.group(1) == fact.value or any(m.group(1) == s for s in shown):
-                statuses.setdefault(fact.key, COMPARED)
-            elif len(held) == 1 and not allowed:
-                findings.append(Finding(path, line, STATED, f"the sentence states {m.group(1)} beside "
-                                        f"{_name(fact)}'s own word, but {_name(fact)} is {fact.value} "
-                                        f"({fact.origin}); render the value or correct the sentence"))
-                statuses[fact.key] = "false"
+        agreeing = [f for f in held.values() if m.group(1) == f.value or m.group(1) in shown]
+        for fact in agreeing:
+            statuses.setdefault(fact.key, COMPARED)
+        if held and not agreeing and not allowed:
+            fact = next(iter(held.values()))
+            findings.append(Finding(path, line, STATED, f"the sentence states {m.group(1)} beside a word of "
+                                    f"{' or '.join(_name(f) for f in held.values())}, but "
+                                    f"{', '.join(f'{_name(f)} is {f.value} ({f.origin})' for f in held.values())}; "
+                                    "render the value or correct the sentence"))
+            for f in held.values():
+                statuses[f.key] = "false"
     # stated user ids
     users = [f for f, _ in named.values() if f.kind == "user"]
     # "root" alone names the kind ("as root" on a host), a stated id is held to the image's user only where the
@@ -485,12 +491,12 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
     for m in mentions:
         today = {k: v for k, v, s in m.facts if s != ALLOWED}
         recorded = old_sentences.get(m.path, {}).get(m.digest)
-        known = _keys(recorded)
         confirmed = (m.path, m.line) in confirm
-        keys = set(today) | (set() if confirmed else known)
+        now = today if recorded is None or confirmed else _as_recorded(today, _keys(recorded), facts)
+        keys = set(now)
         if not keys:
             continue
-        now = {k: today[k] if k in today else current_value(k, facts) for k in keys}
+        known = _keys(recorded)
         values.update(now)
         sentences.setdefault(m.path, {})[m.digest] = ", ".join(sorted(keys))
         if recorded is None or confirmed:
@@ -503,6 +509,29 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
     return {"values": dict(sorted(values.items())),
             "sentences": {p: dict(sorted(s.items())) for p, s in sorted(sentences.items())},
             "pending": {p: dict(sorted(s.items())) for p, s in sorted(pending.items())}}
+
+
+def _as_recorded(today: dict[str, str], known: set[str], facts: dict[str, Fact]) -> dict[str, str]:
+    """Today's values of a recorded sentence's facts, keyed as the record keys them: a fact is judged in the
+    way the sentence was written against (by its value, or by its being there) even when the sentence names
+    it another way today (its value moved, so the sentence no longer states it); a recorded fact the sentence
+    no longer names at all (the value it named moved away) is judged too."""
+    recorded_as: dict[str, list[str]] = {}
+    for k in known:
+        recorded_as.setdefault(k.partition("#")[0], []).append(k)
+    out: dict[str, str] = {}
+    for k, v in today.items():
+        base = k.partition("#")[0]
+        if base in recorded_as and k not in recorded_as[base]:
+            for rk in recorded_as[base]:
+                out[rk] = current_value(rk, facts)
+        else:
+            out[k] = v
+    named_today = {k.partition("#")[0] for k in today}
+    for k in known:
+        if k.partition("#")[0] not in named_today:
+            out[k] = current_value(k, facts)
+    return out
 
 
 def _keys(recorded: object) -> set[str]:
@@ -537,14 +566,10 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
                                "record has not seen it: run `docgen write` to record it"))
             continue
         was = pending.get(m.path, {}).get(m.digest, {})
-        today = dict(keys)
-        for k in sorted(_keys(known)):
-            if k in today or REVIEW in m.allowed:
-                v = today.get(k)
-            else:
-                v = current_value(k, facts)
+        today = {k: v for k, v in keys} if REVIEW not in m.allowed else {}
+        for k, v in sorted(_as_recorded(today, _keys(known), facts).items()):
             before = was.get(k, values.get(k))
-            if v is not None and before is not None and before != v:
+            if before is not None and before != v:
                 out.append(Finding(m.path, m.line, REVIEW, f"mentions {k}, which changed from {before!r} to {v!r} "
                                    f"since this sentence was written; edit it, or confirm it with "
                                    f"`docgen review {m.path}:{m.line}`"))

@@ -1,0 +1,163 @@
+"""Hand-written sentences tied to the facts they name (docgen/check/mentions.py), through the command line on a
+copy of this repository: a stated value is compared, a named fact that changes fails `check` at the sentence
+until it is edited or confirmed (`docgen review`), `write` never confirms, and a fact no page shows or names
+moves without a failure or a rewrite."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from docgen.check.mentions import _sentences, _versions_in, sentence_digest
+from tests.test_mutations import DOCKERFILE, FACTS_RECORD, copy_repo, edit, run
+
+PAGE = "docs/index.md"
+FORK_SENTENCE = "By default `NEMO_RL_REPO` points at the soluwalana fork of NeMo-RL."
+
+
+def _plant(root: Path, sentence: str) -> int:
+    """Append a paragraph to the page; its line number."""
+    page = root / PAGE
+    text = page.read_text().rstrip("\n") + "\n\n"
+    page.write_text(text + sentence + "\n")
+    return text.count("\n") + 1
+
+
+def _tree(root: Path) -> dict:
+    return {p: (p.read_bytes(), os.stat(p).st_ino) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return copy_repo(tmp_path / "repo")
+
+
+def test_a_new_sentence_is_recorded_by_write(repo: Path):
+    line = _plant(repo, FORK_SENTENCE)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [unrecorded-sentence]" in out and "arg:NEMO_RL_REPO" in out
+    assert "docgen write" in out.splitlines()[-1]   # drift that write fixes, not a person's finding
+    assert run("write", "--root", str(repo))[0] == 0
+    assert run("check", "--root", str(repo)) == (0, "")
+    record = json.loads((repo / FACTS_RECORD).read_text())["mentions"]
+    assert "arg:NEMO_RL_REPO" in record["sentences"][PAGE][sentence_digest(FORK_SENTENCE)]
+
+
+def test_a_named_fact_that_changes_fails_at_the_sentence_until_it_is_confirmed(repo: Path):
+    line = _plant(repo, FORK_SENTENCE)
+    assert run("write", "--root", str(repo))[0] == 0
+    edit(DOCKERFILE, "ARG NEMO_RL_REPO=https://github.com/soluwalana/RL.git",
+         "ARG NEMO_RL_REPO=https://github.com/NVIDIA-NeMo/RL.git")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1
+    assert (f"{PAGE}:{line}: [review] mentions arg:NEMO_RL_REPO, which changed from "
+            "'https://github.com/soluwalana/RL.git' to 'https://github.com/NVIDIA-NeMo/RL.git'") in out
+    assert f"docgen review {PAGE}:{line}" in out
+    # write renders what it can and keeps the review pending: it never confirms a sentence
+    assert run("write", "--root", str(repo))[0] == 0
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [review]" in out
+    before = (repo / PAGE).read_bytes()
+    code, out = run("review", "--root", str(repo), f"{PAGE}:{line}")
+    assert code == 0, out
+    assert (repo / PAGE).read_bytes() == before   # review writes the facts record only
+    code, out = run("check", "--root", str(repo))
+    assert f"{PAGE}:{line}: [review]" not in out
+
+
+def test_editing_the_sentence_clears_its_review(repo: Path):
+    line = _plant(repo, FORK_SENTENCE)
+    assert run("write", "--root", str(repo))[0] == 0
+    edit(DOCKERFILE, "ARG NEMO_RL_REPO=https://github.com/soluwalana/RL.git",
+         "ARG NEMO_RL_REPO=https://github.com/NVIDIA-NeMo/RL.git")(repo)
+    assert run("write", "--root", str(repo))[0] == 0
+    edit(PAGE, FORK_SENTENCE, "By default `NEMO_RL_REPO` points at NVIDIA-NeMo's own NeMo-RL.")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert f"{PAGE}:{line}: [review]" not in out and f"{PAGE}:{line}: [unrecorded-sentence]" in out
+    assert run("write", "--root", str(repo))[0] == 0
+    code, out = run("check", "--root", str(repo))   # the snapshot's provenance still names the fork: a finding
+    assert f"{PAGE}:{line}:" not in out and set(re.findall(r"\[([\w-]+)\]", out)) == {"provenance"}, out
+
+
+def test_a_value_the_sentence_named_that_moves_away_still_reviews_it(repo: Path):
+    """The sentence names the engine minimum of scripts/check-engine by its value alone; when the script's
+    value changes, the sentence names nothing any more, and the record still knows what it named."""
+    line = _plant(repo, "Docker Engine 28.5.0 is the oldest engine the image builds on.")
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("scripts/check-engine", "MIN_ENGINE=28.5.0", "MIN_ENGINE=29.0.0")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1
+    assert f"{PAGE}:{line}: [review] mentions quoted:scripts/check-engine:MIN_ENGINE, which changed from " \
+           "'28.5.0' to '29.0.0'" in out
+
+
+@pytest.mark.parametrize("sentence, says", [
+    ("The image runs as uid 1234.", "states user 1234"),
+    ("vLLM 0.9.1 generates the rollouts.", "states 0.9.1 for `vllm`"),
+    ("The `sglang` extra is warmed in the cache.", "says `sglang` is warmed"),
+    ("The published stage is `runtime`.", "is `runtime`"),
+    ("Transformer-Engine compiles with 3 parallel jobs.", "states 3 beside a word of `NVTE_BUILD_MAX_JOBS`"),
+    ("| Python | 3.12 |", "states 3.12"),
+])
+def test_a_stated_value_is_compared_with_the_fact(repo: Path, sentence: str, says: str):
+    line = _plant(repo, sentence)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [stated-value]" in out and says in out, out
+
+
+@pytest.mark.parametrize("sentence", [
+    "The image runs as uid 1000.",
+    "vLLM 0.25.1 generates the rollouts.",
+    "The `sglang` extra is not warmed.",
+    "The published stage is `nmp-rl-base`.",
+    "Transformer-Engine compiles with 8 parallel jobs.",
+    "The set-up installs them as root on the host.",        # root, but no user of the image spoken of
+    "BuildKit v0.25 ships with Docker Engine 28.5.2.",       # versions of things the inputs do not state
+])
+def test_a_true_or_unrelated_sentence_is_no_finding_of_the_mentions(repo: Path, sentence: str):
+    """(A version or uid typed by hand is still the prose lint's finding, true or not: render it.)"""
+    _plant(repo, sentence)
+    assert run("write", "--root", str(repo))[0] == 0
+    code, out = run("check", "--root", str(repo))
+    assert "[stated-value]" not in out and "[review]" not in out and "[unrecorded-sentence]" not in out, out
+
+
+def test_a_fact_no_page_shows_or_names_moves_without_a_failure_or_a_rewrite(tmp_path: Path):
+    """A consumer whose pages show the quick inventory only: a UV_VERSION bump is none of their pages'
+    business, so check passes and changes no byte."""
+    root = copy_repo(tmp_path / "repo")
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text().replace('pages = ["README.md", "docs/**/*.md"]', 'pages = ["README.md"]')
+    pyproject.write_text(text.replace("[tool.docgen]\n", '[tool.docgen]\nrequired = ["quick-inventory"]\n', 1))
+    assert run("write", "--root", str(root))[0] == 0
+    assert run("check", "--root", str(root)) == (0, "")
+    edit(DOCKERFILE, "ARG UV_VERSION=0.11.33", "ARG UV_VERSION=0.11.40")(root)
+    before = _tree(root)
+    assert run("check", "--root", str(root)) == (0, "")
+    assert _tree(root) == before
+
+
+@pytest.mark.parametrize("spec, says", [("docs/index.md", "FILE:LINE"), ("docs/index.md:2", "no hand-written")])
+def test_review_of_no_sentence_is_bad_input_and_writes_nothing(repo: Path, spec: str, says: str):
+    before = _tree(repo)
+    code, out = run("review", "--root", str(repo), spec)
+    assert code == 2 and says in out
+    assert _tree(repo) == before
+
+
+def test_sentences_are_units_of_paragraphs_list_items_headings_and_table_rows():
+    lines = ["# A heading", "", "First sentence. Second", "sentence on two lines.", "- an item",
+             "- another. With two", "", "| a | b |", "|---|---|", "| c | d |"]
+    assert list(_sentences(lines)) == [
+        (1, "# A heading"), (3, "First sentence."), (3, "Second sentence on two lines."), (5, "- an item"),
+        (6, "- another."), (6, "With two"), (8, "a | b"), (10, "c | d")]
+
+
+def test_versions_in_a_value():
+    assert _versions_in("nvcr.io/nvidia/cuda-dl-base:26.07-cuda13.3-devel-ubuntu24.04") >= {"26.07", "13.3", "24.04"}
+    assert _versions_in("90;100", "cuda-arch") >= {"9.0", "10.0"}
+    assert "2.9" not in _versions_in("29")   # a count is no version
