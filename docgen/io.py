@@ -222,8 +222,8 @@ def read_toml(path: str | Path, what: str = "") -> tuple[str, dict]:
 # renamed over it. A write killed half way leaves each file wholly old or wholly new, and the next
 # `docgen write` brings the rest; there is no journal and nothing to recover, so only a write ever renames.
 # A killed write may leave its temporary files (`.NAME.PID.*.docgen-tmp`, which the repository's .gitignore
-# ignores): `check` passes them over, and the next write removes those of writers that are gone, beside each
-# file it writes.
+# ignores): `check` passes them over, and the next write, once it has replaced a file, removes those beside it
+# whose writer is gone.
 
 STAGE_SUFFIX = ".docgen-tmp"
 
@@ -330,7 +330,6 @@ def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
     try:
         for out, target in plan:
             current = target
-            _clear_orphans(target)
             staged.append((target, _stage(target, out.text)))
         for out, target in plan:
             current = target
@@ -354,6 +353,8 @@ def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
         raise
     for folder in dict.fromkeys(target.parent for target in replaced):
         _fsync_dir(folder)   # the renames are durable once write says it is done
+    for target in replaced:
+        _clear_orphans(target)
     return replaced
 
 
