@@ -294,7 +294,7 @@ def read_record(path: str | Path, raw: bytes, kind: str) -> tuple[dict | None, I
         return None, exc
     if not (isinstance(data, dict) and keys <= data.keys()):
         raise InputError(path, None, f"the file there is not {label} docgen wrote (not a JSON object with the "
-                                     f"keys {', '.join(sorted(keys))}); docgen will not overwrite it")
+                                     f"keys {', '.join(sorted(keys))}); docgen writes only files of its own")
     return data, None
 
 
@@ -306,10 +306,10 @@ def _check_owned_content(target: Path, kind: str) -> None:
     try:
         _, unreadable = read_record(target, read_bytes(target, label), kind)
     except InputError as exc:
-        raise InputError(target, None, f"refusing to overwrite it: {exc.message}; nothing was written") from None
+        raise InputError(target, None, f"refusing to overwrite it: {exc.message}. Nothing was written") from None
     if unreadable is not None and not remade:
         raise InputError(target, None, f"refusing to overwrite it: the file there is not {label} docgen wrote "
-                                       f"({unreadable.message}); nothing was written")
+                                       f"({unreadable.message}). Nothing was written")
 
 
 def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
