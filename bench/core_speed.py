@@ -1,7 +1,7 @@
-"""Issue 2's figures, measured in one run.
+"""The readers' start-up budget, measured in one run.
 
 - `docgen snapshot` on the NeMo-RL reference vs a process that only runs `tomllib.load` on the same uv.lock
-  (target: at most 2x, issue 9; the work is parse-bound, the walk must be nearly free);
+  (target: at most 2x; the work is parse-bound, the walk must be nearly free);
 - `docgen inventory` on the committed snapshot vs a bare `python -c pass` (target: at most 3x).
 
 Usage: .venv/bin/python bench/core_speed.py [--ref ../shared/nemo-rl-ref]

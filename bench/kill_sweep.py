@@ -1,21 +1,21 @@
-"""SIGKILL `docgen write` at random moments and judge the page set it leaves (issue 20, point 7).
+"""SIGKILL `docgen write` at random moments and judge each file it leaves.
 
     .venv/bin/python bench/kill_sweep.py [--runs 200] [--seed 1]
 
 A scratch copy of this repository has the Megatron filter removed, so that `write` rewrites several pages and
 the facts record. Each run puts the old files back, starts `python -m docgen write`, kills it with SIGKILL
 after a random delay (every other run drawn over the second half of a measured write and a little past its
-end; the others up to 1 ms after the journal appears, inside the renames), and then looks at the set of
-files write would change:
+end; the others up to 1 ms after its first temporary file appears, inside the staging and the renames), and
+then looks at the files write would change:
 
-  old        every file as before (killed before the journal was in place);
-  new        every file as write leaves it (killed after the set was whole);
-  recovered  a journal was left; the next command (`docgen check`) said it recovered the write and the set
-             is then wholly new;
-  broken     anything else: a mixed set the next command did not make whole, or a recovery it did not
-             report. Must be 0.
+  old        every file as before;
+  new        every file as write leaves it;
+  mixed      each file wholly old or wholly new, some of each (the writer replaces files one by one);
+  broken     a file that is neither, or, after a kill that left a mixed set or temporary files: a
+             `docgen check` that changed a byte, or a next `docgen write` that did not make the set wholly
+             new and remove every temporary file. Must be 0.
 
-Prints the counts as one JSON object; exits 1 when a run was broken.
+Prints the counts (and how many runs left temporary files) as one JSON object; exits 1 when a run was broken.
 """
 
 from __future__ import annotations
@@ -80,39 +80,51 @@ def _restore(root: Path, files: dict[str, bytes | None]) -> None:
             path.unlink(missing_ok=True)
         else:
             path.write_bytes(data)
-    for leftover in root.rglob("*.docgen-tmp"):
-        leftover.unlink()
 
 
-def one_run(root: Path, old: dict, new: dict, delay: float, at_journal: bool = False) -> str:
-    """`delay` after the start; or, with `at_journal`, `delay` after the journal appears (polled), which
-    puts the kill inside the few milliseconds of renames that a delay from the start seldom hits."""
+def _temporary(folders: list[Path]) -> list[Path]:
+    return [f / name for f in folders for name in os.listdir(f) if name.endswith(".docgen-tmp")]
+
+
+def _state(root: Path, names: list[str], folders: list[Path]) -> dict:
+    """The bytes of every file write changes and of every temporary file beside them."""
+    return {**_files(root, names), **{str(p): p.read_bytes() for p in _temporary(folders)}}
+
+
+def one_run(root: Path, old: dict, new: dict, delay: float, at_first_tmp: bool = False) -> tuple[str, bool]:
+    """`delay` after the start; or, with `at_first_tmp`, `delay` after the writer's first temporary file
+    appears (polled), which puts the kill inside the few milliseconds of staging and renames that a delay from
+    the start seldom hits. Returns the outcome and whether temporary files were left."""
+    names = list(old)
+    folders = sorted({(root / name).parent for name in names})
     _restore(root, old)
     proc = _docgen("write", cwd=root)
-    if at_journal:
-        journal = root / ".docgen-journal.docgen-tmp"
-        while not journal.exists() and proc.poll() is None:
+    if at_first_tmp:
+        while not _temporary(folders) and proc.poll() is None:
             pass
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
-    now = _files(root, list(old))
-    journal = (root / ".docgen-journal.docgen-tmp").exists()
-    if not journal and now == old:
-        return "old"
-    if not journal and now == new:
-        return "new"
-    nxt = _docgen("check", cwd=root)
-    _, err = nxt.communicate()
-    if "recovered an interrupted write" in err and _files(root, list(old)) == new \
-            and not (root / ".docgen-journal.docgen-tmp").exists():
-        return "recovered"
-    return "broken"
+    now = _files(root, names)
+    left = bool(_temporary(folders))
+    if any(now[n] not in (old[n], new[n]) for n in names):
+        return "broken", left
+    outcome = "old" if now == old else "new" if now == new else "mixed"
+    if outcome == "mixed" or left:
+        before = _state(root, names, folders)
+        _docgen("check", cwd=root).communicate()
+        if _state(root, names, folders) != before:
+            return "broken", left
+        again = _docgen("write", cwd=root)
+        again.communicate()
+        if again.returncode != 0 or _files(root, names) != new or _temporary(folders):
+            return "broken", left
+    return outcome, left
 
 
 def sweep(runs: int, seed: int, where: Path | None = None) -> Counter:
     """`runs` kills: every other one at a random delay from the start, the rest at a random delay of up to
-    1 ms after the journal appears."""
+    1 ms after the first temporary file appears."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="docgen-kill-sweep-") as tmp:
         root = Path(where or tmp) / "repo"
@@ -120,9 +132,11 @@ def sweep(runs: int, seed: int, where: Path | None = None) -> Counter:
         counts: Counter = Counter()
         for i in range(runs):
             if i % 2:
-                counts[one_run(root, old, new, rng.uniform(0, 0.001), at_journal=True)] += 1
+                outcome, left = one_run(root, old, new, rng.uniform(0, 0.001), at_first_tmp=True)
             else:
-                counts[one_run(root, old, new, rng.uniform(0.5 * took, 1.1 * took))] += 1
+                outcome, left = one_run(root, old, new, rng.uniform(0.5 * took, 1.1 * took))
+            counts[outcome] += 1
+            counts["left_temporary_files"] += left
         counts["files_per_set"] = len(old)
         counts["write_ms"] = round(took * 1000)
         return counts
@@ -134,8 +148,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     counts = sweep(args.runs, args.seed)
-    print(json.dumps({"runs": args.runs, **{k: counts[k] for k in ("old", "new", "recovered", "broken")},
-                      "files_per_set": counts["files_per_set"], "write_ms": counts["write_ms"]}))
+    print(json.dumps({"runs": args.runs, **{k: counts[k] for k in ("old", "new", "mixed", "broken")},
+                      **{k: counts[k] for k in ("left_temporary_files", "files_per_set", "write_ms")}}))
     sys.exit(1 if counts["broken"] else 0)
 
 

@@ -29,7 +29,7 @@ from timing import report  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_COMMAND = [".venv/bin/python", "-m", "pytest"]   # README.md, "Run the tests"
-DEFAULT_BASELINE = "1de8680"   # main before the suite was spread over the engine's files (issue 18)
+DEFAULT_BASELINE = "1de8680"   # main before the suite was spread over the engine's files
 GOAL_S = 180
 
 

@@ -84,8 +84,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 def cmd_standin(args: argparse.Namespace) -> int:
     # Imported here, for this rare maintainer command only: the stand-in's subprocess, shutil and tempfile
-    # are about a quarter of docgen's own import time (python -X importtime: 8 of 31 ms), which every
-    # `docgen check` would otherwise pay.
+    # would otherwise be imported by every `docgen check` (python -X importtime shows their share).
     from docgen.standin import generate
 
     project = _project(args)
@@ -403,14 +402,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """The `docgen` command (and `python -m docgen`): `main`, then leave without tearing the interpreter
-    down. Freeing every object a check built (the parsed snapshot alone is tens of thousands) took about
-    7 ms of a 90 ms `docgen check` (bench/ab_speed.py); once the output is flushed and the exit handlers
-    have run, nothing is left that needs it. Only a normal return leaves this way: an uncaught exception
-    still unwinds, prints its traceback and exits 1 as usual.
+    down: once the output is flushed and the exit handlers have run, nothing needs the objects a check built
+    (the parsed snapshot alone is tens of thousands), and freeing them one by one is time the user waits
+    (bench/ab_speed.py measures it against a commit that does). Only a normal return leaves this way: an
+    uncaught exception still unwinds, prints its traceback and exits 1 as usual.
 
     The cyclic garbage collector is off for the run: a run's data holds next to no reference cycles
-    (reference counting frees it), and each full collection walks every object of the parsed snapshots,
-    about 2 ms of a `docgen diff` of two of them (bench/ab_speed.py)."""
+    (reference counting frees it), and each full collection walks every object of the parsed snapshots
+    (bench/ab_speed.py, bench/diff_speed.py)."""
     gc.disable()
     code = main()
     for stream in (sys.stdout, sys.stderr):

@@ -1,10 +1,11 @@
 """Everything docgen reads from and writes to disk passes through here.
 
 Reading: only regular files (a FIFO would hang, /dev/zero would grow without end) and only up to a stated
-size cap; bytes that are not UTF-8 are bad input with their line. Writing: one all-or-nothing writer for
-blocks, facts, snapshots and console updates. It refuses symlinks and paths outside the root, stages every
-file next to its target, refuses to overwrite a file that changed on disk since docgen read it, and on any
-failure puts back what it had already replaced. Every refusal is an InputError (exit 2) naming the path.
+size cap; bytes that are not UTF-8 are bad input with their line. Writing: one writer for blocks, facts,
+snapshots and console updates. It refuses symlinks, paths outside the root, files docgen does not own and a
+file that changed on disk since docgen read it, all before it replaces anything; then it replaces each file
+atomically (a temporary file beside it, then a rename). Every refusal is an InputError (exit 2) naming the
+path.
 """
 
 from __future__ import annotations
@@ -215,27 +216,25 @@ def read_toml(path: str | Path, what: str = "") -> tuple[str, dict]:
 
 # ------------------------------------------------------------------------------------------------ writing
 #
-# A write of several files is all or nothing, also when the process is killed half way:
-#   1. every new text is staged beside its target (same folder, so the rename is atomic) and synced;
-#   2. each existing target gets a hard link as its backup (for rolling back an error in this process);
-#   3. a journal naming every (target, staged file) pair is put in place at the root by one rename;
-#   4. the staged files are renamed over their targets;
-#   5. the journal is removed, then the backups.
-# Killed before 3, no target changed (the staged files are orphans the next write clears); killed after 3,
-# the next docgen command finds the journal of a writer that is gone and renames the staged files still
-# there (roll forward), so the set becomes wholly new, and says so. Every name the writer makes ends in
-# STAGE_SUFFIX, which the repository's .gitignore ignores.
+# Every file is rendered and checked before the first one is replaced, so a refusal (a file docgen does not
+# own, a page changed on disk since docgen read it) changes nothing. Then each file is replaced on its own,
+# atomically: its text goes to a temporary file beside it (same folder, so the rename is atomic), synced, and
+# renamed over it. A write killed half way leaves each file wholly old or wholly new, and the next
+# `docgen write` brings the rest; there is no journal and nothing to recover, so only a write ever renames.
+# A killed write may leave its temporary files (`.NAME.PID.*.docgen-tmp`, which the repository's .gitignore
+# ignores): `check` passes them over, and the next write, once it has replaced a file, removes those beside it
+# whose writer is gone.
 
 STAGE_SUFFIX = ".docgen-tmp"
-JOURNAL = ".docgen-journal" + STAGE_SUFFIX
-_JOURNAL_MARK = "docgen-journal"
 
-# The files docgen writes besides pages, each JSON with the keys that tell docgen's own format: an existing
-# file without them is someone else's, and is never overwritten.
+# The files docgen writes besides pages, each JSON with the keys that tell docgen's own format, and whether
+# one that cannot be read as JSON at all is taken as docgen's own, broken (a merge conflict, a key written
+# twice) and written anew: only the facts record, which docgen derives whole from the inputs. Valid JSON
+# without the keys is someone else's file, and is never overwritten.
 OWNED_RECORDS = {
-    "facts": ("the facts record", frozenset({"format", "filters"})),
-    "snapshot": ("a NeMo-RL snapshot", frozenset({"format", "lock", "registry"})),
-    "image-size": ("the image-size record", frozenset({"image_id", "layers"})),
+    "facts": ("the facts record", frozenset({"format", "filters"}), True),
+    "snapshot": ("a NeMo-RL snapshot", frozenset({"format", "lock", "registry"}), False),
+    "image-size": ("the image-size record", frozenset({"image_id", "layers"}), False),
 }
 
 
@@ -250,17 +249,14 @@ class Output(NamedTuple):
     kind: str = "page"
 
 
-_inside = inside
-
-
 def _safe_target(root: Path, path: Path) -> Path:
     """The absolute target path, refusing a symlink at it or in any folder between the root and it."""
     root = Path(os.path.realpath(root))
     path = Path(os.path.abspath(path))
-    if not _inside(root, path):
+    if not inside(root, path):
         # the root itself may be reached through a symlink (e.g. /tmp on some systems): compare real paths
         real_parent = Path(os.path.realpath(path.parent))
-        if not _inside(root, real_parent / path.name):
+        if not inside(root, real_parent / path.name):
             raise InputError(path, None, f"refusing to write outside the repository root {root}")
         path = real_parent / path.name
     probe = root
@@ -275,7 +271,7 @@ def _safe_target(root: Path, path: Path) -> Path:
 
 def owned_problem(root: Path, target: Path, kind: str) -> str | None:
     """Why docgen may not write `target` as a file of `kind`, or None. Not the file's content (see
-    _check_owned_content); only where it lies and what it is called."""
+    read_record); only where it lies and what it is called."""
     rel = target.relative_to(root)
     if any(part.lower() == ".git" for part in rel.parts):
         return "refusing to write inside .git"
@@ -283,30 +279,43 @@ def owned_problem(root: Path, target: Path, kind: str) -> str | None:
     if target.suffix.lower() != suffix:
         what = "a page" if kind == "page" else OWNED_RECORDS[kind][0]
         return f"refusing to write {what} to a file not named *{suffix}"
-    if target.name.endswith(STAGE_SUFFIX) or target.name == JOURNAL:
-        return "refusing to write over the writer's own staging files"
     return None
 
 
+def read_record(path: str | Path, raw: bytes, kind: str) -> tuple[dict | None, InputError | None]:
+    """The bytes of an existing record of `kind` (a key of OWNED_RECORDS) read at `path`: (the record, None),
+    or (None, why) when they cannot be read as JSON at all (not UTF-8, not JSON, a key written twice, an
+    integer too long to convert). Valid JSON that is not docgen's record of that kind is someone else's
+    file: an InputError."""
+    label, keys, _ = OWNED_RECORDS[kind]
+    try:
+        data = parse_json(path, decode(path, raw, label))
+    except InputError as exc:
+        return None, exc
+    if not (isinstance(data, dict) and keys <= data.keys()):
+        raise InputError(path, None, f"the file there is not {label} docgen wrote (not a JSON object with the "
+                                     f"keys {', '.join(sorted(keys))}); docgen writes only files of its own")
+    return data, None
+
+
 def _check_owned_content(target: Path, kind: str) -> None:
-    """An existing record must be one docgen wrote: a JSON object with the keys of its kind."""
+    """An existing record must be one docgen wrote (or, for the facts record, one that cannot be read at all)."""
     if kind == "page" or not target.exists():
         return
-    label, keys = OWNED_RECORDS[kind]
+    label, _, remade = OWNED_RECORDS[kind]
     try:
-        data = parse_json(target, read_input(target, label))
+        _, unreadable = read_record(target, read_bytes(target, label), kind)
     except InputError as exc:
-        data = exc
-    if not (isinstance(data, dict) and keys <= data.keys()):
+        raise InputError(target, None, f"refusing to overwrite it: {exc.message}. Nothing was written") from None
+    if unreadable is not None and not remade:
         raise InputError(target, None, f"refusing to overwrite it: the file there is not {label} docgen wrote "
-                                       f"(not a JSON object with the keys {', '.join(sorted(keys))}); "
-                                       "nothing was written")
+                                       f"({unreadable.message}). Nothing was written")
 
 
 def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
-    """Write every output or none. Returns the paths replaced. Raises InputError (nothing changed on disk)."""
+    """Replace each output's file with its text, each atomically. Every output is checked first, so a refusal
+    (InputError, exit 2) changes nothing. Returns the paths replaced."""
     root = Path(os.path.realpath(root))
-    outputs = list(outputs)
     plan = []
     for out in outputs:
         target = _safe_target(root, out.path)
@@ -315,72 +324,38 @@ def write_files(root: str | Path, outputs: Iterable[Output]) -> list[Path]:
             raise InputError(target, None, problem)
         _check_owned_content(target, out.kind)
         plan.append((out, target))
-    if not plan:
-        return []
-    recover(root)   # a killed writer's set is completed before this one starts
-    for _, target in plan:
-        _clear_orphans(target)
-    staged: list[tuple[Path, str, str | None, Output]] = []   # (target, staged file, backup or None, output)
-    replaced: list[tuple[Path, str | None]] = []              # (target, backup path or None when it was new)
-    journal_made = False
-    current: Path | None = None                               # the target being worked on, for the message
+    staged: list[tuple[Path, str]] = []   # (target, its temporary file)
+    replaced: list[Path] = []
+    current = root                        # the file being worked on, for the message
     try:
         for out, target in plan:
             current = target
-            tmp = _stage(target, out.text)
-            staged.append((target, tmp, None, out))
-        for i, (target, tmp, _, out) in enumerate(staged):
+            staged.append((target, _stage(target, out.text)))
+        for out, target in plan:
             current = target
-            if out.check_expected:
-                now = target.read_bytes() if target.exists() else None
-                if now != out.expected:
-                    raise InputError(target, None, "changed on disk while docgen was writing; run docgen again")
-            if target.exists():
-                backup = tmp[:-len(".new" + STAGE_SUFFIX)] + ".old" + STAGE_SUFFIX
-                os.link(target, backup)
-                staged[i] = (target, tmp, backup, out)
-        current = root / JOURNAL
-        _write_journal(root, staged)
-        journal_made = True
-        for target, tmp, backup, _ in staged:
+            if out.check_expected and (target.read_bytes() if target.exists() else None) != out.expected:
+                raise InputError(target, None, "changed on disk while docgen was writing; run docgen again")
+        for target, tmp in staged:
             current = target
             os.replace(tmp, target)
-            replaced.append((target, backup))
-        current = root / JOURNAL
-        os.unlink(root / JOURNAL)   # the set is whole: from here on nothing needs recovering
-        journal_made = False
+            replaced.append(target)
     except BaseException as exc:
-        for target, backup in reversed(replaced):
+        for _, tmp in staged[len(replaced):]:
             try:
-                if backup is None:
-                    os.unlink(target)
-                else:
-                    os.replace(backup, target)
+                os.unlink(tmp)
             except OSError:
                 pass
-        if journal_made:
-            try:
-                os.unlink(root / JOURNAL)
-            except OSError:
-                pass
-        for _, tmp, backup, _ in staged:
-            for leftover in (tmp, backup):
-                try:
-                    if leftover:
-                        os.unlink(leftover)
-                except OSError:
-                    pass
         if isinstance(exc, OSError):
-            raise InputError(current or getattr(exc, "filename", None) or root, None,
-                             f"cannot write: {exc.strerror or exc}; nothing was changed") from None
+            done = (f"; {len(replaced)} of {len(staged)} files were replaced already "
+                    f"({', '.join(str(p.relative_to(root)) for p in replaced)}) and the others are as they were: "
+                    "run docgen write again" if replaced else "; nothing was changed")
+            raise InputError(current, None, f"cannot write: {exc.strerror or exc}{done}") from None
         raise
-    for _, backup in replaced:
-        if backup is not None:
-            try:
-                os.unlink(backup)
-            except OSError:
-                pass
-    return [target for target, _ in replaced]
+    for folder in dict.fromkeys(target.parent for target in replaced):
+        _fsync_dir(folder)   # the renames are durable once write says it is done
+    for target in replaced:
+        _clear_orphans(target)
+    return replaced
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -396,28 +371,6 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _write_journal(root: Path, staged: list[tuple[Path, str, str | None, Output]]) -> None:
-    journal = root / JOURNAL
-    if os.path.lexists(journal):
-        raise InputError(journal, None, "another docgen write is under way (its journal is there); run docgen "
-                                        "again when it has finished")
-    for target, *_ in staged:
-        _fsync_dir(target.parent)   # the staged files' names are durable before the journal names them
-    body = json.dumps({_JOURNAL_MARK: 1, "pid": os.getpid(),
-                       "files": [[target.relative_to(root).as_posix(), os.path.basename(tmp),
-                                  os.path.basename(backup) if backup else None]
-                                 for target, tmp, backup, _ in staged]}) + "\n"
-    tmp = _stage(journal, body)
-    try:
-        os.link(tmp, journal)   # unlike a rename, fails when a concurrent writer put its journal there first
-    except FileExistsError:
-        raise InputError(journal, None, "another docgen write is under way (its journal is there); run docgen "
-                                        "again when it has finished") from None
-    finally:
-        os.unlink(tmp)
-    _fsync_dir(root)
-
-
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
@@ -430,61 +383,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def recover(root: str | Path) -> list[str]:
-    """Complete the write a killed docgen left half done (its journal at the root names every target and its
-    staged file): rename each staged file still there over its target. Returns what it did, for the log
-    (empty when there was nothing to recover). A journal of a writer still running is left alone."""
-    root = Path(os.path.realpath(root))
-    journal = root / JOURNAL
-    _clear_orphans(journal)   # a journal staged but never put in place
-    if not os.path.lexists(journal):
-        return []
-    try:
-        st = os.lstat(journal)
-        data = parse_json(journal, read_input(journal, "the write journal")) if stat.S_ISREG(st.st_mode) else None
-    except InputError:
-        data = None
-    if not (isinstance(data, dict) and data.get(_JOURNAL_MARK) == 1 and isinstance(data.get("pid"), int)
-            and isinstance(data.get("files"), list)):
-        raise InputError(journal, None, "not a write journal docgen can read; a docgen write was interrupted "
-                                        "there: check the pages with `git status`, then remove this file")
-    if _alive(data["pid"]):
-        return []
-    done, total, names = 0, len(data["files"]), []
-    for entry in data["files"]:
-        rel, tmp_name, backup_name = (entry + [None, None, None])[:3]
-        if not isinstance(rel, str) or not isinstance(tmp_name, str):
-            raise InputError(journal, None, "a write journal entry docgen cannot read; remove the file after "
-                                            "checking the pages with `git status`")
-        target = _safe_target(root, root / rel)
-        staged = target.parent / os.path.basename(tmp_name)
-        if not staged.name.endswith(STAGE_SUFFIX):
-            raise InputError(journal, None, f"the journal names {staged}, not a staging file of docgen's")
-        if staged.exists():
-            os.replace(staged, target)
-            done += 1
-            names.append(rel)
-    _fsync_dir(root)
-    os.unlink(journal)
-    for entry in data["files"]:
-        backup_name = entry[2] if len(entry) > 2 else None
-        if isinstance(backup_name, str) and backup_name.endswith(STAGE_SUFFIX):
-            try:
-                os.unlink(root / os.path.dirname(entry[0]) / os.path.basename(backup_name))
-            except OSError:
-                pass
-    return [f"recovered an interrupted write (pid {data['pid']}): completed {done} of its {total} files"
-            + (f" ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})" if names else "")
-            + "; the set is now wholly the new one"]
-
-
 def _clear_orphans(target: Path) -> None:
-    """Staged files and backups a killed `docgen write` left beside `target` before it made its journal:
-    their names carry the writer's PID, so only those of writers that are gone are removed, never a
-    concurrent writer's."""
+    """Temporary files a killed `docgen write` left beside `target`: their names carry the writer's PID, so
+    only those of writers that are gone are removed, never a concurrent writer's."""
     if not target.parent.is_dir():
         return
-    # (".bak": the backups of docgen versions before the journal)
+    # (".bak": the backups an older docgen made)
     pattern = re.compile(re.escape(f".{target.name}.") + r"(\d+)\.[^/]*" + re.escape(STAGE_SUFFIX) + r"(\.bak)?$")
     for leftover in target.parent.iterdir():
         m = pattern.match(leftover.name)
@@ -498,7 +402,7 @@ def _clear_orphans(target: Path) -> None:
 
 def _stage(target: Path, text: str) -> str:
     """Write `text` to a hidden file beside `target` (same file system, so the rename is atomic), synced."""
-    import tempfile   # only a write stages files: at the top it would cost `docgen check` ~2 ms (-X importtime)
+    import tempfile   # only a write needs it: `docgen check` never pays its import (python -X importtime)
 
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.",

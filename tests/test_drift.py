@@ -202,7 +202,10 @@ def test_bad_input_changes_nothing(tmp_path):
     assert "Traceback" not in result.stderr and snapshot_tree(root) == before
 
 
-def test_failed_replace_leaves_every_page_intact(tmp_path, monkeypatch):
+def test_failed_replace_leaves_every_page_whole_and_says_which_changed(tmp_path, monkeypatch, capsys):
+    written = small_repo(tmp_path / "written")
+    assert main(["write", "--root", str(written)]) == 0
+    after = snapshot_tree(written)
     root = small_repo(tmp_path / "repo")
     before = snapshot_tree(root)
 
@@ -215,8 +218,11 @@ def test_failed_replace_leaves_every_page_intact(tmp_path, monkeypatch):
         return real_replace(src, dst)
     monkeypatch.setattr(os, "replace", second_replace_fails)
     assert main(["write", "--root", str(root)]) == 2
-    assert len(calls) >= 2
-    assert snapshot_tree(root) == before  # the first page put back, no temp or backup file left behind
+    first = Path(calls[0]).relative_to(root).as_posix()
+    assert (f"{calls[1]}: cannot write: No space left on device; 1 of 3 files were replaced already ({first}) "
+            "and the others are as they were: run docgen write again") in capsys.readouterr().err
+    now = snapshot_tree(root)   # no temporary file left, the first file new, the others as they were
+    assert now == {**before, first: after[first]}
 
 
 def test_killed_write_never_leaves_half_a_file(tmp_path):

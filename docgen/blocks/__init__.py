@@ -44,7 +44,7 @@ _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
 # when digest() or the marker's form changes: tests/unit/test_stamps.py pins the digest of a fixed text.
 STAMP_VERSION = 3
 # The records below are named tuples (typing.NamedTuple) rather than dataclasses: `docgen check` runs on every
-# commit, and a frozen dataclass costs ~0.5 ms of start-up each.
+# commit, and each frozen dataclass adds to its start-up (bench/record_cost.py).
 
 
 def _split_lines(text: str) -> list[str]:

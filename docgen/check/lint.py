@@ -242,7 +242,7 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
 # ------------------------------------------------------------------------------------- inputs vs inputs
 
 def check_cross_inputs(model: "ImageModel") -> list[Finding]:
-    """One fact two inputs state, held to both (issue 22): Python against requires-python, the base
+    """One fact two inputs state, held to both: Python against requires-python, the base
     image's CUDA against the wheels' CUDA builds, every arch list against the floor the docs state, a
     path a RUN spells out against the build ARG that holds it, UV_VERSION against uv's required version.
     Each names the other side's file:line."""

@@ -593,7 +593,8 @@ def coverage(run) -> Coverage:
     under review when the record holds the sentence with that fact's value unchanged; a sentence the record
     has not seen, a fact changed since, or a value judged false is unowned."""
     base = claims_coverage(run)
-    record = run.recorded_mentions or {}
+    part = run.recorded_facts.get("mentions") if isinstance(run.recorded_facts, dict) else None
+    record = part if isinstance(part, dict) else {}
     values, sentences, pending = record.get("values", {}), record.get("sentences", {}), record.get("pending", {})
     claims = list(base.claims)
     for m in run.mentions:

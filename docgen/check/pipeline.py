@@ -8,9 +8,7 @@ reads a raw input again.
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from pathlib import Path
 from stat import S_ISLNK
 from typing import NamedTuple
@@ -23,7 +21,7 @@ from docgen.check.prose import prose_findings
 from docgen.errors import ArgError, InputError
 from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.inputs.image_size import load_image_size
-from docgen.io import Output, decode, read_bytes, read_input, recover, write_files
+from docgen.io import Output, decode, read_bytes, read_input, read_record, write_files
 from docgen.model.build import build_model
 from docgen.model.facts import fact_base
 from docgen.project import Project
@@ -49,16 +47,16 @@ class Run(NamedTuple):
     explicit_paths: bool
     facts: dict
     facts_text: str
-    recorded_facts_raw: bytes | None
-    recorded_facts_text: str | None
+    recorded_facts_raw: bytes | None       # None: there is no record yet
+    recorded_facts: dict | None            # None: missing, or it cannot be read
+    recorded_facts_unreadable: str | None  # why it cannot be read (file:line: what), for check and write to say
     mentions: list = []              # check.mentions.Mention: every hand-written sentence that names facts
-    recorded_mentions: dict | None = None   # the mentions part of the facts record as committed
     fact_base: object = None         # model.facts.FactBase: every fact of the inputs, the quoted files included
 
 
-def _read_owned(path: Path, project: Project, what: str, shown: str | None = None) -> tuple[bytes, str]:
-    """A file docgen may rewrite (a page, the facts record): never through a symlink, whatever it points at.
-    `shown` is the path as reports show it (project.display), when the caller has it already."""
+def _read_owned(path: Path, project: Project, what: str, shown: str | None = None) -> bytes:
+    """The bytes of a file docgen may rewrite (a page, the facts record): never through a symlink, whatever it
+    points at. `shown` is the path as reports show it (project.display), when the caller has it already."""
     try:
         st = os.lstat(path)   # one call says symlink or not, and stands in for the reader's own stat
     except OSError:
@@ -66,8 +64,7 @@ def _read_owned(path: Path, project: Project, what: str, shown: str | None = Non
     if st is not None and S_ISLNK(st.st_mode):
         raise InputError(shown or project.display(path), None, f"{what} docgen owns is a symlink; docgen reads "
                                                                  "and writes only regular files inside the root")
-    raw = read_bytes(path, what, lstat=st)
-    return raw, decode(shown or project.display(path), raw, what, newline="")  # newline="": keep CRLF
+    return read_bytes(path, what, lstat=st)
 
 
 def prepare(project: Project, paths: list[Path] | None = None, *, render: bool = True,
@@ -78,8 +75,6 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     if required_unknown:
         raise InputError(project.display(project.config_file or project.root), None,
                          f"required: unknown generator(s) {', '.join(required_unknown)}")
-    for line in recover(project.root):   # a killed write's page set is completed before anything is read
-        print(f"docgen: {line}", file=sys.stderr)
     dockerfile_text = read_input(project.dockerfile, "the Dockerfile", newline="")
     model = build_model(parse_dockerfile(dockerfile_text, project.display(project.dockerfile)),
                         load_snapshot(project.snapshot, shown=project.display(project.snapshot)))
@@ -90,7 +85,8 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     value_keys = frozenset(VALUES)
     for p in page_paths:
         shown = project.display(p)
-        raw, text = _read_owned(p, project, "a page", shown)
+        raw = _read_owned(p, project, "a page", shown)
+        text = decode(shown, raw, "a page", newline="")   # newline="": keep CRLF
         docs.append((p, raw, parse_document(text, shown, params, value_keys)))
 
     image_size = None
@@ -117,26 +113,22 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     quoted = {project.display(q): read_input(q, "a file [tool.docgen] quoted names", newline="")
               for q in project.quoted}
     mentions = scan(model, [p.doc for p in pages], dockerfile_comments(model), quoted)
-    recorded_raw = recorded = None
+    recorded_raw = recorded = unreadable = None
     if project.facts.exists() or project.facts.is_symlink():
-        recorded_raw, recorded = _read_owned(project.facts, project, "the facts record")
-    recorded_mentions = _mentions_part(recorded)
+        shown = project.display(project.facts)
+        recorded_raw = _read_owned(project.facts, project, "the facts record", shown)
+        recorded, problem = read_record(shown, recorded_raw, "facts")   # someone else's file: InputError
+        unreadable = str(problem) if problem else None
     base = fact_base(model, quoted)
-    facts = {**facts_of(model), "mentions": record_of(mentions, recorded_mentions, base.by_key(), confirm)}
-    return Run(project, model, pages, explicit, facts, dump_facts(facts), recorded_raw, recorded, mentions,
-               recorded_mentions, base)
+    facts = {**facts_of(model), "mentions": record_of(mentions, mentions_part(recorded), base.by_key(), confirm)}
+    return Run(project, model, pages, explicit, facts, dump_facts(facts), recorded_raw, recorded, unreadable,
+               mentions, base)
 
 
-def _mentions_part(recorded: str | None) -> dict | None:
+def mentions_part(recorded: dict | None) -> dict | None:
     """The mentions part of the recorded facts (None when there is no readable record: every sentence is then
     new, and `check` says to record them)."""
-    if recorded is None:
-        return None
-    try:
-        data = json.loads(recorded)
-    except (ValueError, RecursionError):
-        return None
-    part = data.get("mentions") if isinstance(data, dict) else None
+    part = recorded.get("mentions") if isinstance(recorded, dict) else None
     return part if isinstance(part, dict) else None
 
 
@@ -144,7 +136,7 @@ def findings_of(run: Run):
     findings = lint(run.model)
     findings += prose_findings(run)
     findings += [f for m in run.mentions for f in m.findings]
-    findings += review_findings(run.mentions, run.recorded_mentions, run.fact_base.by_key())
+    findings += review_findings(run.mentions, mentions_part(run.recorded_facts), run.fact_base.by_key())
     findings += check_value_line_start(p.doc for p in run.pages)
     if run.project.image_size.exists():
         # Measured figures are not derived from the inputs, so inputs that moved since the measurement are no
@@ -160,29 +152,30 @@ def findings_of(run: Run):
 
 
 def write(run: Run) -> list[str]:
-    """Save every changed page and the facts record, all or nothing. Returns what changed, for the log."""
+    """Save every changed page and the facts record. Everything is rendered and checked before the first file
+    is replaced, and each file is replaced atomically. Returns what changed, for the log."""
     outputs, log = [], []
     for page in run.pages:
         if page.new_text != page.doc.text:
             outputs.append(Output(page.path, page.new_text, page.raw, check_expected=True))
             log.append(f"updated {page.doc.path} ({len(page.block_changes)} blocks, {len(page.value_changes)} values)")
-    if run.recorded_facts_text != run.facts_text:
+    if run.recorded_facts_raw != run.facts_text.encode():
         outputs.append(Output(run.project.facts, run.facts_text, run.recorded_facts_raw, check_expected=True,
                               kind="facts"))
-        log.append(f"updated {run.project.display(run.project.facts)}")
+        shown = run.project.display(run.project.facts)
+        log.append(f"regenerated {shown} from scratch: the record there could not be read: "
+                   f"{run.recorded_facts_unreadable}" if run.recorded_facts_unreadable else f"updated {shown}")
     write_files(run.project.root, outputs)
     return log
 
 
 def write_record(run: Run) -> list[str]:
-    """Save the facts record alone (`docgen review`): the pages stay as they are."""
-    try:
-        facts = json.loads(run.recorded_facts_text or "")
-    except (ValueError, RecursionError):
-        facts = None
-    facts = {**(facts if isinstance(facts, dict) else run.facts), "mentions": run.facts["mentions"]}
+    """Save the facts record alone (`docgen review`): the pages stay as they are, and so does what the record
+    says of the rest of the facts."""
+    facts = {**(run.recorded_facts if isinstance(run.recorded_facts, dict) else run.facts),
+             "mentions": run.facts["mentions"]}
     text = dump_facts(facts)
-    if run.recorded_facts_text == text:
+    if run.recorded_facts_raw == text.encode():
         return []
     write_files(run.project.root, [Output(run.project.facts, text, run.recorded_facts_raw,
                                           check_expected=True, kind="facts")])

@@ -83,11 +83,11 @@ _NUMBER = r"\d+|(?!one\b)(?:" + NUMBER_WORD_PATTERN + ")"
 _NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
           "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
 # a dot between two digits, which every version has: the literal dot first lets the search skip to the
-# dots instead of trying a digit at every position (a tenth of the time of `\d\.\d`)
+# dots instead of trying a digit at every position, as `\d\.\d` would (bench/large_inputs.py)
 _DOTTED_DIGITS = re.compile(r"\.(?<=\d\.)(?=\d)")
 _DIGIT = re.compile(r"\d")
 _SEP = r"(?=\s)[ \t]*\n?[ \t]*"   # the words of a count may wrap onto the next line, not across a paragraph
-# matched against the lower-cased text (re.I makes the scan several times slower); the finding quotes the original
+# matched against the lower-cased text (re.I would slow every scan); the finding quotes the original
 _COUNT = re.compile(rf"\b({_NUMBER}){_SEP}((?:[a-z][\w-]*{_SEP}){{0,2}})({_NOUNS})\b")
 _VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
@@ -95,8 +95,8 @@ _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-va
 # an allow marker naming this lint's rule (`<!-- docgen:allow prose,stated-value WHY -->`)
 _ALLOW = re.compile(r"<!--\s*docgen:allow\s+(?:[\w-]+,)*prose(?:,[\w-]+)*\s.*?-->")
 _COMMENT = re.compile(r"<!--.*?-->")
-# single-backtick spans only: the general form (any run of backticks) scanned ten times slower, and the
-# pages use double backticks only to quote a backtick, never around a name
+# single-backtick spans only: the general form (any run of backticks) scans far slower (bench/large_inputs.py,
+# page-backtick-2mb), and the pages use double backticks only to quote a backtick, never around a name
 _CODE_SPAN = re.compile(r"(`)([^`\n]+)`")
 # What a whole code span names, by its shape, the first alternative that fits deciding: an actor class, an
 # actor FQN or module, a dotted path to a class, a variable (the group is its name), a lower-case name

@@ -46,16 +46,14 @@ class Options(NamedTuple):
 
 def facts_changes(run: Run) -> list[str] | None:
     """None when the recorded facts match; else what changed (or why it cannot be said)."""
-    if run.recorded_facts_text == run.facts_text:
+    if run.recorded_facts_raw == run.facts_text.encode():
         return None
     shown = run.project.display(run.project.facts)
-    if run.recorded_facts_text is None:
+    if run.recorded_facts_unreadable:
+        return [f"{shown} cannot be read, `{fix_command(run)}` writes it anew: {run.recorded_facts_unreadable}"]
+    if run.recorded_facts is None:
         return [f"{shown} is missing"]
-    try:
-        recorded = json.loads(run.recorded_facts_text)
-    except (json.JSONDecodeError, RecursionError):
-        return [f"{shown} is not valid JSON"]
-    return diff_facts(recorded if isinstance(recorded, dict) else {}, run.facts) or [f"{shown} is out of date"]
+    return diff_facts(run.recorded_facts, run.facts) or [f"{shown} is out of date"]
 
 
 def block_message(change) -> str:

@@ -74,7 +74,7 @@ class ConsoleSession:
     def _engine(self) -> Engine:
         if self.engine is not None:
             return self.engine
-        import docker   # only sessions that run image blocks pay for it: ~115 ms (python -X importtime)
+        import docker   # only sessions that run image blocks pay for its import (python -X importtime)
 
         try:
             client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
@@ -96,7 +96,7 @@ class ConsoleSession:
     def _pinned_image(self, engine: Engine) -> str:
         """The image ID the session runs: found from the name once; later containers reuse it, and a tag
         that now names another image is reported, not followed."""
-        import docker   # as in _engine: ~115 ms that a session of host blocks only never pays
+        import docker   # as in _engine: an import a session of host blocks only never pays
 
         try:
             found = engine.call("look up the image", engine.client.images.get, self.image)
@@ -319,7 +319,7 @@ def _oom_note(session: ConsoleSession) -> list[str]:
 
 def _skip(reason: str) -> None:
     import pytest   # loaded already under the test runner; a script importing this module for its constants
-                    # (bench/console_overhead.py) would pay ~150 ms (python -X importtime)
+                    # would pay for it (python -X importtime)
 
     pytest.skip(reason)
 

@@ -1,4 +1,4 @@
-"""Model facts behind what the docs used to explain by hand (issue 10), kept apart from `ImageModel`'s
+"""Model facts the pages state in their prose and blocks, kept apart from `ImageModel`'s
 fields so the core model stays small: each is a pure function of the model.
 
 - `ALIASES`: the one place that says which short names the prose and Dockerfile comments use for a

@@ -1,4 +1,4 @@
-"""Facts two inputs state each, read from both sides so the lint can hold them to each other (issue 22):
+"""Facts two inputs state each, read from both sides so the lint can hold them to each other:
 
 - `python_requirement`: the Python the Dockerfile installs against NeMo-RL's ``requires-python`` and the
   interpreter the snapshot's install sets were resolved for;

@@ -24,7 +24,7 @@ DIGEST_CHARS = 8
 
 def digest(text: str) -> str:
     """A short checksum for a stamp: it only has to notice a change (a hand edit, new facts), and CRC-32
-    does so without loading OpenSSL, which alone cost about a tenth of a `docgen check`."""
+    does so without loading OpenSSL, whose import every `docgen check` would pay (python -X importtime)."""
     return f"{zlib.crc32(text.encode('utf-8')):0{DIGEST_CHARS}x}"
 
 

@@ -1,4 +1,4 @@
-"""Blocks for facts the pages used to state in hand-written prose (issue 10): the PY_EXECUTABLES table,
+"""Blocks for facts a page would otherwise state in hand-written prose: the PY_EXECUTABLES table,
 the private vLLM copies, which actors of an extra have a venv, and the uv override a package is locked by.
 Each renders a sentence or a table from the model, so a changed input changes the words with it."""
 

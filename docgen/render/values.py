@@ -80,7 +80,7 @@ VALUES: dict[str, Callable[["ImageModel"], str]] = {
 }
 
 
-# ------------------------------------------------------------------------ prose facts (issue 10)
+# ------------------------------------------------------------------------------------ prose facts
 # Counts the prose states, paths under the image's roots, the runtime identity and build-argument facts.
 # A key ending in ".code" renders its fact inside a code span (markers cannot sit inside one).
 

@@ -17,9 +17,8 @@ from docgen.snapshot.load import FORMAT, PLATFORM, combo_key
 # ---------------------------------------------------------------------------------------------- making
 
 # Imports inside functions below: `docgen check` loads this module (through the CLI and docgen.diff) but never
-# makes a snapshot, and at the top these would cost it, by `python -X importtime` after a check: hashlib ~3 ms,
-# subprocess ~3 ms, the checkout readers ~45 ms (lockfile 33, with packaging's markers; pyproject 10;
-# registry_source 3).
+# makes a snapshot, so hashlib, subprocess and the checkout readers (lockfile, with packaging's markers;
+# pyproject; registry_source) are imported only when one is made (`python -X importtime` shows their cost).
 
 def _sha256(*chunks: bytes) -> str:
     import hashlib

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 FORMAT = 1
-# NeMo-RL registers about 30 actors; the cap keeps `docgen check` well under 2 s however a snapshot grows.
+# NeMo-RL registers about 30 actors; the cap keeps `docgen check` within the large-input bound however a
+# snapshot grows (bench/large_inputs.py, registry-5000-actors and registry-50000-actors).
 MAX_ACTORS = 5_000
 # Platform the install sets are computed for: the image is built for linux/amd64 with CPython 3.13.
 PLATFORM = "linux x86_64, CPython 3.13"
@@ -307,8 +308,8 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
                     raise InputError(path, line or _line_of(text, field) or 1,
                                      f"malformed snapshot: actor field {field!r} is {a[field]!r}, not a string")
         registry = Registry(executables=dict(reg["executables"]), entries=entries)
-        # positional: the schema check above made sure each package has exactly these keys (4x faster
-        # than keywords, which counts with a few hundred packages per snapshot and two in a diff)
+        # positional: the schema check above made sure each package has exactly these keys (cheaper than
+        # keywords, which counts with a few hundred packages per snapshot and two in a diff: bench/diff_speed.py)
         packages = {k: SnapshotPackage(k, v["name"], v["version"], v["source_kind"], v["source"],
                                        v["source_built"], v["editable"]) for k, v in lock["packages"].items()}
         referenced = [(k, members) for k, members in lock["install_sets"].items() if not all(map(packages.__contains__, members))]

@@ -33,8 +33,9 @@ def test_cap_keeps_the_first_and_names_the_rest_by_file():
 def fake_run(facts_changed: bool):
     project = SimpleNamespace(root=Path("/r"), how="found docgen.toml", config_file=None, facts=Path("/r/f.json"),
                               display=lambda p: Path(p).name)
-    recorded = '{"counts": {"venvs": 9}}' if facts_changed else "same"
-    return SimpleNamespace(project=project, pages=[1, 2], recorded_facts_text=recorded,
+    return SimpleNamespace(project=project, pages=[1, 2], recorded_facts_raw=b"same",
+                           recorded_facts={"counts": {"venvs": 9 if facts_changed else 8}},
+                           recorded_facts_unreadable=None,
                            facts_text="same" if not facts_changed else "new", facts={"counts": {"venvs": 8}})
 
 
