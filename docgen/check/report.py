@@ -11,6 +11,7 @@ drops the least relevant ones, with a last annotation saying how many more there
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 from typing import NamedTuple
 
@@ -18,7 +19,9 @@ from docgen.blocks import STAMP_VERSION, block_diff
 from docgen.check.facts import diff_facts
 from docgen.check.prose import claims_coverage
 from docgen.check.pipeline import Run
+from docgen.errors import escape_controls
 from docgen.io import append_report
+from docgen.render.markdown import code, text as markdown_text
 
 DEFAULT_MAX_ANNOTATIONS = 10   # what GitHub shows of one type per step
 _SUMMARY_DIFF_CHARS = 200_000  # a step summary is capped at 1 MiB; the diff gets folded and trimmed first
@@ -111,7 +114,14 @@ def collect(run: Run, findings, *, include_drift: bool, changed: frozenset[str] 
                                  text=f"{v.path}:{v.value.line}: value `{v.value.key}` is stale: "
                                       f"{v.old!r} -> {v.new!r}"))
     first = [i for i in rest if i.path in changed]
-    return items + first + [i for i in rest if i.path not in changed]
+    return [_logged(i) for i in items + first + [i for i in rest if i.path not in changed]]
+
+
+def _logged(item: Item) -> Item:
+    """An item whose text can go to a log: every field one line with its control characters shown escaped
+    (input text reaches messages: a Dockerfile comment, a page's marker), the diff its lines kept."""
+    return Item(escape_controls(item.path), item.line, escape_controls(item.title), escape_controls(item.message),
+                item.kind, escape_controls(item.diff, lines=True), escape_controls(item.text))
 
 
 def counts(run: Run, include_drift: bool) -> dict[str, int]:
@@ -197,7 +207,7 @@ def summary_markdown(run: Run, items: list[Item], include_drift: bool, changed: 
         out.append(f"**Claims coverage:** {_md(coverage.line().removeprefix('docgen: claims coverage '))}\n")
     if coverage is not None and coverage.unowned:
         out.append("### Unowned claims (written by hand, judged by nothing)\n")
-        out += [f"- `{c.path}:{c.line}`: {_md(c.text)}" for c in coverage.unowned]
+        out += [f"- {code(escape_controls(f'{c.path}:{c.line}'))}: {_md(c.text)}" for c in coverage.unowned]
         out.append("")
     if not items:
         out.append(f"The docs match the model and no check found anything ({len(run.pages)} pages).\n")
@@ -217,7 +227,7 @@ def summary_markdown(run: Run, items: list[Item], include_drift: bool, changed: 
                 where = f"{i.path}:{i.line}" if i.line else i.path
                 mark = " (changed in this pull request)" if i.path in changed else ""
                 label = f"[{i.title}] " if i.kind == "finding" else ""
-                out.append(f"- `{where}`{mark}: {label}{_md(i.message)}")
+                out.append(f"- {code(where)}{mark}: {label}{_md(i.message)}")   # the title is a check's name
             out.append("")
     diff = "".join(i.diff for i in others)
     if diff:
@@ -241,8 +251,9 @@ def _coverage_json(run: Run) -> dict:
 
 
 def _md(text: str) -> str:
-    """Message text inside a Markdown list item: no raw HTML, no accidental line breaks."""
-    return text.replace("\r", " ").replace("\n", " ").replace("<", "&lt;")
+    """Message text inside a Markdown list item: control characters shown escaped, then Markdown's own
+    escaper for text (no raw HTML, link, image or emphasis; the message's code spans kept)."""
+    return markdown_text(escape_controls(text))
 
 
 def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Options | None = None) -> bool:
@@ -279,13 +290,21 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
         }
         out.write(json.dumps(doc, indent=2) + "\n")
         return drift
+    # GitHub reads a workflow command from any line of a step's log: the lines after the annotations (the
+    # diffs quote pages, and a page quotes its inputs) are fenced off with `stop-commands` and a token no
+    # input can know, so no line in them is read as a command
+    fence = secrets.token_hex(16) if fmt == "github" else None
     if fmt == "github":
         out.writelines(annotations(items, options.max_annotations))
-    if not options.quiet:
+    if not options.quiet and items:
+        if fence:
+            out.write(f"::stop-commands::{fence}\n")
         for i in items:
             out.write(i.text + "\n")
             if options.diff and i.diff:
                 out.write(i.diff)
+        if fence:
+            out.write(f"::{fence}::\n")
     coverage = claims_coverage(run)
     if (options.verbose or coverage.unowned) and not options.quiet:
         print(coverage.line(), file=sys.stderr)

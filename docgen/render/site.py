@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from docgen.model.stages import base_venv, role_of
+from docgen.render.markdown import code, text
 
 
 def md_cell(text: str) -> str:
@@ -39,11 +40,11 @@ def source_cell(pkg) -> str:
 
 def venv_page(model, venv) -> str:
     packages = sorted(model.snapshot.install_set(venv.extras), key=lambda p: (p.name, p.source))
-    extras = ", ".join(f"`{e}`" for e in venv.extras) or "(none: the base install set)"
-    out = [f"# {venv.class_name}", "",
-           f"- Actor: `{venv.actor}`",
+    extras = ", ".join(code(e) for e in venv.extras) or "(none: the base install set)"
+    out = [f"# {text(venv.class_name)}", "",
+           f"- Actor: {code(venv.actor)}",
            f"- Extras: {extras}",
-           f"- Venv: `{venv.path}`",
+           f"- Venv: {code(venv.path)}",
            f"- Packages: {len(packages)}", "",
            "Generated at site build time from the committed NeMo-RL snapshot: the install set uv locks for "
            "these extras.", "",
@@ -60,9 +61,9 @@ def venv_index(model, names: dict[str, str]) -> str:
            "Each page lists what uv installs into that venv.", "",
            "| actor class | extras | venv path | packages |", "|---|---|---|---|"]
     for v in model.venvs:
-        extras = ", ".join(f"`{e}`" for e in v.extras)
+        extras = ", ".join(code(e) for e in v.extras)
         count = len(model.snapshot.install_set(v.extras))
-        out.append(f"| [{v.class_name}]({names[v.actor]}.md) | {extras} | `{v.path}` | {count} |")
+        out.append(f"| [{text(v.class_name)}]({names[v.actor]}.md) | {extras} | {code(v.path)} | {count} |")
     return "\n".join(out) + "\n"
 
 
@@ -107,15 +108,15 @@ def actors_page(model, names: dict[str, str]) -> str:
                     f"([package list](venvs/{names[actor.fqn]}.md))")
         else:
             reason = skipped.get(actor.fqn)
-            runs = "a venv built on the node at first use" + (f" ({md_cell(reason)})" if reason else "")
-        extras = ", ".join(f"`{e}`" for e in actor.extras) or "none (the base install set)"
+            runs = "a venv built on the node at first use" + (f" ({text(reason)})" if reason else "")
+        extras = ", ".join(code(e) for e in actor.extras) or "none (the base install set)"
         words = camel_words(actor.class_name)
         spelled = f" ({words})" if words != actor.class_name else ""
         article = "an" if ROLE_WORDS[role][0] in "aeiou" else "a"
-        out += [f"## {actor.class_name}", "",
-                f"{actor.class_name}{spelled} is {article} {ROLE_WORDS[role]}.", "",
-                f"- Class: `{actor.fqn}`",
-                f"- Registry entry: `{actor.member or actor.command}`",
+        out += [f"## {text(actor.class_name)}", "",
+                f"{text(actor.class_name)}{text(spelled)} is {article} {ROLE_WORDS[role]}.", "",
+                f"- Class: {code(actor.fqn)}",
+                f"- Registry entry: {code(actor.member or actor.command)}",
                 f"- Extras: {extras}",
                 f"- Runs in: {runs}", ""]
     return "\n".join(out)
