@@ -298,6 +298,7 @@ _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _./+=-]*")
 _PLATFORM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _.,+-]*")
 _COMMAND = re.compile(r"[A-Za-z0-9_.{}=/:+ -]+")        # `uv run --locked --extra vllm --directory {git_root}`
+_KEY_TAIL = re.compile(r"[A-Za-z0-9_.+!=@:/() -]*")     # after the name: `==1.2.1+29d31c0@git:29d31c0`
 _SPECIFIER = re.compile(r"[A-Za-z0-9<>=!~.*,+ ]+")      # `>=3.13.14,<3.14`
 PACKAGE_SOURCE_KINDS = ("registry", "git", "url", "path", "directory", "editable", "virtual")
 
@@ -448,10 +449,9 @@ def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
 
     for key, pkg in lock["packages"].items():   # a few hundred: plain tests, a message only on a miss
         pname, version, kind, source = pkg["name"], pkg["version"], pkg["source_kind"], pkg["source"]
-        plain = f"{pname}=={version}" if version is not None else f"{pname} ({kind})"
         if (_NAME.fullmatch(pname) and (version is None or _VERSION.fullmatch(version))
                 and kind in PACKAGE_SOURCE_KINDS and _source_ok(kind, source) and len(key) <= MAX_STRING
-                and (key == plain or key == pname or key.startswith(plain + "@"))):
+                and key.startswith(pname) and _KEY_TAIL.fullmatch(key, len(pname))):
             continue
         where = ("lock", "packages", key)
         yield from check(is_name(pname), (*where, "name"), pname, name)
@@ -462,8 +462,8 @@ def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
         yield from check(_source_ok(kind, source), (*where, "source"), source,
                          f"{kind}+ and {'a URL' if kind in ('registry', 'git', 'url') else 'a relative path'}")
         yield from long(key, where)
-        yield from check(key == plain or key == pname or key.startswith(plain + "@"), where, key,
-                         f"the package's key ({plain!r}, with @SOURCE when two share it)")
+        yield from check(key.startswith(pname) and _KEY_TAIL.fullmatch(key, len(pname)) is not None, where, key,
+                         f"a package key (its name {pname!r}, then ==VERSION, @SOURCE or (KIND))")
     for key in lock["install_sets"]:
         yield from check(key == "" or all(map(is_name, key.split("+"))), ("lock", "install_sets", key), key,
                          "extras joined by '+'")
