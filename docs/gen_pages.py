@@ -13,9 +13,7 @@ are appended here to the "Worker venvs" section of mkdocs.yml's explicit nav rat
 
 from __future__ import annotations
 
-import html
 import os
-import posixpath
 from pathlib import Path
 
 import mkdocs_gen_files
@@ -25,9 +23,8 @@ from docgen.cli import build_parser
 from docgen.errors import InputError
 from docgen.model.build import load_model
 from docgen.project import find_project
-from docgen.render.markdown import code
-from docgen.render.site import actors_page, changelog_page, cli_page, venv_index, venv_page, venv_page_names
-from docgen.snapshot.load import is_fqn
+from docgen.render.site import (actors_page, changelog_page, cli_page, left_out_note, nav_title, page_stems,
+                                venv_index, venv_page, venv_page_names)
 
 # the repository this site belongs to: the folder of mkdocs.yml, found like every docgen command finds it
 REPO_ROOT = Path(mkdocs_gen_files.config.config_file_path).resolve().parent
@@ -54,39 +51,6 @@ def add_venv_pages_to_nav(config, entries: list[dict]) -> None:
         raise SystemExit(f"gen_pages.py: mkdocs.yml's nav has no section listing {VENV_INDEX}")
 
 
-def page_stems(names: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-    """Actor -> page stem, for the names that make a safe one, and the actors left out. A stem is a dotted
-    Python name (what the snapshot's loader holds an actor to), so it has no `/`, no `..`, no markup and no
-    control character, and its page lands in VENV_DIR; one that is not, or that two actors share, is left
-    out with a note on the index page rather than failing the build or writing elsewhere."""
-    stems: dict[str, str] = {}
-    left_out: list[str] = []
-    taken: set[str] = set()
-    for actor, name in names.items():
-        page = posixpath.normpath(f"{VENV_DIR}/{name}.md")
-        if not is_fqn(name) or posixpath.dirname(page) != VENV_DIR or name.lower() in taken or page == VENV_INDEX:
-            left_out.append(actor)
-            continue
-        taken.add(name.lower())
-        stems[actor] = name
-    return stems, left_out
-
-
-def nav_title(text: str) -> str:
-    """A nav entry's title as HTML text: Material prints nav titles without escaping them."""
-    return html.escape(text, quote=True)
-
-
-def left_out_note(actors: list[str]) -> str:
-    """The index page's note on venvs with no page of their own (shown, so a missing page is never silent)."""
-    if not actors:
-        return ""
-    listed = ", ".join(code(a) for a in actors)
-    return (f"\n!!! warning \"{len(actors)} venv{'s' if len(actors) != 1 else ''} without a page\"\n"
-            f"    The actor names {listed} do not make a page name, so this site lists no packages for "
-            "them; `docgen check` names what is wrong with the snapshot.\n")
-
-
 def main() -> None:
     os.environ["COLUMNS"] = HELP_WIDTH
     with mkdocs_gen_files.open("reference/cli.md", "w") as fh:
@@ -97,7 +61,7 @@ def main() -> None:
         model = load_model(project.dockerfile, project.snapshot)
     except InputError as exc:  # bad input: say where, not a traceback (gen-files reports the exit)
         raise SystemExit(f"gen_pages.py: {exc}")
-    names, left_out = page_stems(venv_page_names(model.venvs))
+    names, left_out = page_stems(venv_page_names(model.venvs), VENV_DIR)
     # a venv left out links to the index, whose note says why it has no page
     links = {**names, **{actor: "index" for actor in left_out}}
     with mkdocs_gen_files.open("reference/actors.md", "w") as fh:

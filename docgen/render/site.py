@@ -4,9 +4,12 @@ nothing lands in docs/): the command-line reference, one page per prefetched wor
 from __future__ import annotations
 
 import argparse
+import html
+import posixpath
 
 from docgen.model.stages import base_venv, role_of
 from docgen.render.markdown import code, text
+from docgen.snapshot.load import is_fqn
 
 
 def md_cell(text: str) -> str:
@@ -30,6 +33,40 @@ def venv_page_names(venvs) -> dict[str, str]:
     for v in venvs:
         seen[v.class_name] = seen.get(v.class_name, 0) + 1
     return {v.actor: v.class_name if seen[v.class_name] == 1 else v.actor for v in venvs}
+
+
+def page_stems(names: dict[str, str], folder: str) -> tuple[dict[str, str], list[str]]:
+    """Actor -> page stem for the names that make a safe one, and the actors left out. A stem is a dotted
+    Python name (what the snapshot's loader holds an actor to), so it has no `/`, no `..`, no markup and no
+    control character, and its page lands in `folder`; one that is not, that names the folder's index, or
+    that another actor's stem already takes (case aside: two files on a case-blind disk), is left out, for a
+    note on the index page, rather than failing the build or writing elsewhere."""
+    stems: dict[str, str] = {}
+    left_out: list[str] = []
+    taken = {"index"}
+    for actor, name in names.items():
+        page = posixpath.normpath(f"{folder}/{name}.md")
+        if not is_fqn(name) or posixpath.dirname(page) != folder or name.lower() in taken:
+            left_out.append(actor)
+            continue
+        taken.add(name.lower())
+        stems[actor] = name
+    return stems, left_out
+
+
+def nav_title(title: str) -> str:
+    """A nav entry's title as HTML text: Material prints nav titles without escaping them."""
+    return html.escape(title, quote=True)
+
+
+def left_out_note(actors: list[str]) -> str:
+    """The venv index page's note on venvs with no page of their own, so a missing page is never silent."""
+    if not actors:
+        return ""
+    listed = ", ".join(code(a) for a in actors)
+    return (f"\n!!! warning \"{len(actors)} venv{'s' if len(actors) != 1 else ''} without a page\"\n"
+            f"    The actor names {listed} do not make a page name, so this site lists no packages for "
+            "them; `docgen check` names what is wrong with the snapshot.\n")
 
 
 def source_cell(pkg) -> str:

@@ -289,10 +289,13 @@ _NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _VERSION = re.compile(r"v?(?:\d+!)?\d+(?:\.\d+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?"
                       r"(?:-\d+|[-_.]?(?:post|rev|r)[-_.]?\d*)?(?:[-_.]?dev[-_.]?\d*)?"
                       r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?", re.I)
-_URL = re.compile(r"(?:(?:git\+)?(?:https?|ssh|file)://|git://|git\+ssh://|[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:)[^\s<>\"'`\\]+")
+# after the scheme, what RFC 3986 allows in a URL but `[ ]` (only an IPv6 host uses them; Markdown's links do)
+_URL = re.compile(r"(?:(?:git\+)?(?:https?|ssh|file)://|git://|git\+ssh://|[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:)"
+                  r"[A-Za-z0-9._~:/?#@!$&()*+,;=%-]+")
+_PATH = re.compile(r"[A-Za-z0-9_.+@=,~/-]+")   # the characters of a path in a lock or a workspace
 _HTTP_URL = re.compile(r"https?://[^\s<>\"'`\\]+")
 _COMMIT = re.compile(r"[0-9a-f]{7,64}")
-_REPO = re.compile(r"[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*")
+_REPO = re.compile(r"(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+(?:/(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+)*")   # no `.` or `..` part
 _REF = re.compile(r"(?!-)(?!.*\.\.)(?!.*//)[A-Za-z0-9._+/@=-]+(?<![/.])")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _./+=-]*")
@@ -316,7 +319,7 @@ def is_fqn(text: str) -> bool:
 def is_relative_path(text: str) -> bool:
     """Relative, `/`-separated and normalised (`.` is the project itself; a trailing `/` is allowed; leading
     `..` steps stay, as uv writes a path beside the workspace)."""
-    if not text or text.startswith("/") or "\\" in text:
+    if not _PATH.fullmatch(text) or text.startswith("/"):
         return False
     body = text[:-1] if text.endswith("/") and len(text) > 1 else text
     return body == "." or posixpath.normpath(body) == body
@@ -365,7 +368,9 @@ def _character_errors(data: object) -> "Iterable[tuple[tuple, str]]":
 
 def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
     def check(ok: bool, where: tuple, value: object, what: str) -> "Iterable[tuple[tuple, str]]":
-        if not ok:
+        if isinstance(value, str) and len(value) > MAX_STRING:
+            yield from long(value, where)
+        elif not ok:
             yield where, f"is {_short_repr(value)}, not {what}"
 
     def long(value: object, where: tuple) -> "Iterable[tuple[tuple, str]]":
@@ -386,7 +391,7 @@ def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
     inputs = prov.get("inputs")
     if isinstance(inputs, dict):
         for key, value in inputs.items():
-            yield from check(_WORD.fullmatch(key) is not None, ("provenance", "inputs", key), key, "an input's name")
+            yield from check(_NAME.fullmatch(key) is not None, ("provenance", "inputs", key), key, "an input's name")
             yield from check(isinstance(value, str) and bool(_DIGEST.fullmatch(value)),
                              ("provenance", "inputs", key), value, "a sha256 digest")
     stack: list[tuple[object, tuple]] = [(prov, ("provenance",))]
@@ -449,7 +454,8 @@ def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
 
     for key, pkg in lock["packages"].items():   # a few hundred: plain tests, a message only on a miss
         pname, version, kind, source = pkg["name"], pkg["version"], pkg["source_kind"], pkg["source"]
-        if (_NAME.fullmatch(pname) and (version is None or _VERSION.fullmatch(version))
+        if (len(pname) + len(source) + len(version or "") <= MAX_STRING and _NAME.fullmatch(pname)
+                and (version is None or _VERSION.fullmatch(version))
                 and kind in PACKAGE_SOURCE_KINDS and _source_ok(kind, source) and len(key) <= MAX_STRING
                 and key.startswith(pname) and _KEY_TAIL.fullmatch(key, len(pname))):
             continue
