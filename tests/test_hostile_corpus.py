@@ -365,3 +365,39 @@ def test_corpus_figures(capsys):
               f"{len([p for p in PAYLOADS if p in LET_IN])} payloads in one Dockerfile comment")
         print("by payload:", dict(sorted(by_payload.items())))
     assert all(n == len(PAYLOADS) for n in by_field.values())
+
+
+# ------------------------------------------------------------------------------------------ logs
+
+INJECTED = ("::error title=injected::from a page", "  ::set-output name=x::y", "::add-mask::secret")
+HAND_EDITED = ("# Page\n\n<!-- docgen:begin quick-inventory -->\n" + "\n".join(INJECTED)
+               + "\n\x1b[2Jcleared\n<!-- docgen:end quick-inventory body=00000000 -->\n")
+
+
+@pytest.mark.probe("escaping and markers")
+def test_a_page_quoting_workflow_commands_cannot_inject_them_into_the_github_log(tmp_path):
+    root = small_project(tmp_path / "p")
+    (root / "page.md").write_text(HAND_EDITED)
+    run = docgen("check", "--format", "github", "--diff", cwd=root)
+    assert run.returncode == 1, (run.stdout, run.stderr)
+    lines = run.stdout.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("::stop-commands::")]
+    assert len(starts) == 1, run.stdout
+    token = lines[starts[0]].split("::")[2]
+    assert len(token) == 32 and token not in HAND_EDITED
+    end = lines.index(f"::{token}::")
+    # outside the fence, every command is docgen's own annotation; the page's lines are all inside it
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("::") and not starts[0] <= i <= end:
+            assert line.startswith("::error file=") or line.startswith("::error title="), line
+    quoted = [i for i, line in enumerate(lines) if "from a page" in line or "name=x::y" in line]
+    assert quoted and all(starts[0] < i < end for i in quoted), run.stdout
+    assert "\x1b" not in run.stdout + run.stderr and "\\x1b[2Jcleared" in run.stdout
+    again = docgen("check", "--format", "github", "--diff", cwd=root)
+    assert again.stdout == run.stdout   # the token is the log's digest: the same log, the same output
+
+
+@pytest.mark.probe("escaping and markers")
+def test_an_input_error_is_one_line_whatever_the_input_holds():
+    err = InputError("a\nb.json", 3, "value 'x\n::error::y\x1b[2J' is wrong")
+    assert str(err) == "a\\nb.json:3: value 'x\\n::error::y\\x1b[2J' is wrong"
