@@ -121,6 +121,7 @@ def test_a_site_built_from_hostile_inputs_runs_no_script_and_asks_nothing_outsid
                 requests += len(_requests(events))
                 problems += [f"/{page}: {p}" for p in _problems(events, base)]
                 problems += [f"/{page}: dialog" for e in events if e.get("method") == "Page.javascriptDialogOpening"]
+                assert chromium.evaluate("typeof window.__dialogs") == "number", "the watch script did not run"
                 ran = chromium.evaluate("[window.__dialogs, " + ", ".join(f"window.{c} || 0" for c in CANARIES) + "]")
                 scripts += sum(ran)
                 problems += [f"/{page}: script ran ({ran})"] if any(ran) else []
@@ -137,3 +138,22 @@ def test_a_site_built_from_hostile_inputs_runs_no_script_and_asks_nothing_outsid
     # the payloads are on the pages, as text
     options = (site / "building" / "options" / "index.html").read_text()
     assert "__pwned_script" in options and "<script>window.__pwned" not in options
+
+
+def test_an_actor_named_out_of_the_site_stops_the_build_naming_it_and_writes_nothing_outside(tmp_path):
+    """The loader refuses the name before any page is made: the build stops on bad input (the snapshot and
+    the key path named), and nothing is written outside the build folder."""
+    root = _copy_repo(tmp_path / "repo")
+    snapshot = root / "snapshot" / "nemo-rl.json"
+    data = json.loads(snapshot.read_text())
+    data["registry"]["actors"][0]["actor"] = "../../../../escaped/Worker"
+    snapshot.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    site = tmp_path / "site"
+    before = _tree(tmp_path, site)
+    build = build_site(root, site)
+    after = _tree(tmp_path, site)
+    assert build.returncode != 0
+    assert "malformed snapshot: registry.actors[0].actor" in build.output, build.output[-3000:]
+    assert "Traceback" not in build.output, build.output[-3000:]
+    assert sorted(k for k in after if before.get(k) != after[k] and not k.endswith("assets/js/mermaid.min.js")) == []
+    assert not list(tmp_path.parent.glob("**/escaped"))
