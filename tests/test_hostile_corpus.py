@@ -401,3 +401,16 @@ def test_a_page_quoting_workflow_commands_cannot_inject_them_into_the_github_log
 def test_an_input_error_is_one_line_whatever_the_input_holds():
     err = InputError("a\nb.json", 3, "value 'x\n::error::y\x1b[2J' is wrong")
     assert str(err) == "a\\nb.json:3: value 'x\\n::error::y\\x1b[2J' is wrong"
+
+
+@pytest.mark.probe("malformed input")
+@pytest.mark.parametrize("option,payload", [("--repo", "html"), ("--repo", "dotdot"), ("--ref", "md-link"),
+                                            ("--ref", "dotdot"), ("--ref", "newline")])
+def test_a_hostile_repository_or_ref_is_refused_before_the_snapshot_is_written(option, payload, tmp_path):
+    """What `docgen snapshot` is told or reads from git (a remote URL, a tag) is untrusted text too."""
+    args, output = snapshot_case()(tmp_path)
+    run = docgen(*args, option, "main" + PAYLOADS[payload], cwd=tmp_path)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr and "\n" not in run.stderr.strip()
+    assert f"provenance.{option[2:]} " in run.stderr and "not a snapshot docgen writes" in run.stderr, run.stderr
+    assert not output.exists()
