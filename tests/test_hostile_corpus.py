@@ -414,3 +414,25 @@ def test_a_hostile_repository_or_ref_is_refused_before_the_snapshot_is_written(o
     assert "Traceback" not in run.stderr and "\n" not in run.stderr.strip()
     assert f"provenance.{option[2:]} " in run.stderr and "not a snapshot docgen writes" in run.stderr, run.stderr
     assert not output.exists()
+
+
+# ------------------------------------------------------------------------------------ diagrams
+
+@pytest.mark.probe("escaping and markers")
+def test_a_mermaid_directive_in_a_dockerfile_path_reaches_the_diagram_as_entities(tmp_path):
+    """A COPY path is drawn on the image graph's arrow: `%%{init}%%` there would restyle the diagram (CSS,
+    outside URLs); as entities it is text."""
+    root = small_project(tmp_path / "p")
+    (root / "page.md").write_text("# Graph\n\n<!-- docgen:begin image-graph -->\n<!-- docgen:end image-graph -->\n")
+    dockerfile = root / "Dockerfile.nmp-rl-base"
+    old = "COPY --from=uv /uv /uvx /usr/local/bin/"
+    text_ = dockerfile.read_text()
+    assert old in text_
+    directive = '/%%{init:{"themeCSS":"x{background:url(https://outside.invalid/c.png)}"}}%%'
+    dockerfile.write_text(text_.replace(old, f"COPY --from=uv /uv /uvx {directive} /usr/local/bin/", 1))
+    run = docgen("write", cwd=root)
+    assert run.returncode == 0, run.stderr
+    page = (root / "page.md").read_text()
+    graph = page[page.index("```mermaid"):page.index("```\n", page.index("```mermaid") + 3)]
+    assert "%%" not in graph and "{" not in graph, graph
+    assert "#37;#37;#123;init:#123;" in graph
