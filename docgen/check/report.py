@@ -305,10 +305,11 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
         out.write(fenced_log(log) if fmt == "github" else log)
     coverage = claims_coverage(run)
     if (options.verbose or coverage.unowned) and not options.quiet:
-        print(coverage.line(), file=sys.stderr)
+        print(escape_controls(coverage.line()), file=sys.stderr)
     note = old_stamps_note(run) if include_drift and not options.quiet else None
     if note:
-        print(note, file=sys.stderr)
+        print(escape_controls(note), file=sys.stderr)
     if items:
-        print(verdict(run, items, include_drift, diff_shown=options.diff and not options.quiet), file=sys.stderr)
+        print(escape_controls(verdict(run, items, include_drift, diff_shown=options.diff and not options.quiet)),
+              file=sys.stderr)
     return drift
