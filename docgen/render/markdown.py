@@ -108,7 +108,8 @@ def text(value: object) -> Markdown:
     return Markdown("".join(out))
 
 
-_INLINE_MARKUP = re.compile(r"([\\`*_\[\]{}~])")   # what starts emphasis, code, a link, an attribute list or strikethrough
+# what starts emphasis, code, a link, an attribute list or strikethrough
+_INLINE_MARKUP = re.compile(r"([\\`*_\[\]{}~])")
 
 
 def literal(value: object) -> Markdown:

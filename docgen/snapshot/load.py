@@ -276,9 +276,10 @@ def _line_of_path(text: str, path: tuple) -> int:
 # What each string of a snapshot may hold, checked once where a snapshot enters (loaded, or made by `docgen
 # snapshot`) so nothing downstream meets a name that is markup, a path out of a folder or a command: actor
 # FQNs are dotted Python identifiers; packages PEP 503 names, extras and groups PEP 685 names; versions PEP
-# 440 (local versions too); paths relative and normalised; URLs http(s) or git; no string holds a control
-# character (nor a line separator or a bidirectional override, which reorder or break what a reader sees).
-# Free text (requirement strings, markers, commands) is only held to the character rule and the length cap.
+# 440 (local versions too); paths relative and normalised; URLs http(s) or git (git+https, ssh, scp-like);
+# registry commands plain words. No string holds a control character (nor a line separator or a
+# bidirectional override, which reorder or break what a reader sees) or runs over MAX_STRING. Free text
+# (requirement strings, markers) is held to those two rules only, and is escaped where it lands.
 
 MAX_STRING = 4_096   # the longest requirement with a wheel URL in NeMo-RL's lock is about 250 characters
 # JSON text holds a control character only as an escape (a backslash) or, for DEL and the Unicode ones, as
@@ -289,10 +290,9 @@ _VERSION = re.compile(r"v?(?:\d+!)?\d+(?:\.\d+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|
                       r"(?:-\d+|[-_.]?(?:post|rev|r)[-_.]?\d*)?(?:[-_.]?dev[-_.]?\d*)?"
                       r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?", re.I)
 # after the scheme, what RFC 3986 allows in a URL but `[ ]` (only an IPv6 host uses them; Markdown's links do)
-_URL = re.compile(r"(?:(?:git\+)?(?:https?|ssh|file)://|git://|git\+ssh://|[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:)"
+_URL = re.compile(r"(?:(?:git\+)?(?:https?|ssh)://|git://|[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:)"
                   r"[A-Za-z0-9._~:/?#@!$&()*+,;=%-]+")
 _PATH = re.compile(r"[A-Za-z0-9_.+@=,~/-]+")   # the characters of a path in a lock or a workspace
-_HTTP_URL = re.compile(r"https?://[^\s<>\"'`\\]+")
 _COMMIT = re.compile(r"[0-9a-f]{7,64}")
 _REPO = re.compile(r"(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+(?:/(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+)*")   # no `.` or `..` part
 _REF = re.compile(r"(?!-)(?!.*\.\.)(?!.*//)[A-Za-z0-9._+/@=-]+(?<![/.])")
@@ -411,7 +411,8 @@ def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
     for g, group in enumerate(project["conflicts"]):
         for i, item in enumerate(group):
             if item["package"] is not None:
-                yield from check(is_name(item["package"]), ("project", "conflicts", g, i, "package"), item["package"], name)
+                yield from check(is_name(item["package"]), ("project", "conflicts", g, i, "package"),
+                                 item["package"], name)
             yield from check(is_name(item["extra"]), ("project", "conflicts", g, i, "extra"), item["extra"], extra)
     for key in ("default_groups", "groups"):
         for i, group in enumerate(project[key]):
@@ -461,7 +462,8 @@ def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
         where = ("lock", "packages", key)
         yield from check(is_name(pname), (*where, "name"), pname, name)
         if version is not None:
-            yield from check(_VERSION.fullmatch(version) is not None, (*where, "version"), version, "a version (PEP 440)")
+            yield from check(_VERSION.fullmatch(version) is not None, (*where, "version"), version,
+                             "a version (PEP 440)")
         yield from check(kind in PACKAGE_SOURCE_KINDS, (*where, "source_kind"), kind,
                          "a source kind (" + ", ".join(PACKAGE_SOURCE_KINDS) + ")")
         yield from check(_source_ok(kind, source), (*where, "source"), source,
