@@ -261,6 +261,18 @@ def test_a_hostile_path_in_the_configuration_is_exit_2_naming_its_line(key, payl
     assert files_of(root) == before
 
 
+@pytest.mark.probe("malformed input")
+def test_a_nul_in_a_tool_docgen_path_of_pyproject_is_exit_2_naming_its_line(tmp_path):
+    root = small_project(tmp_path / "p")
+    (root / "docgen.toml").unlink()
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.docgen]\npages = ["page.md"]\n'
+                                         'snapshot = "snapshot/nemo\\u0000rl.json"\n')
+    run = docgen("check", cwd=root)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.startswith(f"docgen: error: {root / 'pyproject.toml'}:6: snapshot: 'snapshot/nemo\\x00rl.json' "
+                                 "holds a control character"), run.stderr
+
+
 # ---------------------------------------------------------------- Dockerfile comments on a rendered page
 
 MD = markdown.Markdown(extensions=["attr_list", "def_list", "tables", "admonition", "toc"])
