@@ -49,6 +49,10 @@ def _hostile_inputs(root: Path) -> None:
     comment = "".join(f"# {payload}\n" for payload in PAYLOADS)
     text = text.replace(anchor, comment + anchor, 1)
     text = text.replace(reason, f"critic-free value worker {IMG} {LINK} {DIRECTIVE}\n", 1)
+    # a COPY source is drawn on the image graph's arrow: the directive there is inside a diagram
+    copy = "COPY --from=uv /uv /uvx /usr/local/bin/"
+    assert copy in text
+    text = text.replace(copy, f"COPY --from=uv /uv /uvx /{DIRECTIVE.replace(' ', '')} /usr/local/bin/", 1)
     dockerfile.write_text(text)
     snapshot = root / "snapshot" / "nemo-rl.json"
     data = json.loads(snapshot.read_text())
@@ -138,6 +142,8 @@ def test_a_site_built_from_hostile_inputs_runs_no_script_and_asks_nothing_outsid
     # the payloads are on the pages, as text
     options = (site / "building" / "options" / "index.html").read_text()
     assert "__pwned_script" in options and "<script>window.__pwned" not in options
+    graph = (site / "index.html").read_text()
+    assert "#37;#37;#123;init:#123;" in graph and "%%{init" not in graph   # in the diagram, as entities
 
 
 def test_an_actor_named_out_of_the_site_stops_the_build_naming_it_and_writes_nothing_outside(tmp_path):
