@@ -12,9 +12,9 @@ class InputError(Exception):
     """Bad input: names the file and line that is wrong. The CLI maps it to exit code 2."""
 
     def __init__(self, path: str | Path, line: int | None, message: str) -> None:
-        self.path = _escaped(str(path))
+        self.path = escape_controls(str(path))
         self.line = line
-        self.message = _escaped(message)
+        self.message = escape_controls(message)
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -22,13 +22,29 @@ class InputError(Exception):
         return f"{where}: {self.message}"
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# control characters, the Unicode line and paragraph separators, and the bidirectional embeddings, overrides and
+# isolates: what no name, path or log line from an input may hold as it is (the snapshot's loader and the
+# configuration refuse them; messages show them escaped)
+CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def _escaped(text: str) -> str:
-    """Control characters (a terminal escape, a NUL) quoted from an input are shown as escapes, never sent to
-    the terminal as they are; newlines and tabs stay."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
+def escape_controls(text: str, *, lines: bool = False) -> str:
+    """Text for a log line: control characters (a terminal escape, a NUL, a line break or a tab), the Unicode
+    line separators and the bidirectional overrides are shown as escapes (`\\x1b`, `\\n`, `\\u202e`), never
+    sent to the terminal or a CI log as they are, so an input can neither rewrite the screen nor start a line of
+    its own (a GitHub workflow command such as `::error::` counts only at a line's start). With `lines`, line
+    breaks and tabs stay: for text that is several lines by design (a diff), which its caller fences."""
+    pattern = _LINES if lines else CONTROL_CHARS
+    return pattern.sub(_escape_one, text) if pattern.search(text) else text
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_one(match: re.Match) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
 
 
 class ArgError(ValueError):

@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from docgen.errors import InputError
+from docgen.errors import CONTROL_CHARS, InputError
 from docgen.io import OWNED_RECORDS, confined_input, owned_problem, parse_toml, read_input
 
 CONFIG_FILE = "docgen.toml"
@@ -255,6 +255,9 @@ def _settings(config: _Config) -> dict:
         elif not (isinstance(value, str) and value):
             raise bad(f"{key}: expected a path relative to the root")
         for path in (value if isinstance(value, list) else [value]):
+            if CONTROL_CHARS.search(path):   # a NUL would reach the OS as an "embedded null byte" ValueError
+                raise bad(f"{key}: {path!r} holds a control character; a {'name' if key == 'required' else 'path'} "
+                          "cannot")
             if key != "required" and (os.path.isabs(path) or ".." in Path(path).parts):
                 raise bad(f"{key}: {path!r} must stay inside the root")
     return data

@@ -24,8 +24,8 @@ from docgen.cli import build_parser
 from docgen.errors import InputError
 from docgen.model.build import load_model
 from docgen.project import find_project
-from docgen.render.site import (actors_page, changelog_page, cli_page, rules_page, venv_index, venv_page,
-                                venv_page_names)
+from docgen.render.site import (actors_page, changelog_page, cli_page, left_out_note, nav_title, page_stems,
+                                rules_page, venv_index, venv_page, venv_page_names)
 
 # the repository this site belongs to: the folder of mkdocs.yml, found like every docgen command finds it
 REPO_ROOT = Path(mkdocs_gen_files.config.config_file_path).resolve().parent
@@ -64,17 +64,21 @@ def main() -> None:
         raise SystemExit(f"gen_pages.py: {exc}")
     with mkdocs_gen_files.open("reference/rules.md", "w") as fh:
         fh.write(rules_page(model))
-    names = venv_page_names(model.venvs)
+    names, left_out = page_stems(venv_page_names(model.venvs), VENV_DIR)
+    # a venv left out links to the index, whose note says why it has no page
+    links = {**names, **{actor: "index" for actor in left_out}}
     with mkdocs_gen_files.open("reference/actors.md", "w") as fh:
-        fh.write(actors_page(model, names))
+        fh.write(actors_page(model, links))
     with mkdocs_gen_files.open(VENV_INDEX, "w") as fh:
-        fh.write(venv_index(model, names))
+        fh.write(venv_index(model, links) + left_out_note(left_out))
     entries = []
     for v in model.venvs:
+        if v.actor not in names:
+            continue
         page = f"{VENV_DIR}/{names[v.actor]}.md"
         with mkdocs_gen_files.open(page, "w") as fh:
             fh.write(venv_page(model, v))
-        entries.append({names[v.actor]: page})
+        entries.append({nav_title(names[v.actor]): page})
     add_venv_pages_to_nav(mkdocs_gen_files.config, entries)
 
     # the image's own changelog, from the snapshot's git history; a commit links to repo_url's commit page

@@ -95,7 +95,7 @@ def test_job_summary_puts_facts_first_then_findings_then_the_diff_folded(tmp_pat
     facts_at, findings_at = text.index("### What changed in the facts"), text.index("### Findings")
     stale_at, diff_at = text.index("### Stale docs"), text.index("<details>")
     assert facts_at < findings_at < stale_at < diff_at
-    assert "- venvs 4 -> 3" in text[facts_at:findings_at]
+    assert "- venvs 4 -&gt; 3" in text[facts_at:findings_at]   # Markdown text: `>` as an entity
     assert "(changed in this pull request): [count-statement]" in text[findings_at:stale_at]
     assert "-| `megatron_policy_worker.MegatronPolicyWorker` |" in text[diff_at:]
     assert text.rstrip().endswith("</details>")

@@ -19,7 +19,9 @@ from docgen.check.facts import diff_facts
 from docgen.rules import rule
 from docgen.check.mentions import coverage as claims_coverage
 from docgen.check.pipeline import Run
+from docgen.errors import escape_controls
 from docgen.io import append_report
+from docgen.render.markdown import code, text as markdown_text
 
 DEFAULT_MAX_ANNOTATIONS = 10   # what GitHub shows of one type per step
 _SUMMARY_DIFF_CHARS = 200_000  # a step summary is capped at 1 MiB; the diff gets folded and trimmed first
@@ -114,7 +116,14 @@ def collect(run: Run, findings, *, include_drift: bool, changed: frozenset[str] 
     first = [i for i in rest if i.path in changed]
     # what changed in the facts explains what the pages show wrong; alone it is no failure: a fact no page
     # shows or names may move freely (the next `docgen write` brings the record along)
-    return (items if rest else []) + first + [i for i in rest if i.path not in changed]
+    return [_logged(i) for i in (items if rest else []) + first + [i for i in rest if i.path not in changed]]
+
+
+def _logged(item: Item) -> Item:
+    """An item whose text can go to a log: every field one line with its control characters shown escaped
+    (input text reaches messages: a Dockerfile comment, a page's marker), the diff its lines kept."""
+    return Item(escape_controls(item.path), item.line, escape_controls(item.title), escape_controls(item.message),
+                item.kind, escape_controls(item.diff, lines=True), escape_controls(item.text))
 
 
 def counts(run: Run, include_drift: bool) -> dict[str, int]:
@@ -174,6 +183,15 @@ def annotation(item: Item) -> str:
     return f"::error {where},title={_escape_property('docgen: ' + item.title)}::{_escape_data(item.message + fix)}\n"
 
 
+def fenced_log(log: str) -> str:
+    """`log` between GitHub's `stop-commands` and its end, so no line of it is read as a workflow command (a
+    diff quotes pages, and a page quotes its inputs). The token is the log's own digest: the same log gives
+    the same output, and no input can hold the digest of a text that holds it."""
+    import hashlib   # ~3 ms at import (python -X importtime); only the github format with findings uses it
+    token = hashlib.sha256(log.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return f"::stop-commands::{token}\n{log}::{token}::\n"
+
+
 def annotations(items: list[Item], limit: int) -> list[str]:
     """At most `limit` annotations; when there are more, the last one says how many and on which files."""
     if len(items) <= limit:
@@ -200,7 +218,7 @@ def summary_markdown(run: Run, items: list[Item], include_drift: bool, changed: 
         out.append(f"**Claims coverage:** {_md(coverage.line().removeprefix('docgen: claims coverage '))}\n")
     if coverage is not None and coverage.unowned:
         out.append("### Unowned claims (written by hand, judged by nothing)\n")
-        out += [f"- `{c.path}:{c.line}`: {_md(c.text)}" for c in coverage.unowned]
+        out += [f"- {code(escape_controls(f'{c.path}:{c.line}'))}: {_md(c.text)}" for c in coverage.unowned]
         out.append("")
     if not items:
         out.append(f"The docs match the model and no check found anything ({len(run.pages)} pages).\n")
@@ -220,7 +238,7 @@ def summary_markdown(run: Run, items: list[Item], include_drift: bool, changed: 
                 where = f"{i.path}:{i.line}" if i.line else i.path
                 mark = " (changed in this pull request)" if i.path in changed else ""
                 label = f"[{i.title}] " if i.kind == "finding" else ""
-                out.append(f"- `{where}`{mark}: {label}{_md(i.message)}")
+                out.append(f"- {code(where)}{mark}: {label}{_md(i.message)}")   # the title is a check's name
             out.append("")
     diff = "".join(i.diff for i in others)
     if diff:
@@ -244,8 +262,9 @@ def _coverage_json(run: Run) -> dict:
 
 
 def _md(text: str) -> str:
-    """Message text inside a Markdown list item: no raw HTML, no accidental line breaks."""
-    return text.replace("\r", " ").replace("\n", " ").replace("<", "&lt;")
+    """Message text inside a Markdown list item: control characters shown escaped, then Markdown's own
+    escaper for text (no raw HTML, link, image or emphasis; the message's code spans kept)."""
+    return markdown_text(escape_controls(text))
 
 
 def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Options | None = None) -> bool:
@@ -284,17 +303,16 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
         return drift
     if fmt == "github":
         out.writelines(annotations(items, options.max_annotations))
-    if not options.quiet:
-        for i in items:
-            out.write(i.text + "\n")
-            if options.diff and i.diff:
-                out.write(i.diff)
+    if not options.quiet and items:
+        log = "".join(i.text + "\n" + (i.diff if options.diff else "") for i in items)
+        out.write(fenced_log(log) if fmt == "github" else log)
     coverage = claims_coverage(run)
     if (options.verbose or coverage.unowned) and not options.quiet:
-        print(coverage.line(), file=sys.stderr)
+        print(escape_controls(coverage.line()), file=sys.stderr)
     note = old_stamps_note(run) if include_drift and not options.quiet else None
     if note:
-        print(note, file=sys.stderr)
+        print(escape_controls(note), file=sys.stderr)
     if items:
-        print(verdict(run, items, include_drift, diff_shown=options.diff and not options.quiet), file=sys.stderr)
+        print(escape_controls(verdict(run, items, include_drift, diff_shown=options.diff and not options.quiet)),
+              file=sys.stderr)
     return drift

@@ -4,6 +4,8 @@ nothing lands in docs/): the command-line reference, one page per prefetched wor
 from __future__ import annotations
 
 import argparse
+import html
+import posixpath
 
 from docgen.model.facts import KINDS
 from docgen.model.stages import base_venv, role_of
@@ -11,6 +13,7 @@ from docgen.render.generators import GENERATORS
 from docgen.render.markdown import code, text
 from docgen.render.values import VALUES, render_value
 from docgen.rules import RULES
+from docgen.snapshot.load import is_fqn
 
 
 def md_cell(text: str) -> str:
@@ -78,6 +81,40 @@ def venv_page_names(venvs) -> dict[str, str]:
     return {v.actor: v.class_name if seen[v.class_name] == 1 else v.actor for v in venvs}
 
 
+def page_stems(names: dict[str, str], folder: str) -> tuple[dict[str, str], list[str]]:
+    """Actor -> page stem for the names that make a safe one, and the actors left out. A stem is a dotted
+    Python name (what the snapshot's loader holds an actor to), so it has no `/`, no `..`, no markup and no
+    control character, and its page lands in `folder`; one that is not, that names the folder's index, or
+    that another actor's stem already takes (case aside: two files on a case-blind disk), is left out, for a
+    note on the index page, rather than failing the build or writing elsewhere."""
+    stems: dict[str, str] = {}
+    left_out: list[str] = []
+    taken = {"index"}
+    for actor, name in names.items():
+        page = posixpath.normpath(f"{folder}/{name}.md")
+        if not is_fqn(name) or posixpath.dirname(page) != folder or name.lower() in taken:
+            left_out.append(actor)
+            continue
+        taken.add(name.lower())
+        stems[actor] = name
+    return stems, left_out
+
+
+def nav_title(title: str) -> str:
+    """A nav entry's title as HTML text: Material prints nav titles without escaping them."""
+    return html.escape(title, quote=True)
+
+
+def left_out_note(actors: list[str]) -> str:
+    """The venv index page's note on venvs with no page of their own, so a missing page is never silent."""
+    if not actors:
+        return ""
+    listed = ", ".join(code(a) for a in actors)
+    return (f"\n!!! warning \"{len(actors)} venv{'s' if len(actors) != 1 else ''} without a page\"\n"
+            f"    The actor names {listed} do not make a page name, so this site lists no packages for "
+            "them; `docgen check` names what is wrong with the snapshot.\n")
+
+
 def source_cell(pkg) -> str:
     if pkg.source_kind == "registry":
         return "registry"
@@ -86,11 +123,11 @@ def source_cell(pkg) -> str:
 
 def venv_page(model, venv) -> str:
     packages = sorted(model.snapshot.install_set(venv.extras), key=lambda p: (p.name, p.source))
-    extras = ", ".join(f"`{e}`" for e in venv.extras) or "(none: the base install set)"
-    out = [f"# {venv.class_name}", "",
-           f"- Actor: `{venv.actor}`",
+    extras = ", ".join(code(e) for e in venv.extras) or "(none: the base install set)"
+    out = [f"# {text(venv.class_name)}", "",
+           f"- Actor: {code(venv.actor)}",
            f"- Extras: {extras}",
-           f"- Venv: `{venv.path}`",
+           f"- Venv: {code(venv.path)}",
            f"- Packages: {len(packages)}", "",
            "Generated at site build time from the committed NeMo-RL snapshot: the install set uv locks for "
            "these extras.", "",
@@ -107,9 +144,9 @@ def venv_index(model, names: dict[str, str]) -> str:
            "Each page lists what uv installs into that venv.", "",
            "| actor class | extras | venv path | packages |", "|---|---|---|---|"]
     for v in model.venvs:
-        extras = ", ".join(f"`{e}`" for e in v.extras)
+        extras = ", ".join(code(e) for e in v.extras)
         count = len(model.snapshot.install_set(v.extras))
-        out.append(f"| [{v.class_name}]({names[v.actor]}.md) | {extras} | `{v.path}` | {count} |")
+        out.append(f"| [{text(v.class_name)}]({names[v.actor]}.md) | {extras} | {code(v.path)} | {count} |")
     return "\n".join(out) + "\n"
 
 
@@ -154,15 +191,15 @@ def actors_page(model, names: dict[str, str]) -> str:
                     f"([package list](venvs/{names[actor.fqn]}.md))")
         else:
             reason = skipped.get(actor.fqn)
-            runs = "a venv built on the node at first use" + (f" ({md_cell(reason)})" if reason else "")
-        extras = ", ".join(f"`{e}`" for e in actor.extras) or "none (the base install set)"
+            runs = "a venv built on the node at first use" + (f" ({text(reason)})" if reason else "")
+        extras = ", ".join(code(e) for e in actor.extras) or "none (the base install set)"
         words = camel_words(actor.class_name)
         spelled = f" ({words})" if words != actor.class_name else ""
         article = "an" if ROLE_WORDS[role][0] in "aeiou" else "a"
-        out += [f"## {actor.class_name}", "",
-                f"{actor.class_name}{spelled} is {article} {ROLE_WORDS[role]}.", "",
-                f"- Class: `{actor.fqn}`",
-                f"- Registry entry: `{actor.member or actor.command}`",
+        out += [f"## {text(actor.class_name)}", "",
+                f"{text(actor.class_name)}{text(spelled)} is {article} {ROLE_WORDS[role]}.", "",
+                f"- Class: {code(actor.fqn)}",
+                f"- Registry entry: {code(actor.member or actor.command)}",
                 f"- Extras: {extras}",
                 f"- Runs in: {runs}", ""]
     return "\n".join(out)

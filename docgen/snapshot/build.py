@@ -12,7 +12,7 @@ from docgen.errors import InputError
 from docgen.io import parse_json, read_input
 from docgen.names import normalize
 from docgen.snapshot import registry as registry_reader
-from docgen.snapshot.load import FORMAT, PLATFORM, combo_key
+from docgen.snapshot.load import FORMAT, PLATFORM, check_identities, combo_key
 
 # ---------------------------------------------------------------------------------------------- making
 
@@ -164,7 +164,7 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
     shared_builds = [{"package": pkg.key, "extras": list(extras)}
                      for pkg, extras in lock.shared_source_builds(list(project.extras)) if pkg.key not in base]
 
-    return {
+    snapshot = {
         "format": FORMAT,
         "provenance": {
             "repo": repo, "ref": ref, "commit": commit, "docgen_version": __version__,
@@ -198,6 +198,9 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
             "shared_builds": shared_builds,
         },
     }
+    # what the checkout and its git said is held to the rules the loader holds a snapshot to, before it is written
+    check_identities(snapshot, rl_dir, what="not a snapshot docgen writes")
+    return snapshot
 
 
 def dump_snapshot(data: dict) -> str:

@@ -7,12 +7,14 @@ Loading is a `json.load` plus small records (docgen.records); the heavy lock wal
 from __future__ import annotations
 
 import json
+import keyword
+import posixpath
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen import __version__
-from docgen.errors import InputError
+from docgen.errors import CONTROL_CHARS, InputError
 from docgen.io import read_json_object
 from docgen.names import normalize
 from docgen.records import Memo
@@ -271,6 +273,220 @@ def _line_of_path(text: str, path: tuple) -> int:
     return text.count("\n", 0, pos) + 1
 
 
+# ------------------------------------------------------------------------------------------ identities
+# What each string of a snapshot may hold, checked once where a snapshot enters (loaded, or made by `docgen
+# snapshot`) so nothing downstream meets a name that is markup, a path out of a folder or a command: actor
+# FQNs are dotted Python identifiers; packages PEP 503 names, extras and groups PEP 685 names; versions PEP
+# 440 (local versions too); paths relative and normalised; URLs http(s) or git (git+https, ssh, scp-like);
+# registry commands plain words. No string holds a control character (nor a line separator or a
+# bidirectional override, which reorder or break what a reader sees) or runs over MAX_STRING. Free text
+# (requirement strings, markers) is held to those two rules only, and is escaped where it lands.
+
+MAX_STRING = 4_096   # the longest requirement with a wheel URL in NeMo-RL's lock is about 250 characters
+# JSON text holds a control character only as an escape (a backslash) or, for DEL and the Unicode ones, as
+# itself: a text with neither cannot hold one in any string, and the walk over every string is skipped
+_NOT_ASCII_BAD = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+_VERSION = re.compile(r"v?(?:\d+!)?\d+(?:\.\d+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?"
+                      r"(?:-\d+|[-_.]?(?:post|rev|r)[-_.]?\d*)?(?:[-_.]?dev[-_.]?\d*)?"
+                      r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?", re.I)
+# after the scheme, what RFC 3986 allows in a URL but `[ ]` (only an IPv6 host uses them; Markdown's links do)
+_URL = re.compile(r"(?:(?:git\+)?(?:https?|ssh)://|git://|[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:)"
+                  r"[A-Za-z0-9._~:/?#@!$&()*+,;=%-]+")
+_PATH = re.compile(r"[A-Za-z0-9_.+@=,~/-]+")   # the characters of a path in a lock or a workspace
+_COMMIT = re.compile(r"[0-9a-f]{7,64}")
+_REPO = re.compile(r"(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+(?:/(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+)*")   # no `.` or `..` part
+_REF = re.compile(r"(?!-)(?!.*\.\.)(?!.*//)[A-Za-z0-9._+/@=-]+(?<![/.])")
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _./+=-]*")
+_PLATFORM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _.,+-]*")
+_COMMAND = re.compile(r"[A-Za-z0-9_.{}=/:+ -]+")        # `uv run --locked --extra vllm --directory {git_root}`
+_KEY_TAIL = re.compile(r"[A-Za-z0-9_.+!=@:/() -]*")     # after the name: `==1.2.1+29d31c0@git:29d31c0`
+_SPECIFIER = re.compile(r"[A-Za-z0-9<>=!~.*,+ ]+")      # `>=3.13.14,<3.14`
+PACKAGE_SOURCE_KINDS = ("registry", "git", "url", "path", "directory", "editable", "virtual")
+
+
+def is_name(text: str) -> bool:
+    """A PEP 503 package name, or a PEP 685 extra or group name (the same syntax; either normalised)."""
+    return _NAME.fullmatch(text) is not None
+
+
+def is_fqn(text: str) -> bool:
+    """A dotted Python name: `nemo_rl.models.policy.workers.X`."""
+    return all(part.isidentifier() and not keyword.iskeyword(part) for part in text.split("."))
+
+
+def is_relative_path(text: str) -> bool:
+    """Relative, `/`-separated and normalised (`.` is the project itself; a trailing `/` is allowed; leading
+    `..` steps stay, as uv writes a path beside the workspace)."""
+    if not _PATH.fullmatch(text) or text.startswith("/"):
+        return False
+    body = text[:-1] if text.endswith("/") and len(text) > 1 else text
+    return body == "." or posixpath.normpath(body) == body
+
+
+def is_url(text: str) -> bool:
+    return _URL.fullmatch(text) is not None
+
+
+def _source_ok(kind: str, value: str) -> bool:
+    """A lock package's `kind+location`: a URL for an index, git or url source, else a relative path."""
+    head, plus, location = value.partition("+")
+    if not plus or head != kind:
+        return False
+    if kind in ("registry", "git", "url"):
+        return is_url(location) or (kind == "registry" and is_relative_path(location))
+    return is_relative_path(location)
+
+
+def identity_errors(data: dict, text: str | None = None) -> "Iterable[tuple[tuple, str]]":
+    """(key path, message) for each string of a snapshot (already of the schema's shape) that is not the
+    identity its field holds, or holds a control character; `text`, the JSON the data was read from, lets
+    the character walk be skipped when the text cannot hold one."""
+    if text is None or "\\" in text or (not text.isascii() or "\x7f" in text) and _NOT_ASCII_BAD.search(text):
+        yield from _character_errors(data)
+    yield from _field_errors(data)
+
+
+def _character_errors(data: object) -> "Iterable[tuple[tuple, str]]":
+    stack: list[tuple[object, tuple]] = [(data, ())]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            found = CONTROL_CHARS.search(value)
+            if found:
+                yield where, f"holds the control character U+{ord(found.group()):04X}"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                found = CONTROL_CHARS.search(key)
+                if found:
+                    yield (*where, key), f"is a key holding the control character U+{ord(found.group()):04X}"
+                stack.append((item, (*where, key)))
+        elif isinstance(value, list):
+            stack.extend((item, (*where, i)) for i, item in enumerate(value))
+
+
+def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
+    def check(ok: bool, where: tuple, value: object, what: str) -> "Iterable[tuple[tuple, str]]":
+        if isinstance(value, str) and len(value) > MAX_STRING:
+            yield from long(value, where)
+        elif not ok:
+            yield where, f"is {_short_repr(value)}, not {what}"
+
+    def long(value: object, where: tuple) -> "Iterable[tuple[tuple, str]]":
+        if isinstance(value, str) and len(value) > MAX_STRING:
+            yield where, f"is {len(value):,} characters long, over docgen's cap of {MAX_STRING:,}"
+
+    name, extra, path, url = "a package name", "an extra or group name (PEP 685)", "a relative normalised path", \
+        "an http(s) or git URL"
+    prov, project, registry, lock = data["provenance"], data["project"], data["registry"], data["lock"]
+    # provenance: free-form, but the fields docgen reads are held to their kind
+    for key, rule, what in (("repo", lambda v: _REPO.fullmatch(v) or is_url(v), "OWNER/NAME or a URL"),
+                            ("ref", _REF.fullmatch, "a git ref name"), ("commit", _COMMIT.fullmatch, "a commit hash"),
+                            ("docgen_version", _VERSION.fullmatch, "a version (PEP 440)"),
+                            ("platform", _PLATFORM.fullmatch, "a platform's words")):
+        value = prov.get(key)
+        if value is not None:
+            yield from check(isinstance(value, str) and bool(rule(value)), ("provenance", key), value, what)
+    inputs = prov.get("inputs")
+    if isinstance(inputs, dict):
+        for key, value in inputs.items():
+            yield from check(_NAME.fullmatch(key) is not None, ("provenance", "inputs", key), key, "an input's name")
+            yield from check(isinstance(value, str) and bool(_DIGEST.fullmatch(value)),
+                             ("provenance", "inputs", key), value, "a sha256 digest")
+    stack: list[tuple[object, tuple]] = [(prov, ("provenance",))]
+    while stack:   # free-form: any depth, so walked without recursion; each string held to the cap
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, (*where, k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, (*where, i)) for i, v in enumerate(value))
+        else:
+            yield from long(value, where)
+
+    yield from check(is_name(project["name"]), ("project", "name"), project["name"], name)
+    for key, requirements in project["extras"].items():
+        yield from check(is_name(key), ("project", "extras", key), key, extra)
+        for i, requirement in enumerate(requirements):
+            yield from long(requirement, ("project", "extras", key, i))
+    for g, group in enumerate(project["conflicts"]):
+        for i, item in enumerate(group):
+            if item["package"] is not None:
+                yield from check(is_name(item["package"]), ("project", "conflicts", g, i, "package"),
+                                 item["package"], name)
+            yield from check(is_name(item["extra"]), ("project", "conflicts", g, i, "extra"), item["extra"], extra)
+    for key in ("default_groups", "groups"):
+        for i, group in enumerate(project[key]):
+            yield from check(is_name(group), ("project", key, i), group, extra)
+    for i, requirement in enumerate(project["overrides"]):
+        yield from long(requirement, ("project", "overrides", i))
+    for i, source in enumerate(project["sources"]):
+        where = ("project", "sources", i)
+        yield from check(is_name(source["name"]), (*where, "name"), source["name"], name)
+        yield from check(_NAME.fullmatch(source["kind"]) is not None, (*where, "kind"), source["kind"], "a word")
+        detail = source["detail"]
+        if detail is not None and source["kind"] in ("git", "url"):
+            yield from check(is_url(detail), (*where, "detail"), detail, url)
+        elif detail is not None and source["kind"] in ("path", "editable"):
+            yield from check(is_relative_path(detail), (*where, "detail"), detail, path)
+        elif detail is not None:
+            yield from check(_WORD.fullmatch(detail) is not None, (*where, "detail"), detail, "a name")
+        yield from long(source["marker"], (*where, "marker"))
+    for i, member in enumerate(project["workspace_members"]):
+        yield from check(is_relative_path(member), ("project", "workspace_members", i), member, path)
+    for key in ("requires_python", "uv_required_version"):
+        if project.get(key) is not None:
+            yield from check(_SPECIFIER.fullmatch(project[key]) is not None, ("project", key), project[key],
+                             "a version specifier")
+
+    for key, command in registry["executables"].items():
+        yield from check(key.isidentifier(), ("registry", "executables", key), key, "a Python name")
+        yield from check(_COMMAND.fullmatch(command) is not None and len(command) <= MAX_STRING,
+                         ("registry", "executables", key), command, "a command of plain words")
+    for i, actor in enumerate(registry["actors"]):
+        where = ("registry", "actors", i)
+        yield from check(is_fqn(actor["actor"]), (*where, "actor"), actor["actor"], "a dotted Python name")
+        if actor["member"] is not None:
+            yield from check(actor["member"].isidentifier(), (*where, "member"), actor["member"], "a Python name")
+        for field in ("command", "command_system"):
+            yield from check(_COMMAND.fullmatch(actor[field]) is not None and len(actor[field]) <= MAX_STRING,
+                             (*where, field), actor[field], "a command of plain words")
+        yield from check(_WORD.fullmatch(actor["source"]) is not None, (*where, "source"), actor["source"], "a word")
+
+    for key, pkg in lock["packages"].items():   # a few hundred: plain tests, a message only on a miss
+        pname, version, kind, source = pkg["name"], pkg["version"], pkg["source_kind"], pkg["source"]
+        if (len(pname) + len(source) + len(version or "") <= MAX_STRING and _NAME.fullmatch(pname)
+                and (version is None or _VERSION.fullmatch(version))
+                and kind in PACKAGE_SOURCE_KINDS and _source_ok(kind, source) and len(key) <= MAX_STRING
+                and key.startswith(pname) and _KEY_TAIL.fullmatch(key, len(pname))):
+            continue
+        where = ("lock", "packages", key)
+        yield from check(is_name(pname), (*where, "name"), pname, name)
+        if version is not None:
+            yield from check(_VERSION.fullmatch(version) is not None, (*where, "version"), version,
+                             "a version (PEP 440)")
+        yield from check(kind in PACKAGE_SOURCE_KINDS, (*where, "source_kind"), kind,
+                         "a source kind (" + ", ".join(PACKAGE_SOURCE_KINDS) + ")")
+        yield from check(_source_ok(kind, source), (*where, "source"), source,
+                         f"{kind}+ and {'a URL' if kind in ('registry', 'git', 'url') else 'a relative path'}")
+        yield from long(key, where)
+        yield from check(key.startswith(pname) and _KEY_TAIL.fullmatch(key, len(pname)) is not None, where, key,
+                         f"a package key (its name {pname!r}, then ==VERSION, @SOURCE or (KIND))")
+    for key in lock["install_sets"]:
+        yield from check(key == "" or all(map(is_name, key.split("+"))), ("lock", "install_sets", key), key,
+                         "extras joined by '+'")
+    for i, shared in enumerate(lock["shared_builds"]):
+        for j, name_ in enumerate(shared["extras"]):
+            yield from check(is_name(name_), ("lock", "shared_builds", i, "extras", j), name_, extra)
+
+
+def check_identities(data: dict, path: str | Path, text: str | None = None, what: str = "malformed snapshot") -> None:
+    """The first identity error of a snapshot as bad input, naming its key path (and line, given the text)."""
+    for where, problem in identity_errors(data, text):
+        line = _line_of_path(text, where) if text is not None else None
+        raise InputError(path, line, f"{what}: {key_path(where)} {problem}")
+
+
 # --------------------------------------------------------------------------------------------- loading
 
 def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | None = None,
@@ -289,6 +505,7 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
     for where, problem in schema_errors(data):
         raise InputError(path, _line_of_path(text, where),
                          f"malformed snapshot: {key_path(where)} {problem}; re-run `docgen snapshot`")
+    check_identities(data, path, text)
     if len(data["registry"]["actors"]) > MAX_ACTORS:
         raise InputError(path, _line_of_path(text, ("registry", "actors")),
                          f"the registry holds {len(data['registry']['actors'])} actors, over docgen's cap of "

@@ -73,7 +73,8 @@ ENV UV_LINK_MODE=symlink
 
 def pkg(name, version, kind="registry", built=False, editable=False, source=None) -> dict:
     """One lock package as the snapshot records it."""
-    return {"name": name, "version": version, "source_kind": kind, "source": source or f"{kind}+x",
+    return {"name": name, "version": version, "source_kind": kind, "source": source or (f"{kind}+https://example.invalid/{name}" if kind in ("registry", "git", "url")
+                                                            else f"{kind}+3rdparty/{name}"),
             "source_built": built, "editable": editable}
 
 
@@ -84,8 +85,8 @@ def snapshot_data(actors=ACTORS, *, te_version="2.15.0+42b8400", extras=None, pa
         "torch==2.11.0": pkg("torch", "2.11.0"),
         "ray==2.55.0": pkg("ray", "2.55.0"),
         "vllm==0.25.1": pkg("vllm", "0.25.1", "url"),
-        te: pkg("transformer-engine", te_version, "git", built=True, source="git+te#1"),
-        "megatron-core": pkg("megatron-core", None, "editable", editable=True, source="3rdparty/Megatron-LM"),
+        te: pkg("transformer-engine", te_version, "git", built=True, source="git+https://example.invalid/te#1"),
+        "megatron-core": pkg("megatron-core", None, "editable", editable=True, source="editable+3rdparty/Megatron-LM"),
         "tiny-dep==1.0": pkg("tiny-dep", "1.0"),
         "sglang==0.5": pkg("sglang", "0.5"),
     }

@@ -96,12 +96,12 @@ def test_package_tables(model):
     assert rows(render_block("extra-packages", {"extra": "vllm"}, src)) == [["`vllm`", "`0.25.1`", "url"]]
     assert {r[0] for r in rows(render_block("extra-packages", {}, src))} == {"`vllm`", "`automodel`", "`mcore`"}
     assert rows(render_block("shared-builds", {}, src)) == [
-        ["`transformer-engine`", "`2.15.0+42b8400`", "`git+te#1`", "`automodel`", "`mcore`"]]
+        ["`transformer-engine`", "`2.15.0+42b8400`", "`git+https://example.invalid/te#1`", "`automodel`", "`mcore`"]]
     te = {r[0]: r[1] for r in rows(render_block("te-consumers", {}, src))}
     assert te == {"`vllm`": "no", "`automodel`": "yes", "`mcore`": "yes"}
     adds = render_block("mcore-adds", {}, src)
     assert [r[0] for r in rows(adds)] == ["`megatron-core`"] and "Plus 1 smaller dependencies" in adds
-    assert rows(render_block("editable-sources", {}, src))[0][:3] == ["`megatron-core`", "`—`", "`3rdparty/Megatron-LM`"]
+    assert rows(render_block("editable-sources", {}, src))[0][:3] == ["`megatron-core`", "`—`", "`editable+3rdparty/Megatron-LM`"]
     with pytest.raises(ArgError, match="no extra 'nope'"):
         render_block("extra-packages", {"extra": "nope"}, src)
 

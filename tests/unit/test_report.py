@@ -46,9 +46,9 @@ def test_summary_orders_facts_findings_stale_docs_and_folds_the_diff():
              Item("docs/a.md", 2, "stale block", "block `x` is stale", "drift", "--- a\n+++ b\n-```\n+new\n")]
     text = summary_markdown(run, found, True, frozenset({"Dockerfile"}))
     assert text.startswith("## docgen check: failed\n\n**To fix the docs:** run `docgen write`")
-    order = [text.index(s) for s in ("- venvs 9 -> 8", "### Findings", "### Stale docs", "<details>")]
+    order = [text.index(s) for s in ("- venvs 9 -&gt; 8", "### Findings", "### Stale docs", "<details>")]
     assert order == sorted(order)
-    assert "`Dockerfile:4` (changed in this pull request): [verify-list] a &lt;tag> & more" in text
+    assert "`Dockerfile:4` (changed in this pull request): [verify-list] a &lt;tag&gt; &amp; more" in text
     assert "````diff\n--- a\n+++ b\n-```\n+new\n````" in text   # a longer fence than any in the diff
 
 
