@@ -5,7 +5,8 @@ Writes, at build time only (nothing lands in docs/):
   reference/venvs/index.md          the prefetched venvs, one row each
   reference/venvs/<ClassName>.md    one page per prefetched venv: package, version, source
   reference/actors.md               every registry actor: its role in plain words, its extras, where it runs
-  changelog.md                      what changed: `docgen diff` between consecutive snapshot commits in git
+  changelog.md                      what changed: `docgen diff` between consecutive commits of the snapshot or
+                                    the Dockerfile in git, each side with its own inputs
 
 The per-venv pages follow the model (a filter fewer means a page fewer), so the nav entries for them
 are appended here to the "Worker venvs" section of mkdocs.yml's explicit nav rather than typed there.
@@ -76,9 +77,9 @@ def main() -> None:
     # the image's own changelog, from the snapshot's git history; a commit links to repo_url's commit page
     snapshot = Path(os.path.relpath(project.snapshot, project.root)).as_posix()
     dockerfile = Path(os.path.relpath(project.dockerfile, project.root)).as_posix()
-    history = read_history(project.root, snapshot, dockerfile, model.dockerfile)
+    history = read_history(project.root, snapshot, dockerfile)
     with mkdocs_gen_files.open("changelog.md", "w") as fh:
-        fh.write(changelog_page(history, snapshot, mkdocs_gen_files.config.get("repo_url")))
+        fh.write(changelog_page(history, snapshot, dockerfile, mkdocs_gen_files.config.get("repo_url")))
 
 
 main()

@@ -4,6 +4,7 @@ nothing lands in docs/): the command-line reference, one page per prefetched wor
 from __future__ import annotations
 
 import argparse
+import re
 
 from docgen.model.stages import base_venv, role_of
 
@@ -121,29 +122,36 @@ def actors_page(model, names: dict[str, str]) -> str:
     return "\n".join(out)
 
 
-CHANGELOG_INTRO = ("How the image changed with each new NeMo-RL snapshot, newest first: `docgen diff` between each "
-                   "commit of `{snapshot}` and the commit before it, judged against the Dockerfile of the newer "
-                   "commit. Each entry links to the commit that made the change.")
+CHANGELOG_INTRO = ("How the image changed, newest first: one entry per commit that changed `{snapshot}` or "
+                   "`{dockerfile}`, each compared with the commit before it, each side with its own snapshot and "
+                   "its own Dockerfile (`docgen diff`). An entry starts with one sentence on what a reviewer of the "
+                   "image needs (venvs, source builds, key versions, base image, tools) and shows only the "
+                   "sections where something changed; an entry where nothing a reader of the image sees changed "
+                   "is one line. A version that does not read is skipped with a note. Commits that change neither "
+                   "file are left out.")
+
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~%/+-]*)?")
 
 
 def commit_url(repo_url: str | None, sha: str) -> str | None:
-    """The forge's page of one commit (GitHub's and GitLab's spelling), from mkdocs.yml's repo_url."""
-    return f"{repo_url.rstrip('/')}/commit/{sha}" if repo_url else None
+    """The forge's page of one commit (GitHub's and GitLab's spelling), from mkdocs.yml's repo_url; no link
+    when the URL is not a plain http(s) address (a `javascript:` URL, markup, spaces) or the hash is not one."""
+    if not repo_url or not _URL.fullmatch(repo_url) or not re.fullmatch(r"[0-9a-f]{7,64}", sha):
+        return None
+    return f"{repo_url.rstrip('/')}/commit/{sha}"
 
 
 def _diff_body(report: dict) -> list[str]:
-    """`docgen diff --format markdown` as the body of one changelog entry: its title left out (the entry's
-    heading says it), its sections one level up, the headline a sentence, and the folded package list as
-    a collapsible block the site renders (Markdown inside raw <details> HTML would stay unrendered)."""
+    """A changelog entry's body: `docgen diff --format markdown` of the changed sections, its title left out
+    (the entry's heading says it), its sections one level up, and the folded package list as a collapsible
+    block the site renders (Markdown inside raw <details> HTML would stay unrendered)."""
     from docgen.render.diff import diff_markdown
 
-    lines = diff_markdown(report).splitlines()[1:]
+    lines = diff_markdown(report, changed_only=True).splitlines()[3:]   # after its title and sentence
     out, folded = [], False
     for line in lines:
         if line.startswith("#### "):
             line = "### " + line[len("#### "):]
-        elif line.startswith("**") and line.endswith("**") and not line.endswith(".**"):
-            line = line[:-2] + ".**"
         if line.startswith("<details><summary>") and line.endswith("</summary>"):
             summary = line[len("<details><summary>"):-len("</summary>")].replace('"', "'")
             out.append(f'??? note "{summary}"')
@@ -153,15 +161,27 @@ def _diff_body(report: dict) -> list[str]:
             folded = False
             continue
         out.append("    " + line if folded and line else line)
+    while out and not out[0]:
+        out.pop(0)
     return out
 
 
-def changelog_page(history, snapshot: str, repo_url: str | None) -> str:
-    """The "What changed" page from a docgen.changelog.History: one section per commit that changed the
-    snapshot, newest first, each linking to its commit; or the history's note when it has no entry."""
+def _subject(value: str) -> str:
+    """A commit subject as text: control characters shown as escapes, markup and HTML shown as written."""
+    from docgen.errors import _escaped as escape_controls   # the one rule for control characters in input text
+    from docgen.render.markdown import text
+
+    return text(escape_controls(value))
+
+
+def changelog_page(history, snapshot: str, dockerfile: str, repo_url: str | None) -> str:
+    """The "What changed" page from a docgen.changelog.History: one entry per commit that changed the
+    snapshot or the Dockerfile, newest first, each linking to its commit; or the history's note when it has
+    no entry. Commit subjects, tags and the repository URL are untrusted: escaped, or no link at all."""
+    from docgen.render.diff import has_sections, plain_summary
     from docgen.render.markdown import code, text
 
-    out = ["# What changed", "", CHANGELOG_INTRO.format(snapshot=snapshot), ""]
+    out = ["# What changed", "", CHANGELOG_INTRO.format(snapshot=snapshot, dockerfile=dockerfile), ""]
     if not history.entries:
         out += [f"No changelog here: {history.note}", ""]
         return "\n".join(out)
@@ -170,12 +190,17 @@ def changelog_page(history, snapshot: str, repo_url: str | None) -> str:
         url, prev_url = commit_url(repo_url, c.sha), commit_url(repo_url, p.sha)
         link = f"[{code(c.sha[:8])}]({url})" if url else code(c.sha[:8])
         prev = f"[{code(p.sha[:8])}]({prev_url})" if prev_url else code(p.sha[:8])
-        judged = "that commit's Dockerfile" if entry.dockerfile == "at this commit" else "the current Dockerfile"
-        out += [f"## {c.date}: commit {c.sha[:8]}", "",
-                f"Commit {link} changed the snapshot; the version before it is from commit {prev} ({p.date}). "
-                f"Judged against {judged}. Commit message: \u201c{text(c.subject)}\u201d", ""]
+        tags = f" (tagged {', '.join(code(t) for t in c.tags)})" if c.tags else ""
+        said = f"Commit message: \u201c{_subject(c.subject)}\u201d"
+        if entry.report is not None and not has_sections(entry.report):
+            out += [f"**{c.date}**, commit {link}{tags}: {plain_summary(entry.report)} {said}", ""]
+            continue
+        out += [f"## {c.date}: commit {c.sha[:8]}", ""]
         if entry.report is None:
-            out += [f"> **No comparison:** {text(entry.problem)}", ""]
+            out += [f"> **Skipped, no comparison:** {text(entry.problem)}", ""]
         else:
+            out += [plain_summary(entry.report), ""]
+        out += [f"Commit {link}{tags}; the version before it is from commit {prev} ({p.date}). {said}", ""]
+        if entry.report is not None:
             out += _diff_body(entry.report) + [""]
     return "\n".join(out)
