@@ -91,7 +91,7 @@ def _commit(root: Path, sha: str, snapshot: str, dockerfile: str, tags: tuple[st
 
 def history_commits(root: Path, snapshot: str, dockerfile: str) -> list[Commit]:
     """The commits that changed the snapshot or the Dockerfile, newest first, each with both files' paths as
-    of that commit; commits older than the first snapshot are left out (there is no image to compare)."""
+    of that commit; commits from before both files existed are left out (there is no image to compare)."""
     snap, docker = _follow(root, snapshot), _follow(root, dockerfile)
     wanted = snap.keys() | docker.keys()
     order = [sha for sha in _git(root, "rev-list", "--topo-order", "HEAD").split() if sha in wanted]
@@ -101,8 +101,8 @@ def history_commits(root: Path, snapshot: str, dockerfile: str) -> list[Commit]:
     for sha in reversed(order):   # oldest first: each file's name is the one its last change gave it
         snap_path = snap.get(sha, snap_path)
         docker_path = docker.get(sha, docker_path)
-        if snap_path is not None:
-            out.append(_commit(root, sha, snap_path, docker_path or dockerfile, tags.get(sha, ())))
+        if snap_path is not None and docker_path is not None:
+            out.append(_commit(root, sha, snap_path, docker_path, tags.get(sha, ())))
     return out[::-1]
 
 
@@ -116,8 +116,13 @@ def _read(root: Path, commit: Commit) -> _Version:
     """Both inputs as of one commit, or why they do not read (never raises)."""
     where = f"@ {commit.sha[:8]}"
     try:
-        snapshot = _git(root, "show", f"{commit.sha}:{commit.path}")
-        docker = _git(root, "show", f"{commit.sha}:{commit.dockerfile}")
+        texts = []
+        for path in (commit.path, commit.dockerfile):
+            try:
+                texts.append(_git(root, "show", f"{commit.sha}:{path}"))
+            except subprocess.CalledProcessError:   # the commit removed it
+                return _Version(None, None, f"commit {commit.sha[:8]} has no `{path}`")
+        snapshot, docker = texts
     except (OSError, subprocess.SubprocessError) as exc:
         return _Version(None, None, f"git could not show the inputs {where}: {type(exc).__name__}")
     label = f"{commit.path} {where}"

@@ -170,7 +170,7 @@ def image_changes(old: "DockerfileFacts", new: "DockerfileFacts") -> dict:
                  "change": "added" if (stage, name) not in was else "removed" if (stage, name) not in now
                  else "changed", "topic": _arg_topic(name)}
                 for stage, name in dict.fromkeys([*now, *was])
-                if (stage, name) not in was or (stage, name) not in now or was[(stage, name)] != now[(stage, name)]]
+                if was.get((stage, name)) != now.get((stage, name))]   # a bare `ARG X` (no default) is no change
     b_was, b_now = bases(old), bases(new)
     refs = {stage_label(s): list(variables(s.base)) for d in (old, new) for s in d.stages}
     base_rows = [{"stage": s, "old": b_was.get(s), "new": b_now.get(s), "args": refs.get(s, [])}

@@ -186,6 +186,11 @@ def _explained(base: dict, topic_args: list[dict]) -> bool:
     return bool(topic_args) and was == base["new"]
 
 
+def _value(v: str | None) -> str:
+    """A build ARG's default as the reports show it."""
+    return "(not set)" if v is None else "(empty)" if v == "" else code(v)
+
+
 def _image_phrases(image: dict) -> list[str]:
     """The Dockerfile's changes a reviewer names: base image, uv, CUDA arch list, users, warmed extras, the
     other build ARGs and steps by count."""
@@ -196,15 +201,16 @@ def _image_phrases(image: dict) -> list[str]:
             out.append(f"base image of stage {code(b['stage'])} {code(b['old'])} → {code(b['new'])}")
         elif not b["old"] or not b["new"]:
             out.append(f"stage {code(b['stage'])} {'added' if b['new'] else 'removed'}")
-    seen: dict[str, list[dict]] = {}
-    for a in topics:
-        seen.setdefault(a["topic"], []).append(a)
+    seen: dict[str, dict[str, dict]] = {}
+    for a in topics:   # one change per ARG name: the first declaration that changed (the global one first)
+        seen.setdefault(a["topic"], {}).setdefault(a["name"], a)
     for topic, args in seen.items():
-        changes = [f"{code(a['name'])} {code(a['old'] or '(unset)')} → {code(a['new'] or '(unset)')}" for a in args]
         if len(args) == 1 and topic not in ("users", "CUDA arch list"):
-            out.append(f"{topic} {code(args[0]['old'] or '(unset)')} → {code(args[0]['new'] or '(unset)')}")
+            a = next(iter(args.values()))
+            out.append(f"{topic} {_value(a['old'])} → {_value(a['new'])}")
         else:
-            out.append(f"{topic}: {', '.join(changes)}")
+            out.append(f"{topic}: " + ", ".join(f"{code(a['name'])} {_value(a['old'])} → {_value(a['new'])}"
+                                                 for a in args.values()))
     if image["users"]:
         out.append(f"the user of stage(s) {_names([u['stage'] for u in image['users']])}")
     warmed = image["warmed"]
@@ -213,9 +219,9 @@ def _image_phrases(image: dict) -> list[str]:
     if warmed["removed"]:
         out.append(f"no longer warms {_names(warmed['removed'])}")
     in_bases = {name for b in image["bases"] for name in b["args"]}   # said above, as the base image
-    others = [a for a in image["args"] if not a["topic"] and a["name"] not in in_bases]
+    others = list(dict.fromkeys(a["name"] for a in image["args"] if not a["topic"] and a["name"] not in in_bases))
     if others:
-        out.append(f"build argument(s) {_names([a['name'] for a in others])}")
+        out.append(f"build argument(s) {_names(others)}")
     if image["steps"]:
         added = sum(s["change"] == "added" for s in image["steps"])
         out.append(f"build steps +{added} -{len(image['steps']) - added}")
@@ -328,8 +334,7 @@ def _cell(value: str) -> str:
 def _image_section(image: dict) -> list[str]:
     out = []
     out += [f"- build argument {code(a['name'])}{' (stage ' + code(a['stage']) + ')' if a['stage'] else ''}: "
-            f"{code(a['old']) if a['old'] is not None else '(not declared)'} → "
-            f"{code(a['new']) if a['new'] is not None else '(not declared)'}"
+            f"{_value(a['old'])} → {_value(a['new'])}"
             f"{' (' + a['topic'] + ')' if a['topic'] else ''}" for a in image["args"]]
     out += [f"- stage {code(b['stage'])} starts FROM {code(b['old']) if b['old'] else '(no such stage)'} → "
             f"{code(b['new']) if b['new'] else '(no such stage)'}" for b in image["bases"]]
