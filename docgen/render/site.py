@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from docgen.model.stages import base_venv, role_of
+from docgen.model.stages import ROLES, base_venv, role_of
 
 
 def md_cell(text: str) -> str:
@@ -67,17 +67,6 @@ def venv_index(model, names: dict[str, str]) -> str:
     return "\n".join(out) + "\n"
 
 
-# What each role does in a job, in the words a reader searches with (role_of reads the role from the module).
-ROLE_WORDS = {
-    "policy": "policy worker: holds the model and trains it (the optimizer step, log-probs)",
-    "generation": "generation worker: samples responses from the policy's weights (inference, rollouts)",
-    "value": "value worker: the critic that estimates a value per token",
-    "environment": "environment: scores the responses and returns rewards",
-    "rollout": "rollout helper: collects and buffers experience between generation and training",
-    "other": "helper actor",
-}
-
-
 def camel_words(name: str) -> str:
     """`RewardModelEnvironment` -> `reward model environment`: a new word where a capital follows a lower-case
     letter, so names such as `DTensor` and `SGLang` stay whole; a plain capitalised word is lower-cased."""
@@ -112,9 +101,10 @@ def actors_page(model, names: dict[str, str]) -> str:
         extras = ", ".join(f"`{e}`" for e in actor.extras) or "none (the base install set)"
         words = camel_words(actor.class_name)
         spelled = f" ({words})" if words != actor.class_name else ""
-        article = "an" if ROLE_WORDS[role][0] in "aeiou" else "a"
+        what = ROLES[role]
+        article = "an" if what.noun[0] in "aeiou" else "a"
         out += [f"## {actor.class_name}", "",
-                f"{actor.class_name}{spelled} is {article} {ROLE_WORDS[role]}.", "",
+                f"{actor.class_name}{spelled} is {article} {what.said}.", "",
                 f"- Class: `{actor.fqn}`",
                 f"- Registry entry: `{actor.member or actor.command}`",
                 f"- Extras: {extras}",

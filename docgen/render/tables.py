@@ -227,7 +227,12 @@ def venv_inventory(model: "ImageModel") -> str:
                 else f"at image build, {_gym_count(g)}")
         rows.append((code(f"{g.venv_dir.rstrip('/')}/<server>"), "NeMo-Gym environment server",
                      "(the server's own requirements)", when))
-    return table(("Venv", "Used by", "Extras", "Built"), rows)
+    gym = f", and {len(model.gym)} row(s) for the NeMo-Gym environment venvs" if model.gym else ""
+    said = (f"{len(rows)} rows: the driver venv, the {len(model.venvs)} prefetched worker venvs, the "
+            f"{len(model.not_prefetched)} worker venvs built on the node at first use{gym}. The "
+            f"{len(model.system_actors)} actors that run on the system interpreter have no venv of their own and "
+            "no row.\n\n")
+    return said + table(("Venv", "Used by", "Extras", "Built"), rows)
 
 
 def not_prefetched(model: "ImageModel") -> str:
