@@ -194,3 +194,41 @@ def changelog_page(history, snapshot: str, dockerfile: str, repo_url: str | None
         if entry.report is not None:
             out += _diff_body(entry.report) + [""]
     return "\n".join(out)
+
+
+_TERM = re.compile(r"\*\[(?P<term>[^\]\n]+)\]:[ \t]*(?P<meaning>\S.*)")
+
+
+def read_glossary(source: str, path: str) -> list[tuple[str, str]]:
+    """The glossary file's (term, meaning) pairs, in file order: one `*[term]: meaning` line each (Material's
+    abbreviation syntax); blank lines are skipped; anything else is bad input, named by file and line."""
+    from docgen.errors import InputError
+
+    terms = []
+    for number, line in enumerate(source.split("\n"), 1):
+        if not line.strip():
+            continue
+        match = _TERM.fullmatch(line.rstrip())
+        if match is None:
+            raise InputError(path, number, "not a glossary line: expected `*[term]: meaning`")
+        terms.append((match["term"].strip(), match["meaning"].strip()))
+    if not terms:
+        raise InputError(path, None, "the glossary defines no term")
+    return terms
+
+
+def glossary_page(terms: list[tuple[str, str]], source: str) -> str:
+    """The Glossary page: each meaning once, under every spelling that shares it (`extra, extras`), sorted
+    without regard to case; the same file gives every page its tooltips."""
+    from docgen.render.markdown import text
+
+    by_meaning: dict[str, list[str]] = {}
+    for term, meaning in terms:
+        by_meaning.setdefault(meaning, []).append(term)
+    out = ["# Glossary", "",
+           f"The words these pages use that a newcomer may not know ({len(by_meaning)} entries). Each shows its "
+           f"meaning as a tooltip wherever it stands in a page's text (not inside code); this page lists them "
+           f"from the same file, `{source}`.", ""]
+    for meaning, spellings in sorted(by_meaning.items(), key=lambda item: item[1][0].lower()):
+        out += [", ".join(text(s) for s in spellings), f":   {text(meaning)}", ""]
+    return "\n".join(out)
