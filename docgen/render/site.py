@@ -6,7 +6,11 @@ from __future__ import annotations
 import argparse
 import re
 
+from docgen.errors import InputError
+from docgen.errors import _escaped as escape_controls   # the one rule for control characters in input text
 from docgen.model.stages import ROLES, base_venv, role_of
+from docgen.render.diff import diff_markdown, has_sections, plain_summary
+from docgen.render.markdown import code, text
 
 
 def md_cell(text: str) -> str:
@@ -135,8 +139,6 @@ def _diff_body(report: dict) -> list[str]:
     """A changelog entry's body: `docgen diff --format markdown` of the changed sections, its title left out
     (the entry's heading says it), its sections one level up, and the folded package list as a collapsible
     block the site renders (Markdown inside raw <details> HTML would stay unrendered)."""
-    from docgen.render.diff import diff_markdown
-
     lines = diff_markdown(report, changed_only=True).splitlines()[3:]   # after its title and sentence
     out, folded = [], False
     for line in lines:
@@ -158,9 +160,6 @@ def _diff_body(report: dict) -> list[str]:
 
 def _subject(value: str) -> str:
     """A commit subject as text: control characters shown as escapes, markup and HTML shown as written."""
-    from docgen.errors import _escaped as escape_controls   # the one rule for control characters in input text
-    from docgen.render.markdown import text
-
     return text(escape_controls(value))
 
 
@@ -168,9 +167,6 @@ def changelog_page(history, snapshot: str, dockerfile: str, repo_url: str | None
     """The "What changed" page from a docgen.changelog.History: one entry per commit that changed the
     snapshot or the Dockerfile, newest first, each linking to its commit; or the history's note when it has
     no entry. Commit subjects, tags and the repository URL are untrusted: escaped, or no link at all."""
-    from docgen.render.diff import has_sections, plain_summary
-    from docgen.render.markdown import code, text
-
     out = ["# What changed", "", CHANGELOG_INTRO.format(snapshot=snapshot, dockerfile=dockerfile), ""]
     if not history.entries:
         out += [f"No changelog here: {history.note}", ""]
@@ -202,8 +198,6 @@ _TERM = re.compile(r"\*\[(?P<term>[^\]\n]+)\]:[ \t]*(?P<meaning>\S.*)")
 def read_glossary(source: str, path: str) -> list[tuple[str, str]]:
     """The glossary file's (term, meaning) pairs, in file order: one `*[term]: meaning` line each (Material's
     abbreviation syntax); blank lines are skipped; anything else is bad input, named by file and line."""
-    from docgen.errors import InputError
-
     terms = []
     for number, line in enumerate(source.split("\n"), 1):
         if not line.strip():
@@ -220,8 +214,6 @@ def read_glossary(source: str, path: str) -> list[tuple[str, str]]:
 def glossary_page(terms: list[tuple[str, str]], source: str) -> str:
     """The Glossary page: each meaning once, under every spelling that shares it (`extra, extras`), sorted
     without regard to case; the same file gives every page its tooltips."""
-    from docgen.render.markdown import text
-
     by_meaning: dict[str, list[str]] = {}
     for term, meaning in terms:
         by_meaning.setdefault(meaning, []).append(term)

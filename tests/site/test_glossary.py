@@ -11,7 +11,8 @@ from docgen.render.site import read_glossary
 
 REPO = Path(__file__).resolve().parents[2]
 ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(.*?)</article>', re.S)
-CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)
+# code, and the diagrams' source (mermaid draws it as SVG, where no tooltip can stand): not the pages' text
+CODE = re.compile(r'<(pre|code|script|style)\b.*?</\1>|<div class="mermaid">.*?</div>', re.S)
 ABBR = re.compile(r'<abbr title="([^"]*)">(.*?)</abbr>', re.S)
 
 
