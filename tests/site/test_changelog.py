@@ -293,3 +293,27 @@ def test_one_commit_no_repository_or_no_git_is_said_on_the_page(scratch, tmp_pat
     assert "outside a git repository" in pages["plain"]
     assert "git is not available" in pages["no git"]
     assert all(p.startswith("# What changed\n") and "## " not in p for p in pages.values())
+
+
+@pytest.mark.slow
+def test_the_site_builds_over_a_hostile_history_and_shows_each_bad_entry_as_a_note(tmp_path):
+    """issue 28: a `\\x01` in a commit subject and a snapshot nested too deeply to parse, anywhere in history,
+    never fail the site build: a copy of this repository with such commits builds (scripts/build-docs,
+    --strict), and its "What changed" page shows the subject as text and the bad versions as skipped notes."""
+    from tests.site.conftest import build_site
+    from tests.site.test_site_follows_model import _copy_repo
+
+    root = _copy_repo(tmp_path / "repo")
+    git(root, "init", "-q")
+    first = commit(root, "the repository as it is")
+    good = (root / SNAPSHOT).read_text()
+    (root / SNAPSHOT).write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    deep = commit(root, "a snapshot nested \x01 too deeply <script>alert(1)</script>")
+    (root / SNAPSHOT).write_text(good)
+    back = commit(root, "the snapshot back")
+    built = build_site(root, tmp_path / "site")
+    assert built.returncode == 0, built.output[-3000:]
+    page = (built.site / "changelog" / "index.html").read_text(encoding="utf-8")
+    assert page.count("Skipped, no comparison:") == 2 and "nested too deeply" in page
+    assert deep[:8] in page and back[:8] in page and first[:8] in page
+    assert "<script>alert" not in page and "\x01" not in page and "nested \\x01 too deeply" in page
