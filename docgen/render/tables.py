@@ -153,7 +153,11 @@ def image_inventory(model: "ImageModel") -> str:
     out = table(("Stage", "FROM", "What it builds"), rows)
     extras = [(code(e), "warmed" if e in model.warm_extras else "not warmed",
                _extra_users(model, e)) for e in model.extras_defined]
-    return out + "\n" + table(("Extra", "In the image", "Actors that run with it"), extras)
+    bare = sum(1 for a in model.actors if not a.extras)
+    said = (f"\nEach of the {len(model.extras_defined)} extras NeMo-RL defines, with the registry actors that run "
+            f"with it (an actor with several extras is under each); the {bare} actors with no extra are in none "
+            "of the rows.\n\n")
+    return out + said + table(("Extra", "In the image", "Actors that run with it"), extras)
 
 
 def _extra_users(model: "ImageModel", extra: str) -> str:

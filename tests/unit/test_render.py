@@ -174,6 +174,17 @@ def test_a_diagram_table_says_what_it_counts_and_what_it_leaves_out(model):
                 f"{len(model.actors) - shown} actor(s) are left out") in out, name
 
 
+def test_the_extras_table_says_what_it_counts_and_who_is_in_no_row(model):
+    out = render_block("image-inventory", {}, RenderInputs(model))
+    extras = [r for r in rows(out) if r[1:2] in (["warmed"], ["not warmed"])]
+    assert len(extras) == len(model.extras_defined)
+    bare = [a for a in model.actors if not a.extras]
+    assert bare and all(a.class_name not in out.split("| Extra |", 1)[1] for a in bare)
+    assert (f"Each of the {len(model.extras_defined)} extras NeMo-RL defines, with the registry actors that run with "
+            f"it (an actor with several extras is under each); the {len(bare)} actors with no extra are in none of "
+            "the rows.") in out
+
+
 def test_an_actors_role_is_stated_once_by_the_model_and_drawn_by_it(model):
     """The GRPO diagram asks each lifeline what its role (docgen.model.stages.ROLES) says, and the actors
     page and the diagram's table call it by the same noun: a rollout helper is never drawn returning rewards."""
