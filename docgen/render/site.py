@@ -183,7 +183,9 @@ def changelog_page(history, snapshot: str, dockerfile: str, repo_url: str | None
             continue
         out += [f"## {c.date}: commit {c.sha[:8]}", ""]
         if entry.report is None:
-            out += [f"> **Skipped, no comparison:** {text(entry.problem)}", ""]
+            # one line: a line break in a message from history would end the quote and start a block of its own
+            problem = " ".join(escape_controls(entry.problem).split())
+            out += [f"> **Skipped, no comparison:** {text(problem)}", ""]
         else:
             out += [plain_summary(entry.report), ""]
         out += [f"Commit {link}{tags}; the version before it is from commit {prev} ({p.date}). {said}", ""]

@@ -256,6 +256,20 @@ def test_an_unreadable_or_deeply_nested_version_is_skipped_with_a_note_and_the_r
     assert "### Actors" in page   # the readable entries are still there
 
 
+def test_a_note_from_history_stays_one_line_of_text():
+    """A problem message holding a line break, markup and a control character (as an error quoting a file
+    from history may) is one quoted line of text: it cannot end the quote and start a block of its own."""
+    from docgen.changelog import Commit, Entry, History
+
+    c = Commit("a" * 40, "2026-01-02", "s", SNAPSHOT, DOCKERFILE)
+    p = Commit("b" * 40, "2026-01-01", "s", SNAPSHOT, DOCKERFILE)
+    problem = "bad value\n# A heading\n<script>alert(1)</script>\x1b[31m"
+    page = changelog_page(History([Entry(c, p, None, problem)], None), SNAPSHOT, DOCKERFILE, REPO_URL)
+    note = [line for line in page.splitlines() if "Skipped" in line]
+    assert note == ["> **Skipped, no comparison:** bad value # A heading &lt;script&gt;alert(1)&lt;/script&gt;\\x1b[31m"]
+    assert "\n# A heading" not in page and "\x1b" not in page
+
+
 def test_a_subject_that_splits_git_output_records_reads_whole(scratch):
     """Record separators of git's formats (\\x00 cannot be in a message; \\x01 and newlines-like characters
     can) in a subject: the history keeps its entries and the subject stays whole."""
