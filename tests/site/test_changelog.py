@@ -183,6 +183,29 @@ def test_each_side_is_judged_by_its_own_dockerfile_and_a_dockerfile_only_commit_
     assert "### Venvs: 9 -> 7" in bump_entry and "**dropped**" in bump_entry
 
 
+def test_a_key_version_bump_is_named_in_the_sentence_with_the_packages_it_moves(scratch):
+    """A torch bump: the entry's sentence names torch's old and new version and counts the package change, and
+    the sections that show are the packages and the key versions, nothing that did not change."""
+    root, _ = scratch
+    data = json.loads((root / SNAPSHOT).read_text())
+    packages = data["lock"]["packages"]
+    old_key = next(k for k, p in packages.items() if p["name"] == "torch")
+    new_key = "torch==2.12.0+cu130"
+    packages[new_key] = {**packages.pop(old_key), "version": "2.12.0+cu130"}
+    for members in data["lock"]["install_sets"].values():
+        members[:] = [new_key if m == old_key else m for m in members]
+    write_snapshot(root, data)
+    sha = commit(root, "torch 2.12")
+    h = history(root)
+    entry = h.entries[0]
+    assert entry.commit.sha == sha and entry.report is not None
+    part = sections(changelog_page(h, SNAPSHOT, DOCKERFILE, REPO_URL))[0]
+    sentence = part.split("\n\n")[1]
+    assert sentence == "For the image: torch `2.11.0+cu130` → `2.12.0+cu130`; packages +0 -0 ~1."
+    headings = [line for line in part.splitlines() if line.startswith("### ")]
+    assert headings == ["### Packages per prefetched venv", "### Key versions"]
+
+
 def hostile_history(root: Path):
     data = json.loads((root / SNAPSHOT).read_text())
     data["provenance"]["commit"] = "c" * 40
