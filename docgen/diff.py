@@ -16,13 +16,17 @@ index is left out: the reviewer cannot act on it.
 from __future__ import annotations
 
 import json
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import read_json_object
+from docgen.inputs.shellwords import variables
+from docgen.inputs.syntax import stage_label
 from docgen.model import class_name_of, venv_path
 from docgen.model.build import actors_from_registry, build_model, filter_lines, prefetch_all, venv_dir_of
+from docgen.model.claims import ARG_ALIASES
 from docgen.records import Memo
 from docgen.snapshot.build import build_snapshot, dump_snapshot
 from docgen.snapshot.load import combo_key, load_snapshot
@@ -101,11 +105,107 @@ def _image(dockerfile: "DockerfileFacts", side: Side) -> _Image:
                   tuple((s.package, s.version, s.source, s.extras) for s in model.shared_builds), model.venv_dir, None)
 
 
+# ------------------------------------------------------------------------------------------- the Dockerfile
+
+def _arg_topic(name: str) -> str | None:
+    """What an ARG stands for in a reviewer's words: a name prose already uses for it (uv, python, ...), the
+    CUDA arch list (an ARG named *ARCH*, as the hardware floor reads them), the users (*UID*, *GID*)."""
+    alias = next((word for word, arg in ARG_ALIASES.items() if arg == name), None)
+    if alias and "ARCH" not in name:
+        return alias
+    if "ARCH" in name:
+        return "CUDA arch list"
+    if "UID" in name or "GID" in name:
+        return "users"
+    return None
+
+
+def _step_lines(ins) -> list[str]:
+    """A build step's lines, whitespace collapsed: its arguments, then the lines of its heredocs."""
+    lines = [" ".join(line.split()) for line in ins.args.splitlines()]
+    lines += [" ".join(line.split()) for h in ins.heredocs for line in h.body.splitlines()]
+    return [line for line in lines if line]
+
+
+def _step(ins, other=None) -> str:
+    """A build step as a reviewer recognises it: its keyword and its first line, or (`other`: the step it
+    replaces) the first line where the two differ."""
+    mine = _step_lines(ins)
+    theirs = _step_lines(other) if other is not None else []
+    at = next((i for i, line in enumerate(mine) if i >= len(theirs) or theirs[i] != line), 0) if other else 0
+    line = mine[at] if mine else ""
+    return f"{ins.keyword} {'… ' if at else ''}{line}"
+
+
+def _step_key(ins) -> tuple:
+    """What makes two build steps the same: keyword, flags and lines (comments of the instruction left out)."""
+    return (ins.keyword, tuple(sorted(ins.flags.items())), tuple(_step_lines(ins)))
+
+
+_PLAIN_STEPS = ("ARG", "FROM", "USER")   # reported by name (ARG defaults, stage bases, users), not as steps
+
+
+def image_changes(old: "DockerfileFacts", new: "DockerfileFacts") -> dict:
+    """What changed between two Dockerfiles, for a reviewer of the image: build ARG defaults (each with its
+    topic: uv, CUDA arch list, users, ...), what each stage starts FROM (expanded with the global ARGs, as
+    Docker does), the USER each stage runs as, the extras warmed in the uv cache, and the other build steps
+    (RUN, COPY, ENV, ...) added or removed per stage, in file order. Empty lists when the two are alike."""
+    def args(d):
+        return {(a.stage, a.name): (a.raw if a.raw is not None else a.default) for a in d.args}
+
+    def bases(d):   # the one scope answers what a FROM line expands to (DockerfileFacts.base)
+        return {stage_label(s): d.base(s)[0] for s in d.stages}
+
+    def users(d):
+        return {stage_label(s): [" ".join(i.args.split()) for i in s.instructions if i.keyword == "USER"]
+                for s in d.stages}
+
+    def steps(d):
+        return {stage_label(s): [i for i in s.instructions if i.keyword not in _PLAIN_STEPS] for s in d.stages}
+
+    was, now = args(old), args(new)
+    arg_rows = [{"stage": stage, "name": name, "old": was.get((stage, name)), "new": now.get((stage, name)),
+                 "change": "added" if (stage, name) not in was else "removed" if (stage, name) not in now
+                 else "changed", "topic": _arg_topic(name)}
+                for stage, name in dict.fromkeys([*now, *was])
+                if was.get((stage, name)) != now.get((stage, name))]   # a bare `ARG X` (no default) is no change
+    b_was, b_now = bases(old), bases(new)
+    refs = {stage_label(s): list(variables(s.base)) for d in (old, new) for s in d.stages}
+    base_rows = [{"stage": s, "old": b_was.get(s), "new": b_now.get(s), "args": refs.get(s, [])}
+                 for s in dict.fromkeys([*b_now, *b_was]) if b_was.get(s) != b_now.get(s)]
+    u_was, u_now = users(old), users(new)
+    user_rows = [{"stage": s, "old": u_was.get(s, []), "new": u_now.get(s, [])}
+                 for s in dict.fromkeys([*u_now, *u_was]) if u_was.get(s, []) != u_now.get(s, [])]
+    s_was, s_now = steps(old), steps(new)
+    step_rows = []
+    for stage in dict.fromkeys([*s_now, *s_was]):
+        before, after = s_was.get(stage, []), s_now.get(stage, [])
+        matcher = SequenceMatcher(None, [_step_key(i) for i in before], [_step_key(i) for i in after],
+                                  autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            pairs = tag == "replace" and i2 - i1 == j2 - j1   # steps edited in place: show where they differ
+            step_rows += [{"stage": stage, "change": "removed", "line": i.start_line,
+                           "step": _step(i, after[j1 + n] if pairs else None)} for n, i in enumerate(before[i1:i2])]
+            step_rows += [{"stage": stage, "change": "added", "line": i.start_line,
+                           "step": _step(i, before[i1 + n] if pairs else None)} for n, i in enumerate(after[j1:j2])]
+    warm_was = list(dict.fromkeys(e for w in old.warm_syncs for e in w.extras))
+    warm_now = list(dict.fromkeys(e for w in new.warm_syncs for e in w.extras))
+    return {"args": arg_rows, "bases": base_rows, "users": user_rows, "steps": step_rows,
+            "warmed": _added_removed(warm_was, warm_now)}
+
+
 # ------------------------------------------------------------------------------------------------ comparing
 
-def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_label: str | None = None) -> dict:
-    """The whole report, JSON-able, lists in a stable order (registry order, then names)."""
-    old_image, new_image = _image(dockerfile, old), _image(dockerfile, new)
+def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_label: str | None = None, *,
+            old_dockerfile: "DockerfileFacts | None" = None, old_dockerfile_label: str | None = None) -> dict:
+    """The whole report, JSON-able, lists in a stable order (registry order, then names). NEW is judged
+    against `dockerfile`; OLD against `old_dockerfile` when given (each commit of the image's history with
+    its own Dockerfile), else against the same one. `image` lists what changed between the two Dockerfiles
+    (nothing when they are one)."""
+    old_dockerfile = old_dockerfile or dockerfile
+    old_image, new_image = _image(old_dockerfile, old), _image(dockerfile, new)
     moved = _moved_keys(old.snapshot, new.snapshot)
     actors = _actors(old, new, old_image, new_image)
     report = {
@@ -114,10 +214,12 @@ def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_labe
         "dockerfile": {"path": dockerfile_label or dockerfile.path,
                        "filters": [f for c in dockerfile.prefetch_calls for f in c.filters],
                        "negative_filters": [n for c in dockerfile.prefetch_calls for n in c.negative_filters],
+                       "old_path": old_dockerfile_label or old_dockerfile.path,
                        "problems": {"old": old_image.error, "new": new_image.error}},
+        "image": image_changes(old_dockerfile, dockerfile),
         "extras": _added_removed(list(old.snapshot.extras), list(new.snapshot.extras)),
         "actors": actors,
-        "filters": _filters(dockerfile, old, new, old_image, new_image),
+        "filters": _filters(dockerfile, old, new, old_image, new_image, old_dockerfile),
         "venvs": _venvs(old_image, new_image),
         "source_builds": _source_builds(old, new, old_image, new_image, moved),
         "packages": _packages(old, new, old_image, new_image, moved),
@@ -125,6 +227,7 @@ def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_labe
         "conflicts": _conflicts(old, new),
         "key_versions": _key_versions(old, new),
     }
+    report["filters"] += _dropped_filters(old_dockerfile, dockerfile, old_image)
     report["package_changes"] = _package_changes(report["packages"], old_image, new_image)
     report["summary"] = _summary(report)
     return report
@@ -188,13 +291,16 @@ def _actors(old: Side, new: Side, old_image: _Image, new_image: _Image) -> dict:
             "renamed": renamed, "changed": changed}
 
 
-def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Image, new_image: _Image) -> list:
-    """Each prefetch filter against both sides. `status`: `ok` (same venvs), `changed` (still selects
-    something, but not the same actors), `no-match` (selects nothing in NEW: the filter went stale)."""
+def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Image, new_image: _Image,
+             old_dockerfile: "DockerfileFacts") -> list:
+    """Each prefetch filter of NEW's Dockerfile against both sides. `status`: `ok` (same venvs), `changed`
+    (still selects something, but not the same actors), `no-match` (selects nothing in NEW: the filter went
+    stale), `added` (OLD's Dockerfile has no such filter)."""
     out = []
+    before = {text for text, _ in filter_lines(old_dockerfile.prefetch_calls)}
     for text, line in filter_lines(dockerfile.prefetch_calls):
         was, now = list(old_image.filter_actors.get(text, ())), list(new_image.filter_actors.get(text, ()))
-        status = "no-match" if not now else ("ok" if was == now else "changed")
+        status = "no-match" if not now else ("ok" if was == now else "added" if text not in before else "changed")
         # an actor the filter names that runs on the system interpreter gets no venv: say so
         system = [e.actor for e in new.snapshot.registry.entries if text in e.actor and e.command == SYSTEM_COMMAND]
         out.append({"filter": text, "line": line, "status": status, "old_actors": was, "new_actors": now,
@@ -206,6 +312,14 @@ def _filters(dockerfile: "DockerfileFacts", old: Side, new: Side, old_image: _Im
                     ("ok" if was == now else "changed"), "old_actors": was, "new_actors": now,
                     "new_system_matches": []})
     return out
+
+
+def _dropped_filters(old_dockerfile: "DockerfileFacts", dockerfile: "DockerfileFacts", old_image: _Image) -> list:
+    """The prefetch filters OLD's Dockerfile has and NEW's no longer has (status `dropped`)."""
+    kept = {text for text, _ in filter_lines(dockerfile.prefetch_calls)}
+    return [{"filter": text, "line": line, "status": "dropped", "old_actors": list(old_image.filter_actors.get(text, ())),
+             "new_actors": [], "new_system_matches": []}
+            for text, line in filter_lines(old_dockerfile.prefetch_calls) if text not in kept]
 
 
 def _venvs(old_image: _Image, new_image: _Image) -> dict:
@@ -504,4 +618,6 @@ def _summary(report: dict) -> dict:
         "conflict_groups_added": len(report["conflicts"]["added"]),
         "conflict_groups_removed": len(report["conflicts"]["removed"]),
         "key_versions_changed": [k["name"] for k in report["key_versions"] if k["changed"]],
+        "dockerfile_changed": any(report["image"][k] for k in ("args", "bases", "users", "steps"))
+                              or any(report["image"]["warmed"].values()),
     }

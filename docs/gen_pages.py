@@ -6,7 +6,9 @@ Writes, at build time only (nothing lands in docs/):
   reference/venvs/index.md          the prefetched venvs, one row each
   reference/venvs/<ClassName>.md    one page per prefetched venv: package, version, source
   reference/actors.md               every registry actor: its role in plain words, its extras, where it runs
-  changelog.md                      what changed: `docgen diff` between consecutive snapshot commits in git
+  glossary.md                       the glossary: docs/includes/glossary.md (every page's tooltips) as a list
+  changelog.md                      what changed: `docgen diff` between consecutive commits of the snapshot or
+                                    the Dockerfile in git, each side with its own inputs
 
 The per-venv pages follow the model (a filter fewer means a page fewer), so the nav entries for them
 are appended here to the "Worker venvs" section of mkdocs.yml's explicit nav rather than typed there.
@@ -24,14 +26,15 @@ from docgen.cli import build_parser
 from docgen.errors import InputError
 from docgen.model.build import load_model
 from docgen.project import find_project
-from docgen.render.site import (actors_page, changelog_page, cli_page, left_out_note, nav_title, page_stems,
-                                rules_page, venv_index, venv_page, venv_page_names)
+from docgen.render.site import (actors_page, changelog_page, cli_page, glossary_page, left_out_note, nav_title,
+                                page_stems, read_glossary, rules_page, venv_index, venv_page, venv_page_names)
 
 # the repository this site belongs to: the folder of mkdocs.yml, found like every docgen command finds it
 REPO_ROOT = Path(mkdocs_gen_files.config.config_file_path).resolve().parent
 
 VENV_DIR = "reference/venvs"
 VENV_INDEX = f"{VENV_DIR}/index.md"
+GLOSSARY = "includes/glossary.md"   # under docs/; mkdocs.yml's pymdownx.snippets appends it to every page
 HELP_WIDTH = "100"  # argparse wraps to $COLUMNS; fix it so the page does not depend on the terminal
 
 
@@ -81,12 +84,21 @@ def main() -> None:
         entries.append({nav_title(names[v.actor]): page})
     add_venv_pages_to_nav(mkdocs_gen_files.config, entries)
 
+    glossary = Path(mkdocs_gen_files.config.docs_dir) / GLOSSARY
+    source = Path(os.path.relpath(glossary, REPO_ROOT)).as_posix()
+    try:
+        terms = read_glossary(glossary.read_text(encoding="utf-8"), source)
+    except InputError as exc:
+        raise SystemExit(f"gen_pages.py: {exc}")
+    with mkdocs_gen_files.open("glossary.md", "w") as fh:
+        fh.write(glossary_page(terms, source))
+
     # the image's own changelog, from the snapshot's git history; a commit links to repo_url's commit page
     snapshot = Path(os.path.relpath(project.snapshot, project.root)).as_posix()
     dockerfile = Path(os.path.relpath(project.dockerfile, project.root)).as_posix()
-    history = read_history(project.root, snapshot, dockerfile, model.dockerfile)
+    history = read_history(project.root, snapshot, dockerfile)
     with mkdocs_gen_files.open("changelog.md", "w") as fh:
-        fh.write(changelog_page(history, snapshot, mkdocs_gen_files.config.get("repo_url")))
+        fh.write(changelog_page(history, snapshot, dockerfile, mkdocs_gen_files.config.get("repo_url")))
 
 
 main()

@@ -131,6 +131,33 @@ def build_arg_value(dockerfile: "DockerfileFacts", name: str):
     return uses[-1][:2] if uses else image_value(dockerfile, name)
 
 
+class Role(NamedTuple):
+    """What an actor of one role is and does in a job, stated once: the actors page says it in a sentence and
+    the job diagrams draw it (what the driver asks of it, what it sends back; empty when a diagram of a
+    training step does not draw it)."""
+    noun: str        # "policy worker"
+    does: str        # what it does, in the words a reader searches with
+    asked: str = ""  # the driver's message to it in a GRPO step
+    answers: str = ""
+
+    @property
+    def said(self) -> str:
+        """`environment: scores the responses and returns rewards`, the actors page's words."""
+        return f"{self.noun}: {self.does}" if self.does else self.noun
+
+
+ROLES = {
+    "policy": Role("policy worker", "holds the model and trains it (the optimizer step, log-probs)"),
+    "generation": Role("generation worker", "samples responses from the policy's weights (inference, rollouts)"),
+    "value": Role("value worker", "the critic that estimates a value per token"),
+    "environment": Role("environment", "scores the responses and returns rewards",
+                        "score the responses", "rewards"),
+    "rollout": Role("rollout helper", "collects and buffers experience between generation and training",
+                    "collect the batch's experience", "experience for the train step"),
+    "other": Role("helper actor", ""),
+}
+
+
 def role_of(fqn: str) -> str:
     """What an actor does in a job, read from where NeMo-RL keeps its module."""
     module = "." + fqn.rsplit(".", 1)[0] + "."

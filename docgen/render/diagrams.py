@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import ArgError
 from docgen.model import venv_path
-from docgen.model.stages import base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label
+from docgen.model.stages import (
+    ROLES, base_of, base_venv, copy_edges, published_stage, role_of, stage_at, stage_label,
+)
 from docgen.render.markdown import code, label, mermaid, node_id, table, text
 
 if TYPE_CHECKING:
@@ -152,21 +154,30 @@ def _driver(job: str) -> str:
 
 
 def _details(model: "ImageModel", job: str, lanes: list[_Lane], system: tuple[str, list[str]] | None = None) -> str:
-    """The table under a sequence diagram: every actor a lane stands for, with its extra and its venv."""
+    """The table under a sequence diagram: the driver and every actor a lane stands for, with its role (as
+    the model states it), its extra and its venv; above it, what each "+N" lifeline leaves out, by name."""
     driver_venv = code(base_venv(model))
-    rows = [(f"{job} driver", "the job's driver script", "", f"base venv {driver_venv}")]
+    rows = [(f"{job} driver", "the job's driver script", "driver", "", f"base venv {driver_venv}")]
     for lane in lanes:
         for w in lane.workers:
             how = "prefetched venv" if w.prefetched else "venv built on first use,"
-            rows.append((text(lane.title), code(w.fqn), ", ".join(code(e) for e in w.extras), f"{how} {code(w.path)}"))
+            rows.append((text(lane.title), code(w.fqn), ROLES[role_of(w.fqn)].noun,
+                         ", ".join(code(e) for e in w.extras), f"{how} {code(w.path)}"))
     if system:
         title, fqns = system
-        rows += [(text(title), code(fqn), "", f"the driver venv {driver_venv} (`sys.executable`), no venv of its own")
-                 for fqn in fqns]
-    grouped = any(len(lane.workers) > 1 for lane in lanes) or (system is not None and len(system[1]) > 1)
-    legend = ("A name with \"+N\" in the diagram is one lifeline for its first actor and N more that run the "
-              "same way; the table lists each actor the diagram stands for.\n\n") if grouped else ""
-    return "\n" + legend + table(("In the diagram", "Actor", "Extra", "Runs in"), rows)
+        rows += [(text(title), code(fqn), ROLES[role_of(fqn)].noun, "",
+                  f"the driver venv {driver_venv} (`sys.executable`), no venv of its own") for fqn in fqns]
+    groups = [(lane.title, [w.class_name for w in lane.workers]) for lane in lanes if len(lane.workers) > 1]
+    if system is not None and len(system[1]) > 1:
+        groups.append((system[0], [fqn.rsplit(".", 1)[-1] for fqn in system[1]]))
+    legend = "".join(
+        f"The lifeline {code(title)} is {text(names[0])} and stands for the {len(names) - 1} actor(s) of the same "
+        f"extra it leaves out of the diagram: {', '.join(text(n) for n in names[1:])}.\n\n" for title, names in groups)
+    shown = len(rows) - 1
+    counted = (f"The table lists the driver and each of the {shown} actor(s) the diagram draws or stands for; the "
+               f"registry's other {len(model.actors) - shown} actor(s) are left out (the Actors reference lists "
+               "every one).\n\n")
+    return "\n" + legend + counted + table(("In the diagram", "Actor", "Role", "Extra", "Runs in"), rows)
 
 
 def diagram_dpo(model: "ImageModel") -> str:
@@ -199,14 +210,18 @@ def diagram_grpo(model: "ImageModel", policy: str, generation: str = "vllm") -> 
         raise ArgError(f"no generation worker in the registry runs with extra {generation!r}")
     policy_lane = _Lane("policy", (workers[0],))
     gen_lanes = _lanes("gen", generators, group=True)
-    env_lanes = _lanes("env", _workers(model, "environment") + _workers(model, "rollout"), group=True)
+    # one lane per extra within a role: what the driver asks of a lane is its role's (ROLES), so two roles
+    # never share a lifeline
+    helper_lanes = [(lane, ROLES["environment"]) for lane in _lanes("env", _workers(model, "environment"), group=True)]
+    helper_lanes += [(lane, ROLES["rollout"]) for lane in _lanes("roll", _workers(model, "rollout"), group=True)]
+    env_lanes = [lane for lane, _ in helper_lanes]
     lines = ["sequenceDiagram", _driver("GRPO"), _participant(policy_lane)]
     lines += [_participant(lane) for lane in gen_lanes + env_lanes]
-    env_ids = [lane.pid for lane in env_lanes]
+    asks = [(lane.pid, role) for lane, role in helper_lanes]
     system_envs = [a for a in model.system_actors if role_of(a.fqn) == "environment"]
     system = None
     if system_envs:  # environments like math scoring run on sys.executable: the driver venv, no venv of their own
-        env_ids.append("sysenv")
+        asks.append(("sysenv", ROLES["environment"]))
         more = f" +{len(system_envs) - 1}" if len(system_envs) > 1 else ""
         system = (system_envs[0].class_name + more, [a.fqn for a in system_envs])
         lines.append(f"    participant sysenv as {label(system[0])}<br/>driver venv")
@@ -214,9 +229,9 @@ def diagram_grpo(model: "ImageModel", policy: str, generation: str = "vllm") -> 
     lines.append("    loop each GRPO step")
     lines.append(f"        driver->>{gen}: generate responses<br/>for a batch of prompts")
     lines.append(f"        {gen}-->>driver: responses")
-    for env_id in env_ids:
-        lines.append(f"        driver->>{env_id}: score the responses")
-        lines.append(f"        {env_id}-->>driver: rewards")
+    for pid, role in asks:
+        lines.append(f"        driver->>{pid}: {label(role.asked)}")
+        lines.append(f"        {pid}-->>driver: {label(role.answers)}")
     lines.append("        driver->>policy: log-probs, then a train step<br/>on group-relative advantages")
     lines.append(f"        policy->>{gen}: refit: push the updated weights")
     lines.append("    end")

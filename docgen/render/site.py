@@ -6,9 +6,13 @@ from __future__ import annotations
 import argparse
 import html
 import posixpath
+import re
 
+from docgen.errors import InputError
+from docgen.errors import escape_controls   # the one rule for control characters in input text
 from docgen.model.facts import KINDS
-from docgen.model.stages import base_venv, role_of
+from docgen.model.stages import ROLES, base_venv, role_of
+from docgen.render.diff import diff_markdown, has_sections, plain_summary
 from docgen.render.generators import GENERATORS
 from docgen.render.markdown import code, text
 from docgen.render.values import VALUES, render_value
@@ -150,17 +154,6 @@ def venv_index(model, names: dict[str, str]) -> str:
     return "\n".join(out) + "\n"
 
 
-# What each role does in a job, in the words a reader searches with (role_of reads the role from the module).
-ROLE_WORDS = {
-    "policy": "policy worker: holds the model and trains it (the optimizer step, log-probs)",
-    "generation": "generation worker: samples responses from the policy's weights (inference, rollouts)",
-    "value": "value worker: the critic that estimates a value per token",
-    "environment": "environment: scores the responses and returns rewards",
-    "rollout": "rollout helper: collects and buffers experience between generation and training",
-    "other": "helper actor",
-}
-
-
 def camel_words(name: str) -> str:
     """`RewardModelEnvironment` -> `reward model environment`: a new word where a capital follows a lower-case
     letter, so names such as `DTensor` and `SGLang` stay whole; a plain capitalised word is lower-cased."""
@@ -195,9 +188,10 @@ def actors_page(model, names: dict[str, str]) -> str:
         extras = ", ".join(code(e) for e in actor.extras) or "none (the base install set)"
         words = camel_words(actor.class_name)
         spelled = f" ({words})" if words != actor.class_name else ""
-        article = "an" if ROLE_WORDS[role][0] in "aeiou" else "a"
+        what = ROLES[role]
+        article = "an" if what.noun[0] in "aeiou" else "a"
         out += [f"## {text(actor.class_name)}", "",
-                f"{text(actor.class_name)}{text(spelled)} is {article} {ROLE_WORDS[role]}.", "",
+                f"{text(actor.class_name)}{text(spelled)} is {article} {what.said}.", "",
                 f"- Class: {code(actor.fqn)}",
                 f"- Registry entry: {code(actor.member or actor.command)}",
                 f"- Extras: {extras}",
@@ -205,29 +199,34 @@ def actors_page(model, names: dict[str, str]) -> str:
     return "\n".join(out)
 
 
-CHANGELOG_INTRO = ("How the image changed with each new NeMo-RL snapshot, newest first: `docgen diff` between each "
-                   "commit of `{snapshot}` and the commit before it, judged against the Dockerfile of the newer "
-                   "commit. Each entry links to the commit that made the change.")
+CHANGELOG_INTRO = ("How the image changed, newest first: one entry per commit that changed `{snapshot}` or "
+                   "`{dockerfile}`, each compared with the commit before it, each side with its own snapshot and "
+                   "its own Dockerfile (`docgen diff`). An entry starts with one sentence on what a reviewer of the "
+                   "image needs (venvs, source builds, key versions, base image, tools) and shows only the "
+                   "sections where something changed; an entry where nothing a reader of the image sees changed "
+                   "is one line. A version that does not read is skipped with a note. Commits that change neither "
+                   "file are left out.")
+
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~%/+-]*)?")
 
 
 def commit_url(repo_url: str | None, sha: str) -> str | None:
-    """The forge's page of one commit (GitHub's and GitLab's spelling), from mkdocs.yml's repo_url."""
-    return f"{repo_url.rstrip('/')}/commit/{sha}" if repo_url else None
+    """The forge's page of one commit (GitHub's and GitLab's spelling), from mkdocs.yml's repo_url; no link
+    when the URL is not a plain http(s) address (a `javascript:` URL, markup, spaces) or the hash is not one."""
+    if not repo_url or not _URL.fullmatch(repo_url) or not re.fullmatch(r"[0-9a-f]{7,64}", sha):
+        return None
+    return f"{repo_url.rstrip('/')}/commit/{sha}"
 
 
 def _diff_body(report: dict) -> list[str]:
-    """`docgen diff --format markdown` as the body of one changelog entry: its title left out (the entry's
-    heading says it), its sections one level up, the headline a sentence, and the folded package list as
-    a collapsible block the site renders (Markdown inside raw <details> HTML would stay unrendered)."""
-    from docgen.render.diff import diff_markdown
-
-    lines = diff_markdown(report).splitlines()[1:]
+    """A changelog entry's body: `docgen diff --format markdown` of the changed sections, its title left out
+    (the entry's heading says it), its sections one level up, and the folded package list as a collapsible
+    block the site renders (Markdown inside raw <details> HTML would stay unrendered)."""
+    lines = diff_markdown(report, changed_only=True).splitlines()[3:]   # after its title and sentence
     out, folded = [], False
     for line in lines:
         if line.startswith("#### "):
             line = "### " + line[len("#### "):]
-        elif line.startswith("**") and line.endswith("**") and not line.endswith(".**"):
-            line = line[:-2] + ".**"
         if line.startswith("<details><summary>") and line.endswith("</summary>"):
             summary = line[len("<details><summary>"):-len("</summary>")].replace('"', "'")
             out.append(f'??? note "{summary}"')
@@ -237,14 +236,21 @@ def _diff_body(report: dict) -> list[str]:
             folded = False
             continue
         out.append("    " + line if folded and line else line)
+    while out and not out[0]:
+        out.pop(0)
     return out
 
 
-def changelog_page(history, snapshot: str, repo_url: str | None) -> str:
-    """The "What changed" page from a docgen.changelog.History: one section per commit that changed the
-    snapshot, newest first, each linking to its commit; or the history's note when it has no entry."""
+def _subject(value: str) -> str:
+    """A commit subject as text: control characters shown as escapes, markup and HTML shown as written."""
+    return text(escape_controls(value))
 
-    out = ["# What changed", "", CHANGELOG_INTRO.format(snapshot=snapshot), ""]
+
+def changelog_page(history, snapshot: str, dockerfile: str, repo_url: str | None) -> str:
+    """The "What changed" page from a docgen.changelog.History: one entry per commit that changed the
+    snapshot or the Dockerfile, newest first, each linking to its commit; or the history's note when it has
+    no entry. Commit subjects, tags and the repository URL are untrusted: escaped, or no link at all."""
+    out = ["# What changed", "", CHANGELOG_INTRO.format(snapshot=snapshot, dockerfile=dockerfile), ""]
     if not history.entries:
         out += [f"No changelog here: {history.note}", ""]
         return "\n".join(out)
@@ -253,12 +259,53 @@ def changelog_page(history, snapshot: str, repo_url: str | None) -> str:
         url, prev_url = commit_url(repo_url, c.sha), commit_url(repo_url, p.sha)
         link = f"[{code(c.sha[:8])}]({url})" if url else code(c.sha[:8])
         prev = f"[{code(p.sha[:8])}]({prev_url})" if prev_url else code(p.sha[:8])
-        judged = "that commit's Dockerfile" if entry.dockerfile == "at this commit" else "the current Dockerfile"
-        out += [f"## {c.date}: commit {c.sha[:8]}", "",
-                f"Commit {link} changed the snapshot; the version before it is from commit {prev} ({p.date}). "
-                f"Judged against {judged}. Commit message: \u201c{text(c.subject)}\u201d", ""]
+        tags = f" (tagged {', '.join(code(t) for t in c.tags)})" if c.tags else ""
+        said = f"Commit message: \u201c{_subject(c.subject)}\u201d"
+        if entry.report is not None and not has_sections(entry.report):
+            out += [f"**{c.date}**, commit {link}{tags}: {plain_summary(entry.report)} {said}", ""]
+            continue
+        out += [f"## {c.date}: commit {c.sha[:8]}", ""]
         if entry.report is None:
-            out += [f"> **No comparison:** {text(entry.problem)}", ""]
+            # one line: a line break in a message from history would end the quote and start a block of its own
+            problem = " ".join(escape_controls(entry.problem).split())
+            out += [f"> **Skipped, no comparison:** {text(problem)}", ""]
         else:
+            out += [plain_summary(entry.report), ""]
+        out += [f"Commit {link}{tags}; the version before it is from commit {prev} ({p.date}). {said}", ""]
+        if entry.report is not None:
             out += _diff_body(entry.report) + [""]
+    return "\n".join(out)
+
+
+_TERM = re.compile(r"\*\[(?P<term>[^\]\n]+)\]:[ \t]*(?P<meaning>\S.*)")
+
+
+def read_glossary(source: str, path: str) -> list[tuple[str, str]]:
+    """The glossary file's (term, meaning) pairs, in file order: one `*[term]: meaning` line each (Material's
+    abbreviation syntax); blank lines are skipped; anything else is bad input, named by file and line."""
+    terms = []
+    for number, line in enumerate(source.split("\n"), 1):
+        if not line.strip():
+            continue
+        match = _TERM.fullmatch(line.rstrip())
+        if match is None:
+            raise InputError(path, number, "not a glossary line: expected `*[term]: meaning`")
+        terms.append((match["term"].strip(), match["meaning"].strip()))
+    if not terms:
+        raise InputError(path, None, "the glossary defines no term")
+    return terms
+
+
+def glossary_page(terms: list[tuple[str, str]], source: str) -> str:
+    """The Glossary page: each meaning once, under every spelling that shares it (`extra, extras`), sorted
+    without regard to case; the same file gives every page its tooltips."""
+    by_meaning: dict[str, list[str]] = {}
+    for term, meaning in terms:
+        by_meaning.setdefault(meaning, []).append(term)
+    out = ["# Glossary", "",
+           f"The words these pages use that a newcomer may not know ({len(by_meaning)} entries). Each shows its "
+           f"meaning as a tooltip wherever it stands in a page's text (not inside code); this page lists them "
+           f"from the same file, `{source}`.", ""]
+    for meaning, spellings in sorted(by_meaning.items(), key=lambda item: item[1][0].lower()):
+        out += [", ".join(text(s) for s in spellings), f":   {text(meaning)}", ""]
     return "\n".join(out)

@@ -155,7 +155,11 @@ def image_inventory(model: "ImageModel") -> str:
     out = table(("Stage", "FROM", "What it builds"), rows)
     extras = [(code(e), "warmed" if e in model.warm_extras else "not warmed",
                _extra_users(model, e)) for e in model.extras_defined]
-    return out + "\n" + table(("Extra", "In the image", "Actors that run with it"), extras)
+    bare = sum(1 for a in model.actors if not a.extras)
+    said = (f"\nEach of the {len(model.extras_defined)} extras NeMo-RL defines, with the registry actors that run "
+            f"with it (an actor with several extras is under each); the {bare} actors with no extra are in none "
+            "of the rows.\n\n")
+    return out + said + table(("Extra", "In the image", "Actors that run with it"), extras)
 
 
 def _extra_users(model: "ImageModel", extra: str) -> str:
@@ -229,7 +233,12 @@ def venv_inventory(model: "ImageModel") -> str:
                 else f"at image build, {_gym_count(g)}")
         rows.append((code(f"{g.venv_dir.rstrip('/')}/<server>"), "NeMo-Gym environment server",
                      "(the server's own requirements)", when))
-    return table(("Venv", "Used by", "Extras", "Built"), rows)
+    gym = f", and {len(model.gym)} row(s) for the NeMo-Gym environment venvs" if model.gym else ""
+    said = (f"{len(rows)} rows: the driver venv, the {len(model.venvs)} prefetched worker venvs, the "
+            f"{len(model.not_prefetched)} worker venvs built on the node at first use{gym}. The "
+            f"{len(model.system_actors)} actors that run on the system interpreter have no venv of their own and "
+            "no row.\n\n")
+    return said + table(("Venv", "Used by", "Extras", "Built"), rows)
 
 
 def not_prefetched(model: "ImageModel") -> str:

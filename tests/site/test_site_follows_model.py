@@ -76,8 +76,8 @@ def test_one_filter_fewer_changes_the_site(tmp_path, site):
     assert table_after.count("<tr>") == table_before.count("<tr>") - 1
     assert DROPPED_FILTER in table_before and DROPPED_FILTER not in table_after
 
-    assert "Those filters give nine (9) venvs" in _text(venvs_before)
-    assert "Those filters give eight (8) venvs" in _text(venvs_after)
+    assert "Those filters give nine (9) worker venvs" in _text(venvs_before)
+    assert "Those filters give eight (8) worker venvs" in _text(venvs_after)
     assert "The image passes seven filters" in _text(venvs_after)
     assert (site / "reference/venvs/MegatronPolicyWorker/index.html").exists()
     assert not (after.site / "reference/venvs/MegatronPolicyWorker/index.html").exists()

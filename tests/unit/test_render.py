@@ -85,7 +85,12 @@ def test_actor_mapping_variants(model):
 
 
 def test_venv_inventory_starts_with_the_driver_venv(model):
-    table = rows(render_block("venv-inventory", {}, RenderInputs(model)))
+    out = render_block("venv-inventory", {}, RenderInputs(model))
+    table = rows(out)
+    # what the table counts, above it: the rows it has, of which kinds, and who has none
+    assert out.startswith(f"{len(table)} rows: the driver venv, the {len(model.venvs)} prefetched worker venvs, the "
+                          f"{len(model.not_prefetched)} worker venvs built on the node at first use")
+    assert f"The {len(model.system_actors)} actors that run on the system interpreter have no venv" in out
     assert table[0][0] == "`/opt/nemo_rl_venv`"  # from UV_PROJECT_ENVIRONMENT, not typed
     assert len([r for r in table if r[3] == "at image build"]) == 1 + 4
     assert len([r for r in table if r[3] == "on the node at first use"]) == 2
@@ -141,18 +146,84 @@ def test_diagrams_take_participants_from_the_model(model):
     assert megatron_venv not in dpo.split("```")[1]   # not in the diagram itself
     megatron_fqn = next(v.actor for v in model.venvs if v.class_name == "MegatronPolicyWorker")
     assert f"| MegatronPolicyWorker | `{megatron_fqn}` " \
-           f"| `mcore` | prefetched venv `{megatron_venv}` |" in dpo
+           f"| policy worker | `mcore` | prefetched venv `{megatron_venv}` |" in dpo
     assert "Vllm" not in dpo
     v2 = render_block("diagram-grpo-v2", {}, src)
     assert "participant policy as DTensorPolicyWorkerV2<br/>automodel" in v2
     # the two vLLM workers share an extra: one lifeline, both named in the table
-    assert "participant gen1 as VllmGenerationWorker +1<br/>vllm" in v2 and "VllmAsyncGenerationWorker` | `vllm`" in v2
+    assert "participant gen1 as VllmGenerationWorker +1<br/>vllm" in v2
+    assert "VllmAsyncGenerationWorker` | generation worker | `vllm`" in v2
     assert "MathEnvironment<br/>driver venv" in v2 and "refit" in v2
-    assert ("| MathEnvironment | `rl.environments.math_environment.MathEnvironment` |  | the driver venv "
-            "`/opt/nemo_rl_venv` (`sys.executable`), no venv of its own |") in v2
-    assert 'A name with "+N" in the diagram is one lifeline for its first actor and N more' in v2
+    assert ("| MathEnvironment | `rl.environments.math_environment.MathEnvironment` | environment |  | the driver "
+            "venv `/opt/nemo_rl_venv` (`sys.executable`), no venv of its own |") in v2
+    # a "+N" lifeline names the actors it leaves out of the diagram
+    assert ("The lifeline `VllmGenerationWorker +1` is VllmGenerationWorker and stands for the 1 actor(s) of the "
+            "same extra it leaves out of the diagram: VllmAsyncGenerationWorker.") in v2
     megatron = render_block("diagram-grpo-megatron", {}, src)
     assert "participant policy as MegatronPolicyWorker<br/>mcore" in megatron
+
+
+def test_a_diagram_table_says_what_it_counts_and_what_it_leaves_out(model):
+    src = RenderInputs(model)
+    for name in ("diagram-dpo", "diagram-grpo-v2", "diagram-grpo-megatron"):
+        out = render_block(name, {}, src)
+        table = rows(out)
+        shown = len(table) - 1   # the driver's row is not an actor
+        assert table[0][0].endswith("driver") and shown >= 1
+        assert (f"the driver and each of the {shown} actor(s) the diagram draws or stands for; the registry's other "
+                f"{len(model.actors) - shown} actor(s) are left out") in out, name
+
+
+def test_the_extras_table_says_what_it_counts_and_who_is_in_no_row(model):
+    out = render_block("image-inventory", {}, RenderInputs(model))
+    extras = [r for r in rows(out) if r[1:2] in (["warmed"], ["not warmed"])]
+    assert len(extras) == len(model.extras_defined)
+    bare = [a for a in model.actors if not a.extras]
+    assert bare and all(a.class_name not in out.split("| Extra |", 1)[1] for a in bare)
+    assert (f"Each of the {len(model.extras_defined)} extras NeMo-RL defines, with the registry actors that run with "
+            f"it (an actor with several extras is under each); the {len(bare)} actors with no extra are in none of "
+            "the rows.") in out
+
+
+def test_an_actors_role_is_stated_once_by_the_model_and_drawn_by_it(model):
+    """The GRPO diagram asks each lifeline what its role (docgen.model.stages.ROLES) says, and the actors
+    page and the diagram's table call it by the same noun: a rollout helper is never drawn returning rewards."""
+    from docgen.model.stages import ROLES, role_of
+    from docgen.render.site import actors_page, venv_page_names
+
+    v2 = render_block("diagram-grpo-v2", {}, RenderInputs(model))
+    source = v2.split("```")[1]
+    lanes = {line.split()[1]: line.split(" as ", 1)[1].split("<br/>")[0].split(" +")[0]
+             for line in source.splitlines() if line.strip().startswith("participant ")}
+    fqn_of = {a.class_name: a.fqn for a in model.actors}
+    checked = set()
+    for line in source.splitlines():
+        line = line.strip()
+        if line.startswith("driver->>") and lanes.get(line[9:].split(":")[0]) in fqn_of:
+            pid, message = line[9:].split(": ", 1)
+            role = ROLES[role_of(fqn_of[lanes[pid]])]
+            if role.asked:
+                assert message == role.asked, line
+                assert f"{pid}-->>driver: {role.answers}" in source
+                checked.add(role.noun)
+    assert "environment" in checked
+    page = actors_page(model, venv_page_names(model.venvs))
+    for row in rows(v2)[1:]:
+        fqn = row[1].strip("`")
+        role = ROLES[role_of(fqn)]
+        assert row[2] == role.noun
+        assert f"is an {role.said}." in page or f"is a {role.said}." in page
+
+
+def test_a_rollout_lane_is_asked_for_experience_not_rewards(repo_model):
+    """The repository's GRPO diagram: SyncRolloutActor (a rollout helper) has a lifeline of its own, asked
+    what the model says a rollout helper does, and no rewards come back from it."""
+    from docgen.model.stages import ROLES
+
+    source = render_block("diagram-grpo-v2", {}, RenderInputs(repo_model)).split("```")[1]
+    pid = next(line.split()[1] for line in source.splitlines() if " as SyncRolloutActor<br/>" in line)
+    assert f"driver->>{pid}: {ROLES['rollout'].asked}" in source
+    assert f"{pid}-->>driver: {ROLES['rollout'].answers}" in source and f"{pid}-->>driver: rewards" not in source
 
 
 def test_sequence_participant_labels_stay_short(model):
