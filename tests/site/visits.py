@@ -107,6 +107,112 @@ window.__layout = (div) => {
 true
 """
 
+# READING: every diagram of the page as a reader sees it in the scheme now applied. For each piece of text
+# (an SVG text or tspan, or HTML in a foreignObject, holding text of its own): its font size as rendered (the
+# computed size times the SVG's scale on screen) and its contrast against what is painted behind it (the
+# shapes and boxes under its centre, composited over the page). For each line, arrowhead in use, outline and
+# chart bar: its contrast against what is behind it. Contrast is WCAG 2's relative-luminance ratio.
+READING = r"""
+// READING: every diagram of the page, as a reader sees it in the scheme now applied: for each piece of text,
+// its rendered font size and its contrast against what is drawn behind it; for each line, arrow, outline and
+// bar, its contrast against what is behind it. Contrast is WCAG 2's, colours composited over the page.
+(() => {
+  const parse = (c) => { const m = (c || '').match(/rgba?\(([^)]+)\)/); if (!m) return null;
+    const v = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const over = (top, under) => { const a = top[3]; return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat(1); };
+  const lum = (c) => { const [r, g, b] = c.slice(0, 3).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const SHAPES = new Set(['rect', 'circle', 'ellipse', 'polygon', 'path']);
+  const page = () => { let c = parse(getComputedStyle(document.body).backgroundColor);
+    return c && c[3] > 0 ? over(c, [255, 255, 255, 1]) : [255, 255, 255, 1]; };
+  // one element's own paint as a background: an SVG shape's fill, an HTML box's (or the svg's) background
+  const paint = (e) => { const s = getComputedStyle(e);
+    if (e instanceof SVGElement && e.tagName !== 'svg') {
+      if (!SHAPES.has(e.tagName) || e.closest('marker')) return null;
+      const c = parse(s.fill); if (!c) return null;
+      return [c[0], c[1], c[2], c[3] * Number(s.fillOpacity) * Number(s.opacity)];
+    }
+    const c = parse(s.backgroundColor); return c && c[3] > 0 ? c : null; };
+  // what is painted under a point of the screen, below `self` (left out, with everything above it)
+  const behind = (x, y, self) => { const stack = document.elementsFromPoint(x, y);
+    let i = stack.indexOf(self); const layers = [];
+    for (const e of stack.slice(i < 0 ? 0 : i + (self instanceof SVGElement ? 1 : 0))) {
+      if (e === self && self instanceof SVGElement) continue;
+      if (e.closest && e.closest('.md-header, .md-sidebar, .md-tabs')) continue;
+      const p = paint(e); if (!p || p[3] === 0) continue;
+      layers.push(p); if (p[3] >= 1) break; }
+    return layers.reverse().reduce((under, top) => over(top, under), page()); };
+  // drawn at all: a box with some area, or a horizontal or vertical line (no area, one length)
+  const visible = (e) => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+    return (r.width > 0 || r.height > 0) && s.visibility !== 'hidden' && s.display !== 'none'; };
+  const centre = (e) => { e.scrollIntoView({block: 'center', inline: 'center'}); const r = e.getBoundingClientRect();
+    return [r.left + r.width / 2, r.top + r.height / 2]; };
+  const scaleOf = (e) => { const g = e instanceof SVGGraphicsElement ? e : e.closest('foreignObject');
+    const m = g && g.getScreenCTM(); return m ? Math.hypot(m.a, m.b) : 1; };
+  return [...document.querySelectorAll('div.mermaid')].map(div => {
+    const svg = div.querySelector('svg'); const texts = [], lines = [];
+    if (!svg) return {role: null, texts, lines};
+    // text: every element that holds text of its own (an SVG text or tspan, or HTML inside a foreignObject)
+    const holders = new Set(); const walk = document.createTreeWalker(svg, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode())
+      if (n.textContent.trim() && !n.parentElement.closest('style, title, desc, defs')) holders.add(n.parentElement);
+    for (const e of holders) { if (!visible(e)) continue;
+      const s = getComputedStyle(e);
+      let fg = parse(e instanceof SVGElement ? s.fill : s.color); if (!fg) continue;
+      const [x, y] = centre(e); const bg = behind(x, y, e);
+      if (e instanceof SVGElement) fg = [fg[0], fg[1], fg[2], fg[3] * Number(s.fillOpacity)];
+      texts.push({what: e.textContent.trim().slice(0, 40), px: +(parseFloat(s.fontSize) * scaleOf(e)).toFixed(2),
+                  contrast: +ratio(over(fg, bg), bg).toFixed(2), fg: s[e instanceof SVGElement ? 'fill' : 'color']}); }
+    // lines: every stroked shape or line (edges, messages, lifelines, outlines), arrowheads, and chart bars
+    // arrowheads: the markers an edge or a message line ends or starts with (a diagram defines more)
+    const used = new Set();
+    for (const e of svg.querySelectorAll('[marker-end], [marker-start]'))
+      for (const a of ['marker-end', 'marker-start']) { const m = (e.getAttribute(a) || '').match(/#([^)"']+)/);
+        if (m) used.add(m[1]); }
+    for (const e of svg.querySelectorAll('line, path, rect, polygon, circle, ellipse, polyline')) {
+      const s = getComputedStyle(e); const marker = e.closest('marker'), inMarker = !!marker;
+      if (inMarker && !used.has(marker.id)) continue;
+      if (!inMarker && !visible(e)) continue;
+      const bar = !!e.closest('g.plot');
+      const paintName = bar ? 'fill' : (parse(s.stroke) && parseFloat(s.strokeWidth) > 0 && s.strokeOpacity !== '0' ? 'stroke' : (inMarker ? 'fill' : null));
+      if (!paintName) continue;
+      let c = parse(s[paintName]); if (!c || c[3] === 0) continue;
+      c = [c[0], c[1], c[2], c[3] * Number(paintName === 'fill' ? s.fillOpacity : s.strokeOpacity) * Number(s.opacity)];
+      let bg;
+      if (inMarker) { const r = div.getBoundingClientRect(); div.scrollIntoView({block: 'center'});
+        const q = div.getBoundingClientRect(); bg = behind(q.left + 3, q.top + 3, null); }
+      else if (e.getTotalLength && paintName === 'stroke') {
+        e.scrollIntoView({block: 'center', inline: 'center'});
+        const p = e.getPointAtLength(e.getTotalLength() / 2), m = e.getScreenCTM();
+        bg = behind(p.x * m.a + p.y * m.c + m.e, p.x * m.b + p.y * m.d + m.f, e); }
+      else { const [x, y] = centre(e); bg = behind(x, y, e); }
+      const cls = (e.getAttribute('class') || '').split(/\s+/)[0];
+      lines.push({what: e.tagName + (cls ? '.' + cls : '') + (inMarker ? ' (marker)' : ''), paint: paintName,
+                  contrast: +ratio(over(c, bg), bg).toFixed(2), color: s[paintName]}); }
+    return {role: svg.getAttribute('aria-roledescription'), texts, lines,
+            scheme: document.body.getAttribute('data-md-color-scheme')};
+  });
+})()
+"""
+# the two colour schemes a reader's system asks for; Material's palette (mkdocs.yml) follows it by default
+SCHEMES = {"light": "default", "dark": "slate"}
+
+
+def read_in_schemes(browser) -> dict[str, list[dict]]:
+    """READING once per scheme: the system's preference emulated, and Material's palette (set to follow it)
+    given the time to switch; the page is left in the light scheme."""
+    out = {}
+    try:
+        for name, scheme in SCHEMES.items():
+            browser.page("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": name}])
+            switched = browser.wait_for(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'", timeout=5)
+            out[name] = browser.evaluate(READING) if switched else []
+    finally:
+        browser.page("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "light"}])
+    return out
+
+
 # every diagram drawn, and the panzoom plugin's script has taken each box over (it looks once a second)
 READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
          " return d.length > 0 && d.every(e => e.querySelector('svg'))"
@@ -238,6 +344,7 @@ class DiagramVisit:
     fullscreen: list[dict] = field(default_factory=list)   # FULLSCREEN: one per pan-and-zoom box
     size_page: dict | None = None         # SIZE_PAGE, on the size page
     fqn: list[dict] | None = None         # FQN_PARTS, on FQN_PAGES at a phone's width
+    reading: dict[str, list[dict]] = field(default_factory=dict)   # READING per scheme (read_in_schemes)
 
 
 def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dict[str, DiagramVisit]:
@@ -254,6 +361,7 @@ def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dic
             if drawn:
                 visit.page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
                 visit.layouts = measure(browser)
+                visit.reading = read_in_schemes(browser)
                 if url == SIZE_PAGE_URL:
                     visit.size_page = browser.evaluate(SIZE_PAGE)
             if width < 500 and url in FQN_PAGES:

@@ -10,6 +10,46 @@
 //    its natural width (from its viewBox) and is read by panning; leaving fullscreen gives the column back.
 // 3. A fully qualified name in a table cell may break after each dot (a <wbr>), so a narrow column wraps
 //    `nemo_rl.models.policy.workers.X` between its parts rather than in the middle of a word.
+// 4. The diagrams' colours, as Material's own mermaid integration draws them: mermaid is given this
+//    stylesheet as its themeCSS (mkdocs.yml: `themeCSS: ^window.siteDiagramCSS`, read when mermaid2's
+//    script initialises mermaid, after this file), and every colour in it is one of Material's
+//    --md-mermaid-* variables, which docs/assets/css/diagrams.css sets for the light and the dark scheme.
+//    The SVG sits in the page, so the variables resolve there and the toggle recolours a drawn diagram.
+window.siteDiagramCSS = [
+  // flowcharts: nodes, edges, arrowheads, edge labels, subgraphs
+  ".node rect, .node circle, .node ellipse, .node polygon, .node path"
+  + " { fill: var(--md-mermaid-node-bg-color); stroke: var(--md-mermaid-node-fg-color); }",
+  ".nodeLabel, .nodeLabel p, .label, .cluster span { color: var(--md-mermaid-label-fg-color); }",
+  ".edgePath .path, .flowchart-link { stroke: var(--md-mermaid-edge-color); }",
+  "marker path, marker circle, marker polygon, .arrowheadPath { fill: var(--md-mermaid-edge-color) !important;"
+  + " stroke: var(--md-mermaid-edge-color) !important; }",
+  ".edgeLabel, .edgeLabel p, .edgeLabel span { color: var(--md-mermaid-label-fg-color);"
+  + " background-color: var(--md-mermaid-label-bg-color); }",
+  ".edgeLabel rect, .labelBkg { fill: var(--md-mermaid-label-bg-color); background-color: transparent; }",
+  ".cluster rect { fill: var(--md-mermaid-node-bg-color); stroke: var(--md-mermaid-node-fg-color); }",
+  // sequence diagrams: participants, lifelines, messages, notes, loop and alt frames
+  "rect.actor { fill: var(--md-mermaid-sequence-actor-bg-color);"
+  + " stroke: var(--md-mermaid-sequence-actor-border-color); }",
+  "text.actor, text.actor > tspan { fill: var(--md-mermaid-sequence-actor-fg-color); stroke: none; }",
+  ".actor-line { stroke: var(--md-mermaid-sequence-actor-line-color); }",
+  ".messageLine0, .messageLine1 { stroke: var(--md-mermaid-sequence-message-line-color); }",
+  ".messageText { fill: var(--md-mermaid-sequence-message-fg-color); stroke: none; }",
+  "#arrowhead path, #crosshead path, #filled-head path { fill: var(--md-mermaid-sequence-message-line-color);"
+  + " stroke: var(--md-mermaid-sequence-message-line-color); }",
+  ".note { fill: var(--md-mermaid-sequence-note-bg-color); stroke: var(--md-mermaid-sequence-note-border-color); }",
+  ".noteText, .noteText > tspan { fill: var(--md-mermaid-sequence-note-fg-color); stroke: none; }",
+  ".loopLine { fill: var(--md-mermaid-sequence-loop-bg-color); stroke: var(--md-mermaid-sequence-loop-border-color); }",
+  ".loopText, .loopText > tspan, .sectionTitle { fill: var(--md-mermaid-sequence-loop-fg-color); stroke: none; }",
+  ".labelBox { fill: var(--md-mermaid-sequence-label-bg-color); stroke: var(--md-mermaid-sequence-loop-border-color); }",
+  ".labelText, .labelText > tspan { fill: var(--md-mermaid-sequence-label-fg-color); stroke: none; }",
+  // bar charts (the size page): no white card in the dark scheme, its words in the page's text colour
+  // (the bars keep themeVariables' colour, which reads on both schemes)
+  ".background { fill: transparent; }",
+  ".chart-title text, .left-axis text, .bottom-axis text, .top-axis text, .right-axis text, .plot text"
+  + " { fill: var(--md-mermaid-label-fg-color); }",
+  ".left-axis path, .bottom-axis path, .top-axis path, .right-axis path { stroke: var(--md-mermaid-edge-color); }",
+].join("\n");
+
 (function () {
   function breakAfterDots(root) {
     root.querySelectorAll("article td code").forEach(function (code) {

@@ -1,0 +1,78 @@
+"""Every diagram of the built site as a reader sees it in Chromium, in the light and the dark scheme, at a
+desktop's width and a phone's: its text meets WCAG's 4.5:1 contrast against what is drawn behind it, and its
+lines, arrowheads, outlines and bars 3:1 (WCAG 1.4.11, graphical objects).
+
+The pages are loaded once per width (the diagram tour, tests/site/visits.py); READING is measured there in
+each scheme. The last test gives the probe diagrams drawn to fail, so a probe that saw nothing cannot pass."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.site.visits import READING, SCHEMES, diagram_pages
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+WIDTHS = (1280, 390)
+TEXT, LINES = 4.5, 3.0   # WCAG 2: 1.4.3 (text) and 1.4.11 (graphical objects)
+
+
+def figures(reading: list[dict]) -> str:
+    return ", ".join(f"{d['role']}: text {min(t['contrast'] for t in d['texts']):.2f}"
+                     f" lines {min(l['contrast'] for l in d['lines']):.2f}" for d in reading)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_diagram_meets_wcag_contrast_in_both_schemes(diagram_tour, site, width, capsys):
+    tour = diagram_tour(width)
+    checked = 0
+    for url in diagram_pages(site):
+        visit = tour[url]
+        assert visit.ready, f"/{url}: not every diagram rendered"
+        assert set(visit.reading) == set(SCHEMES), f"/{url}: not measured in both schemes: {visit.reading.keys()}"
+        for scheme, reading in visit.reading.items():
+            assert reading, f"/{url} at {width} px: the {scheme} scheme was never applied"
+            assert {d["scheme"] for d in reading} == {SCHEMES[scheme]}, reading
+            with capsys.disabled():
+                print(f"\n/{url} {width} px {scheme}: {figures(reading)}", end="")
+            for n, d in enumerate(reading):
+                where = f"/{url} diagram {n + 1} ({d['role']}) at {width} px, {scheme}"
+                assert len(d["texts"]) >= 3 and len(d["lines"]) >= 3, f"{where}: the probe sees nothing: {d}"
+                if d["role"] == "sequence":   # every message line and lifeline is measured
+                    kinds = {l["what"] for l in d["lines"]}
+                    assert {"line.messageLine0", "line.actor-line"} <= kinds, f"{where}: {sorted(kinds)}"
+                low = [t for t in d["texts"] if t["contrast"] < TEXT]
+                assert low == [], f"{where}: text under {TEXT}:1: {json.dumps(low[:5])}"
+                low = [l for l in d["lines"] if l["contrast"] < LINES]
+                assert low == [], f"{where}: lines under {LINES}:1: {json.dumps(low[:5])}"
+                checked += 1
+    assert checked >= 2 * 5
+
+
+# Drawn to fail: grey on grey text, a pale line, an arrowhead in use that is pale and one defined but unused
+# that is black (the probe must skip it), on the page's own background.
+FAINT = """
+<div class="mermaid"><svg width="300" height="120" viewBox="0 0 300 120" aria-roledescription="probe">
+  <defs><marker id="used"><path d="M0,0 L5,5" style="fill: #eee; stroke: none"></path></marker>
+        <marker id="unused"><path d="M0,0 L5,5" style="fill: #000"></path></marker></defs>
+  <rect x="0" y="0" width="300" height="60" style="fill: #777"></rect>
+  <text x="10" y="30" style="fill: #888; font-size: 16px">grey on grey</text>
+  <text x="10" y="90" style="fill: #000; font-size: 8px">black, small</text>
+  <line x1="0" y1="110" x2="300" y2="110" style="stroke: #ddd; stroke-width: 2" marker-end="url(#used)"></line>
+</svg></div>
+"""
+
+
+@pytest.mark.browser
+def test_the_reading_probe_catches_faint_text_lines_and_arrowheads(browser, site_server):
+    browser.open(site_server)
+    browser.evaluate(f"document.querySelector('article').innerHTML = {json.dumps(FAINT)}; true")
+    [d] = browser.evaluate(READING)
+    texts = {t["what"]: t for t in d["texts"]}
+    assert texts["grey on grey"]["contrast"] < 1.5 and texts["black, small"]["contrast"] > 15, d["texts"]
+    assert texts["black, small"]["px"] == 8, d["texts"]
+    lines = {l["what"]: l["contrast"] for l in d["lines"]}
+    assert lines["line"] < 1.5 and lines["path (marker)"] < 1.5, d["lines"]
+    assert len([l for l in d["lines"] if l["what"] == "path (marker)"]) == 1, d["lines"]   # the unused one skipped
