@@ -25,9 +25,18 @@ class SiteBuild:
     output: str
 
 
+# The site is built as the docs workflow builds it: GitHub names the repository that runs the workflow, and
+# the site's address and links follow it (docs/overrides/hooks/repository.py). A fixed repository here, so
+# the tests know the address whichever fork runs them.
+WORKFLOW_ENV = {"GITHUB_REPOSITORY": "nmp-example/nmp-rl-base", "GITHUB_SERVER_URL": "https://github.com"}
+SITE_URL = "https://nmp-example.github.io/nmp-rl-base/"
+REPO_URL = "https://github.com/nmp-example/nmp-rl-base"
+
+
 def build_site(root: Path, dest: Path) -> SiteBuild:
     # scripts/build-docs silences the theme's banners itself: the test must see it do so
     env = {k: v for k, v in os.environ.items() if k not in ("DISABLE_MKDOCS_2_WARNING", "NO_MKDOCS_2_WARNING")}
+    env.update(WORKFLOW_ENV)
     proc = subprocess.run(["bash", str(root / "scripts" / "build-docs"), str(dest)], cwd=root, env=env,
                           capture_output=True, text=True, timeout=900)
     return SiteBuild(root=root, site=dest, returncode=proc.returncode, output=proc.stdout + proc.stderr)
@@ -45,7 +54,7 @@ def site(site_build) -> Path:
     return site_build.site
 
 
-# The site is published as a GitHub Pages project site, under /nmp-rl-base/ (mkdocs.yml's site_url), and the
+# The site is published as a GitHub Pages project site, under /nmp-rl-base/ (SITE_URL above), and the
 # tests serve it the same way: 404.html and the sitemap hold links that only work under that path.
 PROJECT = "nmp-rl-base"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.conftest import ARTIFACTS, PROJECT, REPO, serve_site
+from tests.site.conftest import ARTIFACTS, PROJECT, REPO, WORKFLOW_ENV, serve_site
 from tests.site.visits import viewport
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -34,7 +34,7 @@ def git(root: Path, *args: str) -> str:
 def mike(root: Path, *args: str) -> None:
     # mike runs the site's builder by name (mkdocs, or properdocs where mkdocs-gen-files pulled it in): the
     # venv's bin first on PATH, as the pages job puts it
-    env = {**os.environ, "PATH": f"{MIKE.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    env = {**os.environ, **WORKFLOW_ENV, "PATH": f"{MIKE.parent}{os.pathsep}{os.environ.get('PATH', '')}",
            "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true",
            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
