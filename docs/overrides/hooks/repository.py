@@ -17,7 +17,10 @@ import re
 import subprocess
 from pathlib import Path
 
+from mkdocs.plugins import event_priority
+
 GITHUB = "https://github.com"
+MIKE_VERSION = "MIKE_DOCS_VERSION"   # set by `mike deploy` for the version it builds (mike.mkdocs_utils)
 
 
 def from_remote(url: str) -> tuple[str, str] | None:
@@ -47,6 +50,9 @@ def repository_of(env: dict, root: Path) -> tuple[str, str] | None:
     return from_remote(proc.stdout) if proc.returncode == 0 else None
 
 
+# Last, after mike's plugin (which `mike deploy` adds): that puts the version's folder under site_url, but
+# without the closing slash, and Material then looks for versions.json one level too high (on 404.html).
+@event_priority(-100)
 def on_config(config, **kwargs):
     found = repository_of(os.environ, Path(config.config_file_path).resolve().parent)
     if found:
@@ -54,4 +60,8 @@ def on_config(config, **kwargs):
         config.site_url = pages_url(server, repository)
         config.repo_url = f"{server.rstrip('/')}/{repository}"
         config.repo_name = repository.split("/", 1)[1]
+    version = os.environ.get(MIKE_VERSION)
+    if version and config.site_url:
+        base = config.site_url if found else config.site_url.removesuffix(version)
+        config.site_url = f"{base.rstrip('/')}/{version}/"
     return config
