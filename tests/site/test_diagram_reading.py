@@ -1,6 +1,9 @@
 """Every diagram of the built site as a reader sees it in Chromium, in the light and the dark scheme, at a
 desktop's width and a phone's: its text meets WCAG's 4.5:1 contrast against what is drawn behind it, and its
-lines, arrowheads, outlines and bars 3:1 (WCAG 1.4.11, graphical objects).
+lines, arrowheads, outlines and bars 3:1 (WCAG 1.4.11, graphical objects). Its text is at least 12 px as
+drawn at 1280 px; at 390 px a diagram that cannot be drawn that large in the column gives way to a notice
+with a button that opens it full screen (where its text is at least 12 px), above the table that lists
+what it shows where the page has one.
 
 The pages are loaded once per width (the diagram tour, tests/site/visits.py); READING is measured there in
 each scheme. The last test gives the probe diagrams drawn to fail, so a probe that saw nothing cannot pass."""
@@ -49,6 +52,39 @@ def test_every_diagram_meets_wcag_contrast_in_both_schemes(diagram_tour, site, w
                 assert low == [], f"{where}: lines under {LINES}:1: {json.dumps(low[:5])}"
                 checked += 1
     assert checked >= 2 * 5
+
+
+READABLE = 12.0   # px
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_diagram_text_is_readable_as_drawn_or_gives_way_on_a_phone(diagram_tour, site, width, capsys):
+    tour = diagram_tour(width)
+    checked = folded = 0
+    for url in diagram_pages(site):
+        visit = tour[url]
+        assert visit.ready, f"/{url}: not every diagram rendered"
+        light = visit.reading["light"]
+        assert len(light) == len(visit.folds) == len(visit.fullscreen), url
+        for n, (d, fold, full) in enumerate(zip(light, visit.folds, visit.fullscreen)):
+            where = f"/{url} diagram {n + 1} ({d['role']}) at {width} px"
+            smallest = min(t["px"] for t in d["texts"])
+            with capsys.disabled():
+                print(f"\n{where}: text {smallest:.2f} px in the column"
+                      f"{' (folded)' if fold['folded'] else ''}, {full['px']:.2f} px full screen", end="")
+            checked += 1
+            assert full["px"] >= READABLE, f"{where}: text under {READABLE} px even full screen: {full}"
+            if fold["folded"]:
+                folded += 1
+                assert width < 500, f"{where}: folded on a wide screen: {fold}"
+                assert fold["button"] and fold["note"] and "too wide" in fold["note"], fold
+                if url == "concepts/workflows/":   # each workflow diagram has its participants' table
+                    assert "table below" in fold["note"], fold
+            else:
+                assert smallest >= READABLE - 0.05, f"{where}: text {smallest:.2f} px as drawn: {d['texts'][:3]}"
+    assert checked >= 5
+    if width < 500:
+        assert folded >= 1   # the sequence diagrams are far wider than a phone
 
 
 # Drawn to fail: grey on grey text, a pale line, an arrowhead in use that is pale and one defined but unused

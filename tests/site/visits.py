@@ -213,27 +213,59 @@ def read_in_schemes(browser) -> dict[str, list[dict]]:
     return out
 
 
+@contextmanager
+def unfolded(browser):
+    """The diagrams folded on a phone (docs/assets/site/site.js) shown in the column for a measure that
+    does not depend on their size (colours, a chart's bars and values), then folded again."""
+    browser.evaluate("document.querySelectorAll('.diagram-folded').forEach(b => {"
+                     " b.classList.remove('diagram-folded'); b.dataset.refold = '1'; }); true")
+    try:
+        yield
+    finally:
+        browser.evaluate("document.querySelectorAll('[data-refold]').forEach(b => {"
+                         " b.classList.add('diagram-folded'); delete b.dataset.refold; }); true")
+
+
+# How each diagram is offered (docs/assets/site/site.js): drawn in the column, drawn at a readable scale and
+# scrolled in its box ("wide"), or folded to a notice with a button that opens it full screen ("folded").
+FOLDS = r"""[...document.querySelectorAll('div.mermaid')].map(d => {
+  const box = d.closest('.panzoom-box'), note = box && box.querySelector('.diagram-fold');
+  const button = note && note.querySelector('button.diagram-open');
+  return {folded: !!box && box.classList.contains('diagram-folded'), wide: !!box && box.classList.contains('diagram-wide'),
+          diagramShown: d.getBoundingClientRect().height > 0,
+          note: note && note.getBoundingClientRect().height > 0 ? note.textContent.trim() : null,
+          button: !!button && button.getBoundingClientRect().height > 0};
+})"""
+
+
 # every diagram drawn, and the panzoom plugin's script has taken each box over (it looks once a second)
 READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
          " return d.length > 0 && d.every(e => e.querySelector('svg'))"
          " && document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length === d.length; })()")
 
 # One tap on a diagram's fullscreen button: the box covers the screen and the diagram is drawn at its natural
-# size (its viewBox width), its labels as large as mermaid sets them; panzoom then pans it.
+# size (its viewBox width), its labels as large as mermaid sets them (px: the smallest font as drawn); panzoom
+# then pans it. One tap on its exit button gives the diagram back its size before.
 FULLSCREEN = r"""
 (async (n) => {
   const box = document.querySelectorAll('.panzoom-box')[n];
   box.scrollIntoView();
+  const before = box.querySelector('div.mermaid svg').getBoundingClientRect().width;
   box.querySelector('.panzoom-max').click();
   await new Promise(r => setTimeout(r, 100));
   const svg = box.querySelector('div.mermaid svg'), r = svg.getBoundingClientRect(), b = box.getBoundingClientRect();
   const texts = [...svg.querySelectorAll('text, .nodeLabel, .edgeLabel span')].map(t => t.getBoundingClientRect().height).filter(h => h > 0);
+  // the font size as drawn: each text's computed size times the scale it is drawn at
+  const px = [...svg.querySelectorAll('text, tspan, foreignObject *')].filter(t => t.textContent.trim()).map(t => {
+    const g = t instanceof SVGGraphicsElement ? t : t.closest('foreignObject'), m = g.getScreenCTM();
+    return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b); });
   const out = {natural: svg.viewBox.baseVal.width, drawn: r.width, box: [b.left, b.top, b.width, b.height],
                screen: [document.documentElement.clientWidth, document.documentElement.clientHeight], position: getComputedStyle(box).position,
-               text: texts.length ? Math.min(...texts) : 0, zoomable: !!box.querySelector('div.mermaid[data-zoom]')};
+               text: texts.length ? Math.min(...texts) : 0, px: px.length ? Math.min(...px) : 0, zoomable: !!box.querySelector('div.mermaid[data-zoom]')};
   box.querySelector('.panzoom-min').click();
   await new Promise(r => setTimeout(r, 100));
-  out.back = Math.round(svg.getBoundingClientRect().width) <= box.querySelector('div.mermaid').clientWidth + 1;
+  // back as it was: in the column, or at the readable width it scrolls at (0 when folded, on a phone)
+  out.back = Math.abs(svg.getBoundingClientRect().width - before) <= 1;
   return out;
 })
 """
@@ -345,6 +377,7 @@ class DiagramVisit:
     size_page: dict | None = None         # SIZE_PAGE, on the size page
     fqn: list[dict] | None = None         # FQN_PARTS, on FQN_PAGES at a phone's width
     reading: dict[str, list[dict]] = field(default_factory=dict)   # READING per scheme (read_in_schemes)
+    folds: list[dict] = field(default_factory=list)   # FOLDS: one per diagram
 
 
 def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dict[str, DiagramVisit]:
@@ -360,10 +393,12 @@ def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dic
                 visit.ready = drawn   # the tests fail on it; a page not drawn is not measured further
             if drawn:
                 visit.page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+                visit.folds = browser.evaluate(FOLDS)
                 visit.layouts = measure(browser)
-                visit.reading = read_in_schemes(browser)
-                if url == SIZE_PAGE_URL:
-                    visit.size_page = browser.evaluate(SIZE_PAGE)
+                with unfolded(browser):
+                    visit.reading = read_in_schemes(browser)
+                    if url == SIZE_PAGE_URL:
+                        visit.size_page = browser.evaluate(SIZE_PAGE)
             if width < 500 and url in FQN_PAGES:
                 visit.fqn = browser.wait_for(FQN_PARTS) or []
             if drawn:
@@ -374,7 +409,8 @@ def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dic
                                        hide=".md-sidebar")
                 if url == SIZE_PAGE_URL:
                     browser.screenshot(shots / f"site-size-{width}.png",
-                                       selector="svg[aria-roledescription=xychart]", hide=".md-sidebar")
+                                       selector=".panzoom-box:has(svg[aria-roledescription=xychart])",
+                                       hide=".md-sidebar")
         browser.evaluate(FORGET_ZOOM)   # the pages share one localStorage: this clears every page's
         browser.open("about:blank")
     return out

@@ -5,9 +5,14 @@
 //    diagrams still waiting as text: with the mermaid already loaded and configured by an earlier page, or,
 //    when no earlier page had a diagram, by loading the page in full, as a browser without instant
 //    navigation would have done (the page's own scripts then load and configure mermaid from the site).
-// 2. A diagram shrinks to the text column (mermaid's useMaxWidth). The panzoom plugin's fullscreen button
-//    would show it at the screen's width, still too small on a phone, so in fullscreen the diagram is given
-//    its natural width (from its viewBox) and is read by panning; leaving fullscreen gives the column back.
+// 2. A diagram shrinks to the text column (mermaid's useMaxWidth), but never so far that its text drops under
+//    12 px (READABLE_PX): a diagram that would is drawn at the smallest scale that keeps its text at 12 px
+//    and scrolls sideways in its own box (the page itself never does). On a narrow screen (under
+//    FOLD_BELOW px) such a diagram gives way instead: the box shows one line with a button that opens it
+//    full screen, and the table under it (each workflow diagram's participants, each chart's figures) is
+//    what reads on the phone. The panzoom plugin's fullscreen button would show the diagram at the screen's
+//    width, still too small on a phone, so in fullscreen it is given its natural width (from its viewBox)
+//    and is read by panning; leaving fullscreen gives the column back.
 // 3. A fully qualified name in a table cell may break after each dot (a <wbr>), so a narrow column wraps
 //    `nemo_rl.models.policy.workers.X` between its parts rather than in the middle of a word.
 // 4. The diagrams' colours, as Material's own mermaid integration draws them: mermaid is given this
@@ -65,9 +70,83 @@ window.siteDiagramCSS = [
     });
   }
 
+  var READABLE_PX = 12, FOLD_BELOW = 600;
+
+  // the smallest font of the diagram's text, in the SVG's own units (its size at the natural width)
+  function naturalFontPx(svg) {
+    var sizes = [].map.call(svg.querySelectorAll("text, tspan, foreignObject *"), function (e) {
+      return e.textContent.trim() ? parseFloat(getComputedStyle(e).fontSize) : Infinity;
+    });
+    return Math.min.apply(null, sizes.concat([Infinity]));
+  }
+
+  function fit(div) {
+    var svg = div.querySelector("svg"), box = div.closest(".panzoom-box") || div;
+    if (!svg || !svg.viewBox.baseVal || !svg.viewBox.baseVal.width || box.classList.contains("panzoom-fullscreen")) return;
+    box.classList.remove("diagram-wide", "diagram-folded");
+    if (div.dataset.maxWidth === undefined) div.dataset.maxWidth = svg.style.maxWidth;   // mermaid's own
+    svg.style.width = "";
+    svg.style.maxWidth = div.dataset.maxWidth;
+    var natural = svg.viewBox.baseVal.width, font = naturalFontPx(svg);
+    if (!isFinite(font)) return;
+    var style = getComputedStyle(div);
+    var column = div.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    var least = Math.min(1, READABLE_PX / font);           // the smallest scale that keeps 12 px text
+    if (natural * least <= column + 0.5) return;            // fits the column at a readable size
+    if (window.innerWidth < FOLD_BELOW) {
+      box.classList.add("diagram-folded");
+    } else {
+      box.classList.add("diagram-wide");
+      svg.style.maxWidth = "none";
+      svg.style.width = Math.ceil(natural * least) + "px";
+    }
+  }
+
+  function foldNotice(div) {
+    var box = div.closest(".panzoom-box");
+    if (!box || box.querySelector(".diagram-fold")) return;
+    var note = document.createElement("p");
+    note.className = "diagram-fold";
+    // the table that follows the diagram (a legend line may stand between), as Material wraps it
+    var table = false;
+    for (var next = box.nextElementSibling, i = 0; next && i < 2 && !table; next = next.nextElementSibling, i++)
+      table = next.tagName === "TABLE" || !!next.querySelector("table");
+    note.appendChild(document.createTextNode("This diagram is too wide to read on this screen"
+      + (table ? "; the table below lists what it shows. " : ". ")));
+    var open = document.createElement("button");
+    open.type = "button";
+    open.className = "md-button diagram-open";
+    open.textContent = "Open the diagram full screen";
+    open.addEventListener("click", function () { box.querySelector(".panzoom-max").click(); });
+    note.appendChild(open);
+    box.insertBefore(note, box.firstChild);
+  }
+
+  function watch(root) {
+    root.querySelectorAll("div.mermaid").forEach(function (div) {
+      if (div.dataset.fitWatch) return;
+      div.dataset.fitWatch = "1";
+      var settle = function () {
+        if (!div.querySelector("svg")) return;
+        fit(div);
+        foldNotice(div);
+      };
+      new MutationObserver(settle).observe(div, { childList: true });
+      // the panzoom plugin wraps the diagram in its box after mermaid draws it
+      new MutationObserver(settle).observe(div.parentElement, { childList: true });
+      settle();
+    });
+  }
+  var resizing;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () { document.querySelectorAll("div.mermaid").forEach(fit); }, 100);
+  });
+
   var first = true;
   document$.subscribe(function () {
     breakAfterDots(document);
+    watch(document);
     if (first) { first = false; return; }   // the first page is a full load: mermaid2's script draws it
     var waiting = document.querySelectorAll("div.mermaid:not([data-processed])");
     if (!waiting.length) return;
@@ -89,6 +168,8 @@ window.siteDiagramCSS = [
     } else {
       svg.classList.remove("diagram-natural");
       svg.style.width = "";
+      // after the plugin has left fullscreen: the column's size (or the readable one) again
+      setTimeout(function () { fit(svg.closest("div.mermaid")); }, 0);
     }
   }, true);
 })();
