@@ -42,18 +42,21 @@ BROKEN_PARAGRAPHS = r"""
 # counts after the diagrams are drawn, and those labels are not paragraphs a reader meets.
 PARAGRAPH_COUNT = "[...document.querySelectorAll('article p')].filter(p => !p.closest('.mermaid, svg')).length"
 
-# Every code span of a table cell that holds a dotted name: its parts (split after each dot, where the site
-# puts a <wbr>) and, for each part, the number of lines it was laid out on.
+# Every inline code span of the article (tables, lists, prose) that holds a dotted name or a path with two
+# dots or slashes or more: its parts (split after each, where the site puts a <wbr>) and, for each part, the
+# number of lines it was laid out on.
 FQN_PARTS = r"""
-[...document.querySelectorAll('article td code')].filter(c => c.textContent.split('.').length > 2).map(c => ({
+[...document.querySelectorAll('article :not(pre) > code')].filter(c => c.textContent.split(/[.\/]/).length > 2).map(c => ({
   name: c.textContent, wbr: c.querySelectorAll('wbr').length,
   parts: [...c.childNodes].filter(n => n.nodeType === 3).map(n => {
     const r = document.createRange(); r.selectNodeContents(n);
     return [n.textContent, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size];
   })}))
 """
-# the pages whose tables of dotted names are checked at a phone's width
-FQN_PAGES = ("concepts/workers/", "concepts/workflows/", "image/venvs/")
+# the pages whose dotted names and paths are checked at a phone's width: tables, and the lists of the actors
+# page and a venv page
+FQN_PAGES = ("concepts/workers/", "concepts/workflows/", "image/venvs/", "reference/actors/",
+             "reference/venvs/DTensorPolicyWorkerV2/")
 
 # Geometry of one rendered diagram (a div.mermaid holding its svg), measured in page pixels.
 LAYOUT = r"""

@@ -13,8 +13,10 @@
 //    what reads on the phone. The panzoom plugin's fullscreen button would show the diagram at the screen's
 //    width, still too small on a phone, so in fullscreen it is given its natural width (from its viewBox)
 //    and is read by panning; leaving fullscreen gives the column back.
-// 3. A fully qualified name in a table cell may break after each dot (a <wbr>), so a narrow column wraps
-//    `nemo_rl.models.policy.workers.X` between its parts rather than in the middle of a word.
+// 3. A dotted name or a path in inline code, anywhere in a page (tables, lists, prose), may break after each
+//    dot and slash (a <wbr>), so a narrow column wraps `nemo_rl.models.policy.workers.X` or
+//    `/opt/ray_venvs/...` between its parts rather than in the middle of a word (diagrams.css keeps it from
+//    breaking anywhere else, unless one part alone is wider than the line).
 // 4. The diagrams' colours, as Material's own mermaid integration draws them: mermaid is given this
 //    stylesheet as its themeCSS (mkdocs.yml: `themeCSS: ^window.siteDiagramCSS`, read when mermaid2's
 //    script initialises mermaid, after this file), and every colour in it is one of Material's
@@ -57,8 +59,8 @@ window.siteDiagramCSS = [
 
 (function () {
   function breakAfterDots(root) {
-    root.querySelectorAll("article td code").forEach(function (code) {
-      if (code.dataset.wbr || code.children.length || code.textContent.indexOf(".") < 0) return;
+    root.querySelectorAll("article :not(pre) > code").forEach(function (code) {
+      if (code.dataset.wbr || code.children.length || !/[.\/]/.test(code.textContent)) return;
       var parts = code.textContent.split(/(?<=[.\/])/);
       if (parts.length < 3) return;
       code.textContent = "";
@@ -105,11 +107,12 @@ window.siteDiagramCSS = [
   function foldNotice(div) {
     var box = div.closest(".panzoom-box");
     if (!box || box.querySelector(".diagram-fold")) return;
-    var note = document.createElement("p");
+    var note = document.createElement("div");   // a control, not a paragraph of the page
     note.className = "diagram-fold";
     // the table that follows the diagram (a legend line may stand between), as Material wraps it
     var table = false;
-    for (var next = box.nextElementSibling, i = 0; next && i < 2 && !table; next = next.nextElementSibling, i++)
+    for (var next = box.nextElementSibling, i = 0; next && i < 2 && !table && !/^H\d$/.test(next.tagName);
+         next = next.nextElementSibling, i++)
       table = next.tagName === "TABLE" || !!next.querySelector("table");
     note.appendChild(document.createTextNode("This diagram is too wide to read on this screen"
       + (table ? "; the table below lists what it shows. " : ". ")));
