@@ -133,7 +133,7 @@ def test_the_root_404_page_is_styled_and_has_the_version_selector(deployed, brow
                                  features=[{"name": "prefers-color-scheme", "value": scheme}])
                     browser.open(base + "no-such-page/")
                     browser.wait_for(SELECTOR_DRAWN)
-                    browser.screenshot(ARTIFACTS / f"site-404-{width}-{scheme}.png")
+                    browser.screenshot(ARTIFACTS / f"site-versioned-404-{width}-{scheme}.png")
             finally:
                 browser.page("Emulation.setEmulatedMedia", features=[])
     finally:
