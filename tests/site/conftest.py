@@ -88,11 +88,12 @@ def versions_json(base: str) -> str:
 
 def serve_site(site: Path, folder: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
     """Serve `site` under /nmp-rl-base/ from `folder` (empty); returns the server and the site's base URL.
-    A plain build is served as mike would serve it as the one version of a deployment: beside it, a
-    versions.json naming it (a mike deployment's own tree, served as the site, has its own one level up)."""
+    A plain build is served as mike would serve it as the one version of a deployment, the newest (aliased
+    latest, so Material shows no outdated banner): beside it, a versions.json naming it (a mike deployment's
+    own tree, served as the site, has its own one level up)."""
     (folder / PROJECT).symlink_to(site, target_is_directory=True)
     if not (site / "versions.json").exists():
-        (folder / "versions.json").write_text(f'[{{"version": "{PROJECT}", "title": "this build", "aliases": []}}]\n')
+        (folder / "versions.json").write_text(f'[{{"version": "{PROJECT}", "title": "this build", "aliases": ["latest"]}}]\n')
     server = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(ProjectSiteHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host = "127.0.0.1" if port == 80 else f"127.0.0.1:{server.server_address[1]}"
