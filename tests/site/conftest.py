@@ -93,7 +93,8 @@ def serve_site(site: Path, folder: Path, port: int = 0) -> tuple[ThreadingHTTPSe
     own tree, served as the site, has its own one level up)."""
     (folder / PROJECT).symlink_to(site, target_is_directory=True)
     if not (site / "versions.json").exists():
-        (folder / "versions.json").write_text(f'[{{"version": "{PROJECT}", "title": "this build", "aliases": ["latest"]}}]\n')
+        (folder / "versions.json").write_text(
+            f'[{{"version": "{PROJECT}", "title": "this build", "aliases": ["latest"]}}]\n')
     server = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(ProjectSiteHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host = "127.0.0.1" if port == 80 else f"127.0.0.1:{server.server_address[1]}"

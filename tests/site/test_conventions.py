@@ -62,7 +62,8 @@ def test_the_address_comes_from_the_workflow_then_the_git_remote(tmp_path):
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     assert hook.repository_of(WORKFLOW_ENV, tmp_path) == ("https://github.com", "nmp-example/nmp-rl-base")
-    assert hook.pages_url("https://github.com", "Nmp-Example/nmp-rl-base") == "https://nmp-example.github.io/nmp-rl-base/"
+    assert hook.pages_url("https://github.com", "Nmp-Example/nmp-rl-base") \
+        == "https://nmp-example.github.io/nmp-rl-base/"
     assert hook.pages_url("https://github.com", "acme/acme.github.io") == "https://acme.github.io/"
     assert hook.pages_url("https://ghe.example", "acme/docs") == "https://ghe.example/pages/acme/docs/"
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
@@ -72,7 +73,8 @@ def test_the_address_comes_from_the_workflow_then_the_git_remote(tmp_path):
         subprocess.run(["git", "-C", str(tmp_path), "remote", "remove", "origin"], capture_output=True)
         subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", remote], check=True)
         assert hook.repository_of({}, tmp_path) == ("https://github.com", "acme/nmp-rl-base"), remote
-    subprocess.run(["git", "-C", str(tmp_path), "remote", "set-url", "origin", "https://forge.example/acme/x"], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "set-url", "origin", "https://forge.example/acme/x"],
+                   check=True)
     assert hook.repository_of({}, tmp_path) is None
 
 
