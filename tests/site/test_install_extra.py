@@ -28,7 +28,8 @@ def test_the_site_extra_in_a_fresh_venv_is_all_the_build_needs(tmp_path):
                   f"{REPO}[site]")
     assert install.returncode == 0, install.stderr[-3000:]
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH", "GITHUB_REPOSITORY", "GITHUB_SERVER_URL"))}
     env["MKDOCS"] = str(env_dir / "bin" / "mkdocs")
     # one plugin taken away: the script stops at once (exit 2) and names the distribution to install
     assert run(py, "-m", "pip", "uninstall", "-q", "-y", "mkdocs-panzoom-plugin").returncode == 0
@@ -42,3 +43,10 @@ def test_the_site_extra_in_a_fresh_venv_is_all_the_build_needs(tmp_path):
     assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
     assert (tmp_path / "site" / "index.html").is_file() and (tmp_path / "site" / "assets/js/mermaid.min.js").is_file()
     assert "panzoom" in (tmp_path / "site" / "concepts/workflows/index.html").read_text()
+    # built locally (no GITHUB_REPOSITORY, and this checkout may have no GitHub remote): mkdocs.yml's own
+    # address, and without a repository no edit link and no placeholder
+    index = (tmp_path / "site" / "index.html").read_text()
+    remote = run("git", "-C", REPO, "config", "--get", "remote.origin.url").stdout
+    if "github.com" not in remote:
+        assert "md-content__button" not in index and "http://127.0.0.1:8000/nmp-rl-base/" in index
+    assert "ORG" not in index

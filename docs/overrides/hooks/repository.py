@@ -60,6 +60,8 @@ def on_config(config, **kwargs):
         config.site_url = pages_url(server, repository)
         config.repo_url = f"{server.rstrip('/')}/{repository}"
         config.repo_name = repository.split("/", 1)[1]
+    elif not config.repo_url:
+        config.edit_uri = None   # no repository to edit in: no edit links (a bare edit_uri fails --strict)
     version = os.environ.get(MIKE_VERSION)
     if version and config.site_url:
         base = config.site_url if found else config.site_url.removesuffix(version)
