@@ -58,6 +58,13 @@ def tree_inputs() -> dict:
     return input_digest(load_model(project.dockerfile, project.snapshot))
 
 
+def tree_commit() -> str | None:
+    """The commit of this tree (the one the image was just built from), which the size page names when the
+    figures are no longer current; None outside a git checkout."""
+    proc = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
 def measure(tag: str = TAG) -> dict:
     inspect = json.loads(subprocess.run([DOCKER, "image", "inspect", tag], check=True, capture_output=True,
                                         text=True).stdout)[0]
@@ -77,6 +84,7 @@ def measure(tag: str = TAG) -> dict:
         "inputs": tree_inputs(),
         "platform": f"{inspect['Os']}/{inspect['Architecture']}",
         "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "commit": tree_commit(),
         "size_bytes": int(inspect["Size"]),
         "parts": parts,
         "venvs": venvs,

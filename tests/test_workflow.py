@@ -148,12 +148,12 @@ def test_checkouts_keep_no_credentials(workflow):
     assert checkouts and all(s.get("with", {}).get("persist-credentials") is False for s in checkouts)
 
 
-def test_pages_publish_the_default_branch_as_dev_and_tags_as_releases_with_mike(workflow):
+def test_pages_publish_the_default_branch_as_dev_and_release_tags_with_mike(workflow):
     jobs = workflow["jobs"]
     pages = jobs["pages"]
     condition = " ".join(pages["if"].split())
     assert "default_branch" in condition and "push" in condition and "github.ref_type == 'tag'" in condition
-    assert workflow[True]["push"]["tags"] == ["*"]   # yaml reads the key `on` as True
+    assert workflow[True]["push"]["tags"] == ["v*"]   # only a release tag moves latest (yaml reads `on` as True)
     # published when the docs' own jobs pass, whether or not the image job could run on the runner
     assert condition.startswith("always() ") and "needs.image.result" not in condition
     assert all(f"needs.{job}.result == 'success'" in condition for job in ("drift", "unit", "site"))
@@ -172,9 +172,10 @@ def test_pages_publish_the_default_branch_as_dev_and_tags_as_releases_with_mike(
     assert steps[download]["if"] == "needs.image.result == 'success'"
     write = next(i for i, s in enumerate(steps) if "docgen write" in s.get("run", ""))
     build = next(i for i, s in enumerate(steps) if "scripts/build-docs" in s.get("run", ""))
-    publish = next(i for i, s in enumerate(steps) if "mike deploy" in s.get("run", ""))
+    publish = next(i for i, s in enumerate(steps) if "scripts/publish-docs" in s.get("run", ""))
     assert download < write < build < publish
     script = steps[publish]["run"]
-    assert 'mike deploy --update-aliases "$REF_NAME" latest' in script and "mike deploy dev" in script
+    # scripts/publish-docs runs mike (tests/site/test_versions.py runs it as this step does)
+    assert 'scripts/publish-docs tag "$REF_NAME"' in script and "scripts/publish-docs branch" in script
     assert "git push" in script and "gh-pages" in script
     assert not [s for s in jobs["site"]["steps"] if "upload-pages-artifact" in s.get("uses", "")]

@@ -57,7 +57,7 @@ def check_measurement(data: dict, fail, within: str) -> None:
             check_size(name, value)
     if data.get("size_bytes") is not None:
         check_size("size_bytes", data["size_bytes"])
-    for key in ("image", "image_id", "platform", "measured_at", "where"):
+    for key in ("image", "image_id", "platform", "measured_at", "where", "commit"):
         if data.get(key) is not None and not isinstance(data[key], str):
             raise bad(key, f"{key}: expected a string, got {data[key]!r}")
     inputs = data.get("inputs")

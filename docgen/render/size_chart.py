@@ -88,9 +88,12 @@ def not_current_note(model: "ImageModel", measurement: dict) -> str:
     moved = [k for k in now if measured.get(k) != now[k]]
     if not moved:
         return ""
-    was = " and ".join(f"{_INPUT_TITLES.get(k, k)} (digest `{measured.get(k) or 'none'}`)" for k in moved)
-    return (f"> **Not current:** these figures were measured from an earlier {was}; the inputs have changed "
-            f"since ({', '.join(f'{_INPUT_TITLES.get(k, k)} now `{now[k]}`' for k in moved)}), so they describe the "
-            "image as it was then. "
+    was = " and ".join(_INPUT_TITLES.get(k, k) for k in moved)
+    date = measurement.get("measured_at") or "an unrecorded date"
+    commit = measurement.get("commit")
+    at = f"commit `{commit[:12]}`" if isinstance(commit, str) and commit else "a commit the record does not name"
+    return (f"> **Not current:** these figures were measured on {date} at {at}, from an earlier {was}; "
+            f"{'it has' if len(moved) == 1 else 'both have'} changed since, so they describe the image as it was "
+            "then. "
             "The docs workflow measures the image it builds (`bench/image_size.py --record`) and publishes "
             "the site with those figures.\n\n")

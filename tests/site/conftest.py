@@ -25,9 +25,18 @@ class SiteBuild:
     output: str
 
 
+# The site is built as the docs workflow builds it: GitHub names the repository that runs the workflow, and
+# the site's address and links follow it (docs/overrides/hooks/repository.py). A fixed repository here, so
+# the tests know the address whichever fork runs them.
+WORKFLOW_ENV = {"GITHUB_REPOSITORY": "nmp-example/nmp-rl-base", "GITHUB_SERVER_URL": "https://github.com"}
+SITE_URL = "https://nmp-example.github.io/nmp-rl-base/"
+REPO_URL = "https://github.com/nmp-example/nmp-rl-base"
+
+
 def build_site(root: Path, dest: Path) -> SiteBuild:
     # scripts/build-docs silences the theme's banners itself: the test must see it do so
     env = {k: v for k, v in os.environ.items() if k not in ("DISABLE_MKDOCS_2_WARNING", "NO_MKDOCS_2_WARNING")}
+    env.update(WORKFLOW_ENV)
     proc = subprocess.run(["bash", str(root / "scripts" / "build-docs"), str(dest)], cwd=root, env=env,
                           capture_output=True, text=True, timeout=900)
     return SiteBuild(root=root, site=dest, returncode=proc.returncode, output=proc.stdout + proc.stderr)
@@ -45,7 +54,7 @@ def site(site_build) -> Path:
     return site_build.site
 
 
-# The site is published as a GitHub Pages project site, under /nmp-rl-base/ (mkdocs.yml's site_url), and the
+# The site is published as a GitHub Pages project site, under /nmp-rl-base/ (SITE_URL above), and the
 # tests serve it the same way: 404.html and the sitemap hold links that only work under that path.
 PROJECT = "nmp-rl-base"
 
@@ -79,11 +88,13 @@ def versions_json(base: str) -> str:
 
 def serve_site(site: Path, folder: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
     """Serve `site` under /nmp-rl-base/ from `folder` (empty); returns the server and the site's base URL.
-    A plain build is served as mike would serve it as the one version of a deployment: beside it, a
-    versions.json naming it (a mike deployment's own tree, served as the site, has its own one level up)."""
+    A plain build is served as mike would serve it as the one version of a deployment, the newest (aliased
+    latest, so Material shows no outdated banner): beside it, a versions.json naming it (a mike deployment's
+    own tree, served as the site, has its own one level up)."""
     (folder / PROJECT).symlink_to(site, target_is_directory=True)
     if not (site / "versions.json").exists():
-        (folder / "versions.json").write_text(f'[{{"version": "{PROJECT}", "title": "this build", "aliases": []}}]\n')
+        (folder / "versions.json").write_text(
+            f'[{{"version": "{PROJECT}", "title": "this build", "aliases": ["latest"]}}]\n')
     server = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(ProjectSiteHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host = "127.0.0.1" if port == 80 else f"127.0.0.1:{server.server_address[1]}"

@@ -77,6 +77,11 @@ def test_no_broken_internal_link_or_anchor(site):
                 continue
             path, fragment = target
             checked += 1
+            # the outdated banner's link (docs/overrides/main.html): one level above the version's folder, the
+            # project site's root, which mike's index sends to the newest version (tests/site/test_versions.py
+            # follows it on a deployment); outside a single build, so not checked here
+            if tag == "a" and value.rstrip("/").endswith("..") and path == site / "(outside the site's path)":
+                continue
             if not path.exists():
                 broken.append(f"{page.url or 'index'}: <{tag} {attr}={value!r}>: no file {path.relative_to(site)}")
             elif fragment and path.suffix == ".html" and fragment not in ids_by_file.get(path.resolve(), set()):

@@ -3,6 +3,8 @@ source line would end the paragraph there, in Python-Markdown as on GitHub)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.site.html_pages import read_site
@@ -40,16 +42,18 @@ def test_the_probe_sees_a_paragraph_cut_by_a_line_leading_value(browser, site, s
     assert found == [["Python is"], []]
 
 
-def test_names_in_tables_break_after_their_dots_at_phone_width(diagram_tour):
+def test_names_and_paths_break_only_after_their_dots_and_slashes_at_phone_width(diagram_tour):
     # each page as the diagram tour saw it at 390 px (tests/site/visits.py: FQN_PARTS)
     tour = diagram_tour(390)
     mid_word, names = [], 0
-    for url in FQN_PAGES:   # concepts/workers/, concepts/workflows/, image/venvs/
+    for url in FQN_PAGES:   # tables and lists of names and paths
+        assert tour[url].fqn, f"/{url}: no dotted name or path found"   # the probe sees them
         for fqn in tour[url].fqn:
             names += 1
-            assert fqn["wbr"] == fqn["name"].count(".") + fqn["name"].count("/"), fqn
+            # a break opportunity after every dot and slash but a last one
+            assert fqn["wbr"] == len(re.findall(r"[./](?=.)", fqn["name"])), fqn
             # a part short enough for the column (30 characters) must not itself be split, but at a hyphen
             mid_word += [f"/{url}: {fqn['name']}: {part!r}" for part, lines in fqn["parts"]
                          if lines > 1 + part.count("-") and len(part) <= 30]
-    assert names > 50, f"only {names} dotted names found in tables"
+    assert names > 50, f"only {names} dotted names found"
     assert mid_word == []

@@ -42,18 +42,21 @@ BROKEN_PARAGRAPHS = r"""
 # counts after the diagrams are drawn, and those labels are not paragraphs a reader meets.
 PARAGRAPH_COUNT = "[...document.querySelectorAll('article p')].filter(p => !p.closest('.mermaid, svg')).length"
 
-# Every code span of a table cell that holds a dotted name: its parts (split after each dot, where the site
-# puts a <wbr>) and, for each part, the number of lines it was laid out on.
+# Every inline code span of the article (tables, lists, prose) that holds a dotted name or a path with two
+# dots or slashes or more: its parts (split after each, where the site puts a <wbr>) and, for each part, the
+# number of lines it was laid out on.
 FQN_PARTS = r"""
-[...document.querySelectorAll('article td code')].filter(c => c.textContent.split('.').length > 2).map(c => ({
+[...document.querySelectorAll('article :not(pre) > code')].filter(c => c.textContent.split(/[.\/]/).length > 2).map(c => ({
   name: c.textContent, wbr: c.querySelectorAll('wbr').length,
   parts: [...c.childNodes].filter(n => n.nodeType === 3).map(n => {
     const r = document.createRange(); r.selectNodeContents(n);
     return [n.textContent, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size];
   })}))
 """
-# the pages whose tables of dotted names are checked at a phone's width
-FQN_PAGES = ("concepts/workers/", "concepts/workflows/", "image/venvs/")
+# the pages whose dotted names and paths are checked at a phone's width: tables, and the lists of the actors
+# page and a venv page
+FQN_PAGES = ("concepts/workers/", "concepts/workflows/", "image/venvs/", "reference/actors/",
+             "reference/venvs/DTensorPolicyWorkerV2/")
 
 # Geometry of one rendered diagram (a div.mermaid holding its svg), measured in page pixels.
 LAYOUT = r"""
@@ -107,27 +110,165 @@ window.__layout = (div) => {
 true
 """
 
+# READING: every diagram of the page as a reader sees it in the scheme now applied. For each piece of text
+# (an SVG text or tspan, or HTML in a foreignObject, holding text of its own): its font size as rendered (the
+# computed size times the SVG's scale on screen) and its contrast against what is painted behind it (the
+# shapes and boxes under its centre, composited over the page). For each line, arrowhead in use, outline and
+# chart bar: its contrast against what is behind it. Contrast is WCAG 2's relative-luminance ratio.
+READING = r"""
+// READING: every diagram of the page, as a reader sees it in the scheme now applied: for each piece of text,
+// its rendered font size and its contrast against what is drawn behind it; for each line, arrow, outline and
+// bar, its contrast against what is behind it. Contrast is WCAG 2's, colours composited over the page.
+(() => {
+  const parse = (c) => { const m = (c || '').match(/rgba?\(([^)]+)\)/); if (!m) return null;
+    const v = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const over = (top, under) => { const a = top[3]; return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat(1); };
+  const lum = (c) => { const [r, g, b] = c.slice(0, 3).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const SHAPES = new Set(['rect', 'circle', 'ellipse', 'polygon', 'path']);
+  const page = () => { let c = parse(getComputedStyle(document.body).backgroundColor);
+    return c && c[3] > 0 ? over(c, [255, 255, 255, 1]) : [255, 255, 255, 1]; };
+  // one element's own paint as a background: an SVG shape's fill, an HTML box's (or the svg's) background
+  const paint = (e) => { const s = getComputedStyle(e);
+    if (e instanceof SVGElement && e.tagName !== 'svg') {
+      if (!SHAPES.has(e.tagName) || e.closest('marker')) return null;
+      const c = parse(s.fill); if (!c) return null;
+      return [c[0], c[1], c[2], c[3] * Number(s.fillOpacity) * Number(s.opacity)];
+    }
+    const c = parse(s.backgroundColor); return c && c[3] > 0 ? c : null; };
+  // what is painted under a point of the screen, below `self` (left out, with everything above it)
+  const behind = (x, y, self) => { const stack = document.elementsFromPoint(x, y);
+    let i = stack.indexOf(self); const layers = [];
+    for (const e of stack.slice(i < 0 ? 0 : i + (self instanceof SVGElement ? 1 : 0))) {
+      if (e === self && self instanceof SVGElement) continue;
+      if (e.closest && e.closest('.md-header, .md-sidebar, .md-tabs')) continue;
+      const p = paint(e); if (!p || p[3] === 0) continue;
+      layers.push(p); if (p[3] >= 1) break; }
+    return layers.reverse().reduce((under, top) => over(top, under), page()); };
+  // drawn at all: a box with some area, or a horizontal or vertical line (no area, one length)
+  const visible = (e) => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+    return (r.width > 0 || r.height > 0) && s.visibility !== 'hidden' && s.display !== 'none'; };
+  const centre = (e) => { e.scrollIntoView({block: 'center', inline: 'center'}); const r = e.getBoundingClientRect();
+    return [r.left + r.width / 2, r.top + r.height / 2]; };
+  const scaleOf = (e) => { const g = e instanceof SVGGraphicsElement ? e : e.closest('foreignObject');
+    const m = g && g.getScreenCTM(); return m ? Math.hypot(m.a, m.b) : 1; };
+  return [...document.querySelectorAll('div.mermaid')].map(div => {
+    const svg = div.querySelector('svg'); const texts = [], lines = [];
+    if (!svg) return {role: null, texts, lines};
+    // text: every element that holds text of its own (an SVG text or tspan, or HTML inside a foreignObject)
+    const holders = new Set(); const walk = document.createTreeWalker(svg, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode())
+      if (n.textContent.trim() && !n.parentElement.closest('style, title, desc, defs')) holders.add(n.parentElement);
+    for (const e of holders) { if (!visible(e)) continue;
+      const s = getComputedStyle(e);
+      let fg = parse(e instanceof SVGElement ? s.fill : s.color); if (!fg) continue;
+      const [x, y] = centre(e); const bg = behind(x, y, e);
+      if (e instanceof SVGElement) fg = [fg[0], fg[1], fg[2], fg[3] * Number(s.fillOpacity)];
+      texts.push({what: e.textContent.trim().slice(0, 40), px: +(parseFloat(s.fontSize) * scaleOf(e)).toFixed(2),
+                  contrast: +ratio(over(fg, bg), bg).toFixed(2), fg: s[e instanceof SVGElement ? 'fill' : 'color']}); }
+    // lines: every stroked shape or line (edges, messages, lifelines, outlines), arrowheads, and chart bars
+    // arrowheads: the markers an edge or a message line ends or starts with (a diagram defines more)
+    const used = new Set();
+    for (const e of svg.querySelectorAll('[marker-end], [marker-start]'))
+      for (const a of ['marker-end', 'marker-start']) { const m = (e.getAttribute(a) || '').match(/#([^)"']+)/);
+        if (m) used.add(m[1]); }
+    for (const e of svg.querySelectorAll('line, path, rect, polygon, circle, ellipse, polyline')) {
+      const s = getComputedStyle(e); const marker = e.closest('marker'), inMarker = !!marker;
+      if (inMarker && !used.has(marker.id)) continue;
+      if (!inMarker && !visible(e)) continue;
+      const bar = !!e.closest('g.plot');
+      const paintName = bar ? 'fill' : (parse(s.stroke) && parseFloat(s.strokeWidth) > 0 && s.strokeOpacity !== '0' ? 'stroke' : (inMarker ? 'fill' : null));
+      if (!paintName) continue;
+      let c = parse(s[paintName]); if (!c || c[3] === 0) continue;
+      c = [c[0], c[1], c[2], c[3] * Number(paintName === 'fill' ? s.fillOpacity : s.strokeOpacity) * Number(s.opacity)];
+      let bg;
+      if (inMarker) { const r = div.getBoundingClientRect(); div.scrollIntoView({block: 'center'});
+        const q = div.getBoundingClientRect(); bg = behind(q.left + 3, q.top + 3, null); }
+      else if (e.getTotalLength && paintName === 'stroke') {
+        e.scrollIntoView({block: 'center', inline: 'center'});
+        const p = e.getPointAtLength(e.getTotalLength() / 2), m = e.getScreenCTM();
+        bg = behind(p.x * m.a + p.y * m.c + m.e, p.x * m.b + p.y * m.d + m.f, e); }
+      else { const [x, y] = centre(e); bg = behind(x, y, e); }
+      const cls = (e.getAttribute('class') || '').split(/\s+/)[0];
+      lines.push({what: e.tagName + (cls ? '.' + cls : '') + (inMarker ? ' (marker)' : ''), paint: paintName,
+                  contrast: +ratio(over(c, bg), bg).toFixed(2), color: s[paintName]}); }
+    return {role: svg.getAttribute('aria-roledescription'), texts, lines,
+            scheme: document.body.getAttribute('data-md-color-scheme')};
+  });
+})()
+"""
+# the two colour schemes a reader's system asks for; Material's palette (mkdocs.yml) follows it by default
+SCHEMES = {"light": "default", "dark": "slate"}
+
+
+def read_in_schemes(browser) -> dict[str, list[dict]]:
+    """READING once per scheme: the system's preference emulated, and Material's palette (set to follow it)
+    given the time to switch; the page is left in the light scheme."""
+    out = {}
+    try:
+        for name, scheme in SCHEMES.items():
+            browser.page("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": name}])
+            switched = browser.wait_for(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'", timeout=5)
+            out[name] = browser.evaluate(READING) if switched else []
+    finally:
+        browser.page("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "light"}])
+    return out
+
+
+@contextmanager
+def unfolded(browser):
+    """The diagrams folded on a phone (docs/assets/site/site.js) shown in the column for a measure that
+    does not depend on their size (colours, a chart's bars and values), then folded again."""
+    browser.evaluate("document.querySelectorAll('.diagram-folded').forEach(b => {"
+                     " b.classList.remove('diagram-folded'); b.dataset.refold = '1'; }); true")
+    try:
+        yield
+    finally:
+        browser.evaluate("document.querySelectorAll('[data-refold]').forEach(b => {"
+                         " b.classList.add('diagram-folded'); delete b.dataset.refold; }); true")
+
+
+# How each diagram is offered (docs/assets/site/site.js): drawn in the column, drawn at a readable scale and
+# scrolled in its box ("wide"), or folded to a notice with a button that opens it full screen ("folded").
+FOLDS = r"""[...document.querySelectorAll('div.mermaid')].map(d => {
+  const box = d.closest('.panzoom-box'), note = box && box.querySelector('.diagram-fold');
+  const button = note && note.querySelector('button.diagram-open');
+  return {folded: !!box && box.classList.contains('diagram-folded'), wide: !!box && box.classList.contains('diagram-wide'),
+          diagramShown: d.getBoundingClientRect().height > 0,
+          note: note && note.getBoundingClientRect().height > 0 ? note.textContent.trim() : null,
+          button: !!button && button.getBoundingClientRect().height > 0};
+})"""
+
+
 # every diagram drawn, and the panzoom plugin's script has taken each box over (it looks once a second)
 READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
          " return d.length > 0 && d.every(e => e.querySelector('svg'))"
          " && document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length === d.length; })()")
 
 # One tap on a diagram's fullscreen button: the box covers the screen and the diagram is drawn at its natural
-# size (its viewBox width), its labels as large as mermaid sets them; panzoom then pans it.
+# size (its viewBox width), its labels as large as mermaid sets them (px: the smallest font as drawn); panzoom
+# then pans it. One tap on its exit button gives the diagram back its size before.
 FULLSCREEN = r"""
 (async (n) => {
   const box = document.querySelectorAll('.panzoom-box')[n];
   box.scrollIntoView();
+  const before = box.querySelector('div.mermaid svg').getBoundingClientRect().width;
   box.querySelector('.panzoom-max').click();
   await new Promise(r => setTimeout(r, 100));
   const svg = box.querySelector('div.mermaid svg'), r = svg.getBoundingClientRect(), b = box.getBoundingClientRect();
   const texts = [...svg.querySelectorAll('text, .nodeLabel, .edgeLabel span')].map(t => t.getBoundingClientRect().height).filter(h => h > 0);
+  // the font size as drawn: each text's computed size times the scale it is drawn at
+  const px = [...svg.querySelectorAll('text, tspan, foreignObject *')].filter(t => t.textContent.trim()).map(t => {
+    const g = t instanceof SVGGraphicsElement ? t : t.closest('foreignObject'), m = g.getScreenCTM();
+    return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b); });
   const out = {natural: svg.viewBox.baseVal.width, drawn: r.width, box: [b.left, b.top, b.width, b.height],
                screen: [document.documentElement.clientWidth, document.documentElement.clientHeight], position: getComputedStyle(box).position,
-               text: texts.length ? Math.min(...texts) : 0, zoomable: !!box.querySelector('div.mermaid[data-zoom]')};
+               text: texts.length ? Math.min(...texts) : 0, px: px.length ? Math.min(...px) : 0, zoomable: !!box.querySelector('div.mermaid[data-zoom]')};
   box.querySelector('.panzoom-min').click();
   await new Promise(r => setTimeout(r, 100));
-  out.back = Math.round(svg.getBoundingClientRect().width) <= box.querySelector('div.mermaid').clientWidth + 1;
+  // back as it was: in the column, or at the readable width it scrolls at (0 when folded, on a phone)
+  out.back = Math.abs(svg.getBoundingClientRect().width - before) <= 1;
   return out;
 })
 """
@@ -238,6 +379,8 @@ class DiagramVisit:
     fullscreen: list[dict] = field(default_factory=list)   # FULLSCREEN: one per pan-and-zoom box
     size_page: dict | None = None         # SIZE_PAGE, on the size page
     fqn: list[dict] | None = None         # FQN_PARTS, on FQN_PAGES at a phone's width
+    reading: dict[str, list[dict]] = field(default_factory=dict)   # READING per scheme (read_in_schemes)
+    folds: list[dict] = field(default_factory=list)   # FOLDS: one per diagram
 
 
 def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dict[str, DiagramVisit]:
@@ -253,9 +396,12 @@ def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dic
                 visit.ready = drawn   # the tests fail on it; a page not drawn is not measured further
             if drawn:
                 visit.page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+                visit.folds = browser.evaluate(FOLDS)
                 visit.layouts = measure(browser)
-                if url == SIZE_PAGE_URL:
-                    visit.size_page = browser.evaluate(SIZE_PAGE)
+                with unfolded(browser):
+                    visit.reading = read_in_schemes(browser)
+                    if url == SIZE_PAGE_URL:
+                        visit.size_page = browser.evaluate(SIZE_PAGE)
             if width < 500 and url in FQN_PAGES:
                 visit.fqn = browser.wait_for(FQN_PARTS) or []
             if drawn:
@@ -266,7 +412,8 @@ def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dic
                                        hide=".md-sidebar")
                 if url == SIZE_PAGE_URL:
                     browser.screenshot(shots / f"site-size-{width}.png",
-                                       selector="svg[aria-roledescription=xychart]", hide=".md-sidebar")
+                                       selector=".panzoom-box:has(svg[aria-roledescription=xychart])",
+                                       hide=".md-sidebar")
         browser.evaluate(FORGET_ZOOM)   # the pages share one localStorage: this clears every page's
         browser.open("about:blank")
     return out

@@ -56,16 +56,24 @@ def test_the_value_axis_ends_at_a_round_number_with_room_past_the_largest_bar(mo
     assert f'y-axis "MB" 0 --> {axis}\n' in layers
 
 
-def test_a_record_of_another_dockerfile_says_so(model):
-    moved = record(model)
+def test_a_record_of_another_dockerfile_says_when_and_at_which_commit_it_was_measured(model):
+    moved = record(model, measured_at="2026-11-30", commit="4ad1a02c0ffee0123456789abcdef0123456789a")
     moved["inputs"]["dockerfile"] = "0000dead"
     out = render_block("image-size", {}, RenderInputs(model, moved))
-    now = input_digest(model)["dockerfile"]
-    note = out[out.index("> **Not current:**"):]
-    assert note.startswith("> **Not current:** these figures were measured from an earlier Dockerfile "
-                          f"(digest `0000dead`); the inputs have changed since (Dockerfile now `{now}`)")
-    assert "snapshot" not in note.split("\n", 1)[0]   # the snapshot did not move
-    assert "dockerfile `0000dead`" in out and "bench/image_size.py --record" in out
+    note = out[out.index("> **Not current:**"):].split("\n", 1)[0]
+    assert note.startswith("> **Not current:** these figures were measured on 2026-11-30 at commit `4ad1a02c0ffe`,"
+                           " from an earlier Dockerfile; it has changed since")
+    assert "snapshot" not in note   # the snapshot did not move
+    assert "digest" not in note and "0000dead" not in note   # a reader is given a commit and a date, not digests
+    assert "bench/image_size.py --record" in out
+
+
+def test_a_record_naming_no_commit_or_date_says_so(model):
+    moved = record(model)
+    moved["inputs"]["snapshot"] = "0000dead"
+    note = render_block("image-size", {}, RenderInputs(model, moved)).split("> **Not current:**", 1)[1]
+    assert note.startswith(" these figures were measured on an unrecorded date at a commit the record does not name,"
+                           " from an earlier NeMo-RL snapshot;"), note
 
 
 def test_a_record_naming_no_inputs_says_so(model):
