@@ -85,3 +85,32 @@ def tree_digest(root: Path) -> dict[str, str]:
             continue
         out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+EXTRA_ACTOR = "nemo_rl.algorithms.extra_worker.ExtraWorker"
+
+
+def push_broken_branch(s: dict, branch: str = "broken") -> str:
+    """A commit on `branch` of the mirror, on top of B, whose registry adds a uv actor the Dockerfile neither
+    prefetches nor lists as left out: `docgen check` fails on it. Returns the commit."""
+    import json
+
+    from docgen.snapshot.registry import read_registry_json
+    from docgen.standin.registry_py import render_registry_source
+    from tests.reference import NEMO_RL_REF
+
+    env, work = s["env"], s["tmp"] / "rl-broken"
+    git("clone", "-q", "-b", BRANCH, str(s["mirror"]), str(work), env=env)
+    facts = json.loads((NEMO_RL_REF / "registry.json").read_text())
+    facts["registry"].append({"actor": EXTRA_ACTOR, "py_executable": "VLLM",
+                              "command": "uv run --locked --extra vllm --directory {git_root}",
+                              "with_NEMO_RL_PY_EXECUTABLES_SYSTEM=1": "sys.executable", "source": "upstream"})
+    facts_file = s["tmp"] / "registry-broken.json"
+    facts_file.write_text(json.dumps(facts))
+    for rel, text in render_registry_source(read_registry_json(facts_file)).items():
+        (work / rel).write_text(text)
+    git("commit", "-q", "-am", "C: an actor nobody prefetches", env=env, cwd=work)
+    git("push", "-q", str(s["mirror"]), f"HEAD:refs/heads/{branch}", env=env, cwd=work)
+    commit = git("rev-parse", "HEAD", env=env, cwd=work)
+    shutil.rmtree(work)
+    return commit
