@@ -110,3 +110,19 @@ def test_a_plain_clone_of_the_fork_serves_its_branch_from_refs_remotes(s, tmp_pa
     assert "refs/heads/broken" not in git("show-ref", env=s["env"], cwd=clone)
     run = bump(s, "broken", "--repo", str(clone))
     assert run.returncode == 1 and "fails on broken" in run.stderr   # fetched (and then refused by check)
+
+
+def test_docgen_diff_names_no_temporary_path(tmp_path):
+    """The old routine's `mktemp` copy of the snapshot: the report says what it is, not where it was."""
+    import shutil
+    import subprocess
+
+    from tests.bump_scratch import DOCGEN, REPO
+    old = tmp_path / "tmp.Xy12ab"
+    shutil.copyfile(REPO / "snapshot/nemo-rl.json", old)
+    for fmt in ("text", "markdown"):
+        run = subprocess.run([str(DOCGEN), "diff", str(old), "snapshot/nemo-rl.json", "--format", fmt], cwd=REPO,
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert str(tmp_path) not in run.stdout and "tmp.Xy12ab" not in run.stdout
+        assert "a temporary file" in run.stdout and "snapshot/nemo-rl.json" in run.stdout
