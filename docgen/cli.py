@@ -332,8 +332,9 @@ def _add_block_command(sub, name: str) -> None:
         p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                        help="Markdown files (default: the pages the configuration names)")
     if name != "write":
-        p.add_argument("--format", choices=("text", "github", "json"), default="text",
-                       help="github: workflow annotations; json: one report object")
+        p.add_argument("--format", choices=("text", "github", "json", "sarif"), default="text",
+                       help="github: workflow annotations; json: one report object; sarif: SARIF 2.1.0 for code "
+                            "scanning (every finding, no cap)")
         r = p.add_argument_group("report")
         if name == "check":
             r.add_argument("--against", type=Path, default=None, metavar="DIR",
