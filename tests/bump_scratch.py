@@ -62,6 +62,7 @@ def scratch(tmp: Path) -> dict:
     copy_tracked(repo)
     (repo / ".venv").symlink_to(REPO / ".venv")
     git("init", "-q", "-b", "main", str(repo), env=env)
+    (repo / ".git" / "info" / "exclude").write_text(".venv\n")   # the link to the project's venv is no file of it
     # the snapshot at A, recorded from a clone of the mirror, and the pages rendered from it
     at_a = tmp / "rl-at-a"
     git("clone", "-q", "-b", BRANCH, str(mirror), str(at_a), env=env)
