@@ -116,4 +116,4 @@ def test_the_pins_name_one_release_and_the_repository_pyproject_names():
     assert f'docgen: "{NAME}=={version}"' in reusable
     for text in (readme, hooks, reusable):
         assert not re.search(r"\bORG\b", text)
-        assert set(re.findall(r"\bv\d+\.\d+\.\d+\b", text)) <= {TAG}
+        assert set(re.findall(r"(?:@|rev: )(v\d+\.\d+\.\d+)\b", text)) <= {TAG}   # not the actions' tags
