@@ -126,3 +126,15 @@ def test_docgen_diff_names_no_temporary_path(tmp_path):
         assert run.returncode == 0, run.stderr
         assert str(tmp_path) not in run.stdout and "tmp.Xy12ab" not in run.stdout
         assert "a temporary file" in run.stdout and "snapshot/nemo-rl.json" in run.stdout
+
+
+def test_a_full_commit_id_is_fetched_and_pointed_at(s):
+    """Last in the module: it leaves the Dockerfile pointing at a commit id. The snapshot is at B by now."""
+    from tests.bump_scratch import docgen
+    run = bump(s, s["b"], "--repo", str(s["mirror"]))
+    assert run.returncode == 0, run.stderr
+    assert f"ARG NEMO_RL_REF={s['b']}\n" in (s["repo"] / "Dockerfile.nmp-rl-base").read_text()
+    prov = json.loads((s["repo"] / "snapshot/nemo-rl.json").read_text())["provenance"]
+    assert (prov["ref"], prov["commit"]) == (s["b"], s["b"])
+    assert ", 0 commits on" in run.stdout.split("\n\n", 1)[0]
+    assert docgen("check", cwd=s["repo"], env=s["env"]).returncode == 0
