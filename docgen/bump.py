@@ -132,8 +132,9 @@ def _has_commit(rl_dir: Path, commit: str) -> bool:
 
 
 def check_newer(source: str, ref: str, old: str | None, new: str, rl_dir: Path) -> int | None:
-    """Refuse NEW unless it contains the snapshot's commit OLD. The number of commits it adds (None: the
-    snapshot recorded no commit, so there is nothing to compare with)."""
+    """Refuse NEW when it is older than the snapshot's commit OLD (OLD contains it, or it does not contain OLD
+    and was committed before it). The number of commits it adds to OLD (None: the snapshot recorded no commit,
+    or NEW is on a rewritten branch that does not contain OLD)."""
     if not old:
         return None
     if not _has_commit(rl_dir, old) and _SHA.fullmatch(old):
@@ -145,12 +146,19 @@ def check_newer(source: str, ref: str, old: str | None, new: str, rl_dir: Path) 
     if old == new:
         return 0
     if _git("merge-base", "--is-ancestor", old, new, cwd=rl_dir).returncode != 0:
-        older = _git("merge-base", "--is-ancestor", new, old, cwd=rl_dir).returncode == 0
-        how = "is older than" if older else "is on another line of history than"
-        raise InputError(source, None, f"{ref} (commit {new[:12]}) {how} the snapshot's commit {old[:12]}: a bump "
-                                       "moves forward only; give a ref that contains it "
-                                       f"(`git -C {rl_dir} tag --contains {old[:12]}` lists the tags that do)")
+        # not built on OLD: older when OLD contains it, or when (a rewritten branch) its commit date is earlier
+        older = (_git("merge-base", "--is-ancestor", new, old, cwd=rl_dir).returncode == 0
+                 or _commit_time(rl_dir, new) < _commit_time(rl_dir, old))
+        if older:
+            raise InputError(source, None, f"{ref} (commit {new[:12]}) is older than the snapshot's commit "
+                                           f"{old[:12]}: a bump moves forward only; give a ref that contains it "
+                                           f"(`git -C {rl_dir} tag --contains {old[:12]}` lists the tags that do)")
+        return None   # a rewritten branch, newer than OLD: no count of commits "on" it
     return int(_git("rev-list", "--count", f"{old}..{new}", cwd=rl_dir).stdout.strip() or 0)
+
+
+def _commit_time(rl_dir: Path, commit: str) -> int:
+    return int(_git("show", "-s", "--format=%ct", commit, cwd=rl_dir).stdout.strip() or 0)
 
 
 def extract(rl_dir: Path, commit: str, dest: Path) -> None:
@@ -257,14 +265,15 @@ def bump(project: Project, ref: str | None, repo: str | None, rl_dir: Path, *, s
                 _replace(path, data_before)
         raise
 
+    old_ref, old_commit = old_prov.get("ref") or "?", str(old_prov.get("commit") or "")
     with tempfile.TemporaryDirectory(prefix="docgen-bump-") as tmp:
         old_file = Path(tmp) / "before.json"
         old_file.write_bytes(old_bytes)
         shown = project.display(project.snapshot)
         result = compare(load_side(old_file, f"{shown} before the bump"), load_side(project.snapshot, shown),
                          read_dockerfile(project.dockerfile), shown_df)
-    old_ref, old_commit = old_prov.get("ref") or "?", str(old_prov.get("commit") or "")
-    adds = f", {count} commit{'s' if count != 1 else ''} on" if count is not None else ""
+    adds = (f", {count} commit{'s' if count != 1 else ''} on" if count is not None else
+            ", which does not contain the snapshot's commit (a rewritten branch)" if old_commit else "")
     headline = (f"Moves the image's NeMo-RL from `{old_ref}` at `{old_commit[:12] or 'no recorded commit'}` to "
                 f"`{ref}` at `{new[:12]}`{adds} (`{recorded_repo}`). `docgen bump` pointed `NEMO_RL_REF` in "
                 f"`{shown_df}` at it, recorded the snapshot from that commit's files, re-rendered the pages "

@@ -129,7 +129,7 @@ def test_docgen_diff_names_no_temporary_path(tmp_path):
 
 
 def test_a_full_commit_id_is_fetched_and_pointed_at(s):
-    """Last in the module: it leaves the Dockerfile pointing at a commit id. The snapshot is at B by now."""
+    """It leaves the Dockerfile pointing at a commit id. The snapshot is at B by now."""
     from tests.bump_scratch import docgen
     run = bump(s, s["b"], "--repo", str(s["mirror"]))
     assert run.returncode == 0, run.stderr
@@ -138,3 +138,31 @@ def test_a_full_commit_id_is_fetched_and_pointed_at(s):
     assert (prov["ref"], prov["commit"]) == (s["b"], s["b"])
     assert ", 0 commits on" in run.stdout.split("\n\n", 1)[0]
     assert docgen("check", cwd=s["repo"], env=s["env"]).returncode == 0
+
+
+def _branch_from_a(s, tmp_path, name: str, date: str) -> None:
+    """A branch of the mirror that starts again from A (a rewritten fork branch), committed at `date`."""
+    from tests.bump_scratch import NEW_TQDM, OLD_TQDM
+    from tests.rl_checkout import git
+    env = {**s["env"], "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}
+    work = tmp_path / name
+    git("clone", "-q", "-b", "v0.0.1", str(s["mirror"]), str(work), env=env)
+    lock = work / "uv.lock"
+    lock.write_text(lock.read_text().replace(OLD_TQDM, NEW_TQDM.replace("4.69.1", "4.69.5")))
+    git("commit", "-q", "-am", f"{name}: tqdm 4.69.5", env=env, cwd=work)
+    git("push", "-q", "origin", f"HEAD:refs/heads/{name}", env=env, cwd=work)
+
+
+def test_a_rewritten_branch_moves_forward_by_date(s, tmp_path):
+    """A branch that no longer contains the snapshot's commit: newer by its commit date is a bump (the body
+    says so), older is refused like any older ref. Last: the snapshot ends on a commit dated 2099."""
+    from tests.bump_scratch import tree_digest
+    assert bump(s, "--repo", str(s["mirror"])).returncode == 0   # the snapshot at B (or already there)
+    _branch_from_a(s, tmp_path, "backdated", "2001-01-01T00:00:00+0000")
+    unchanged({**s, "before": tree_digest(s["repo"])}, bump(s, "backdated", "--repo", str(s["mirror"])), 2,
+              r"backdated \(commit \w+\) is older than the snapshot's commit")
+    _branch_from_a(s, tmp_path, "rewritten", "2099-01-01T00:00:00+0000")
+    run = bump(s, "rewritten", "--repo", str(s["mirror"]))
+    assert run.returncode == 0, run.stderr
+    assert "which does not contain the snapshot's commit (a rewritten branch)" in run.stdout.split("\n\n", 1)[0]
+    assert "tqdm 4.69.1 -> 4.69.5" in run.stdout
