@@ -24,7 +24,7 @@ SOURCE = PYPROJECT["project"]["urls"]["Source"]
 NAME = PYPROJECT["project"]["name"]
 TAG = "v0.1.0"   # the release the pins name
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]   # one build for the module
 
 
 def run(*cmd, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
