@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from docgen import __version__
+from docgen.check.lint import check_against
 from docgen.check.pipeline import findings_of, prepare, write, write_record
 from docgen.check.report import Options, report
 from docgen.diff import compare, load_sides
@@ -29,7 +30,7 @@ from docgen.render.text import inventory_text
 from docgen.snapshot.build import build_snapshot, dump_snapshot
 from docgen.snapshot.load import load_snapshot
 
-COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint", "review", "diff")
+COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint", "review", "diff", "bump")
 
 
 def _project(args: argparse.Namespace):
@@ -61,9 +62,14 @@ def cmd_inventory(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    data = build_snapshot(args.from_dir, registry_facts=args.registry_facts, repo=args.repo, ref=args.ref)
+    data = build_snapshot(args.from_dir, registry_facts=args.registry_facts, repo=args.repo, ref=args.ref,
+                          allow_dirty=args.allow_dirty)
     text = dump_snapshot(data)
     prov = data["provenance"]
+    if prov.get("dirty"):
+        print(f"docgen: warning: recorded as dirty (--allow-dirty): {', '.join(prov['dirty'])} differ from commit "
+              f"{prov['commit']}; `docgen check` reports it until the snapshot is recorded from a clean tree",
+              file=sys.stderr)
     missing = [what for what, present in (("repository (--repo OWNER/NAME)", prov["repo"]),
                                           ("ref (--ref REF)", prov["ref"] or prov["commit"])) if not present]
     if missing:   # written anyway (the lock may be all one needs now); `docgen check` reports it until fixed
@@ -170,6 +176,8 @@ def _report_options(args: argparse.Namespace, run):
 def cmd_check(args: argparse.Namespace) -> int:
     run = _run(args)
     findings = findings_of(run)
+    if args.against is not None:
+        findings += check_against(run.model, str(args.against))
     drift = report(args.format, run, findings, include_drift=True, options=_report_options(args, run))
     return EXIT_FINDINGS if findings or drift else EXIT_OK
 
@@ -196,6 +204,22 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2))
     else:
         print((diff_markdown if args.format == "markdown" else diff_text)(result), end="")
+    return EXIT_OK
+
+
+def cmd_bump(args: argparse.Namespace) -> int:
+    from docgen.bump import CheckFailed, bump   # git and the whole pipeline: only this command pays for them
+
+    project = _project(args)
+    _say_project(args, project)
+    rl = Path(args.rl) if args.rl is not None else project.root.parent / "RL"
+    try:
+        done = bump(project, args.ref, args.repo, rl.absolute(), say=lambda line: print(line, file=sys.stderr))
+    except CheckFailed as exc:
+        print(f"docgen: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    print(f"docgen: {done.summary}", file=sys.stderr)
+    sys.stdout.write(done.body)
     return EXIT_OK
 
 
@@ -259,7 +283,30 @@ def _add_snapshot(sub) -> None:
                         "else its branch); the commit is the facts file's, else HEAD's")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="where to write ('-' = stdout; default: the configured snapshot)")
+    p.add_argument("--allow-dirty", action="store_true",
+                   help="record files that differ from the checked-out commit, and say so in the snapshot "
+                        "(`docgen check` reports it); without it such a tree is refused")
     p.set_defaults(func=cmd_snapshot)
+
+
+def _add_bump(sub) -> None:
+    p = sub.add_parser("bump", help="move the image to a newer NeMo-RL: fetch, point, snapshot, write, check",
+                       description="Fetch REF (default: the Dockerfile's NEMO_RL_REF, the branch the image follows, "
+                                   "at its newest commit) from the Dockerfile's NEMO_RL_REPO or --repo, point "
+                                   "NEMO_RL_REF at it, record the snapshot from that commit's files, re-render the "
+                                   "pages and run check; print the pull-request body (Markdown) on stdout. A ref "
+                                   "older than the snapshot's commit, a missing ref, an unreachable repository "
+                                   "(exit 2) or a failing check (exit 1) changes nothing.")
+    _common(p, inputs=False)
+    p.add_argument("ref", nargs="?", default=None, metavar="REF",
+                   help="a branch, tag or full commit id (default: the Dockerfile's NEMO_RL_REF)")
+    p.add_argument("--repo", default=None, metavar="URL|PATH",
+                   help="fetch from here instead: a URL, or a local clone or mirror of NEMO_RL_REPO (the snapshot "
+                        "still records NEMO_RL_REPO; the commit is what identifies the files)")
+    p.add_argument("--rl", default=None, metavar="DIR",
+                   help="the git repository to fetch into (default: ../RL beside the repository; made if missing; "
+                        "its work tree is left alone)")
+    p.set_defaults(func=cmd_bump)
 
 
 def _add_standin(sub) -> None:
@@ -319,10 +366,14 @@ def _add_block_command(sub, name: str) -> None:
         p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                        help="Markdown files (default: the pages the configuration names)")
     if name != "write":
-        p.add_argument("--format", choices=("text", "github", "json"), default="text",
-                       help="github: workflow annotations; json: one report object")
+        p.add_argument("--format", choices=("text", "github", "json", "sarif"), default="text",
+                       help="github: workflow annotations; json: one report object; sarif: SARIF 2.1.0 for code "
+                            "scanning (every finding, no cap)")
         r = p.add_argument_group("report")
         if name == "check":
+            r.add_argument("--against", type=Path, default=None, metavar="DIR",
+                           help="also hold the files the snapshot read to its recorded commit in the NeMo-RL "
+                                "repository at DIR (a clone or mirror): any difference is a finding")
             r.add_argument("--diff", action=argparse.BooleanOptionalAction, default=None,
                            help="print each stale block's diff (default: on at a terminal, off when the output "
                                 "is piped or $CI is set)")
@@ -355,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"docgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin, "diff": _add_diff,
-              "review": _add_review}
+              "review": _add_review, "bump": _add_bump}
     for name in COMMANDS:
         adders[name](sub) if name in adders else _add_block_command(sub, name)
     return parser

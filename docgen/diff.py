@@ -54,7 +54,7 @@ def load_side(path: str | Path, label: str | None = None, *, registry_facts: str
     label = label or str(path)
     path = Path(path)
     if path.is_dir():
-        data = build_snapshot(path, registry_facts=registry_facts)
+        data = build_snapshot(path, registry_facts=registry_facts, verify=False)   # a review reads any tree
         text = dump_snapshot(data)
         # the typed view reads the same text a written snapshot would hold, so both kinds compare alike
         return Side(label, "checkout", data, load_snapshot(path / "(in-memory snapshot)", text=text,
@@ -73,8 +73,20 @@ def load_sides(old: Path, new: Path, registry_facts: Path | None = None, old_fac
     """Both sides; `registry_facts` serves whichever of them is a checkout, `old_facts`/`new_facts` one each."""
     if registry_facts is not None and not (Path(old).is_dir() or Path(new).is_dir()):
         raise InputError(registry_facts, None, "--registry-facts: neither OLD nor NEW is an RL checkout folder")
-    return (load_side(old, registry_facts=old_facts or (registry_facts if Path(old).is_dir() else None)),
-            load_side(new, registry_facts=new_facts or (registry_facts if Path(new).is_dir() else None)))
+    return (load_side(old, _label(old, "OLD"), registry_facts=old_facts or (registry_facts if Path(old).is_dir() else None)),
+            load_side(new, _label(new, "NEW"), registry_facts=new_facts or (registry_facts if Path(new).is_dir() else None)))
+
+
+def _label(path: str | Path, role: str) -> str:   # role: OLD or NEW, as the report already says
+    """The path as typed, except an absolute one in the temporary folder (`mktemp`): a review names no scratch path,
+    which means nothing to a reader and differs every run; the snapshot's own provenance names it."""
+    import tempfile
+    try:
+        temporary = Path(path).is_absolute() and Path(path).resolve().is_relative_to(
+            Path(tempfile.gettempdir()).resolve())
+    except OSError:
+        temporary = False
+    return "a temporary file" if temporary else str(path)
 
 
 # ------------------------------------------------------------------------------------------------ the image

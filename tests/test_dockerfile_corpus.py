@@ -136,7 +136,7 @@ def test_relocated_dockerfile_found_through_the_consumer_config():
     lint = _expected("consumer-repo")["lint"]
     assert lint[0][:2] == ["provenance", 9]
     assert lint[0][2] == ("the Dockerfile builds NEMO_RL_REF=v0.6.0 but the docs describe ref nmp/customizer "
-                          "(the snapshot's provenance); run docgen snapshot")
+                          "(the snapshot's provenance); run `docgen bump v0.6.0`")
 
 
 # ---- cross-check with BuildKit's parser ------------------------------------------------------------------

@@ -69,41 +69,35 @@ def routine_script() -> str:
 
 @pytest.fixture(scope="module")
 def followed(tmp_path_factory):
-    """The routine run as written in a scratch copy of this repository (its tracked files as they are now,
-    committed), with a NeMo-RL clone of the fixture remote standing in for ../RL (it clones it itself), no
-    Docker engine reachable, and the project's venv as the copy's .venv (so step 0 finds docgen there)."""
+    """The routine run as written in a scratch copy of this repository (its tracked files as they are now, the
+    snapshot re-recorded at commit A of a local mirror, committed), the mirror standing in for NEMO_RL_REPO
+    (git's url.insteadOf), no Docker engine reachable, and the project's venv as the copy's .venv (so the
+    first step finds docgen there)."""
+    import time
+
     from tests.reference import REASON, reference_present
     if not reference_present():
         pytest.skip(REASON)
-    from tests.rl_checkout import git, git_env, make_remote
+    from tests.bump_scratch import docgen, scratch
+    from tests.rl_checkout import FORK_URL, git
 
-    tmp = tmp_path_factory.mktemp("routine")
-    env = git_env(tmp)
-    env["DOCKER_HOST"] = f"unix://{tmp}/no-engine.sock"   # nothing listens there
-    make_remote(tmp, "v9.1.0", env)
-    repo = tmp / "repo"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
-    for rel in filter(None, tracked.decode().split("\0")):
-        if (REPO / rel).is_file():
-            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / rel, repo / rel)
-    (repo / ".venv").symlink_to(REPO / ".venv")
-    git("init", "-q", "-b", "main", str(repo), env=env)
-    git("add", "-A", env=env, cwd=repo)
-    git("commit", "-q", "-m", "before the routine", env=env, cwd=repo)
-    run = subprocess.run(["bash", "-euo", "pipefail", "-c", routine_script()], cwd=repo, env=env,
+    s = scratch(tmp_path_factory.mktemp("routine"))
+    git("config", "--global", f"url.{s['mirror']}.insteadOf", FORK_URL, env=s["env"])
+    started = time.monotonic()
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", routine_script()], cwd=s["repo"], env=s["env"],
                          capture_output=True, text=True, timeout=600)
-    check = subprocess.run([str(repo / ".venv/bin/docgen"), "check", "--no-diff"], cwd=repo, env=env,
-                           capture_output=True, text=True, timeout=120)
-    return {"repo": repo, "rl": tmp / "RL", "run": run, "check": check, "env": env}
+    seconds = time.monotonic() - started
+    check = docgen("check", "--no-diff", cwd=s["repo"], env=s["env"], timeout=120)
+    return {**s, "run": run, "check": check, "seconds": seconds}
 
 
 def test_the_routine_installs_before_it_uses_docgen():
     script = routine_script()
     install = script.index("pip install")
-    first_call = re.search(r"\.venv/bin/docgen (?:snapshot|diff|write|check)\b", script)
+    first_call = re.search(r"\.venv/bin/docgen \w+", script)
     assert first_call and install < first_call.start()
-    assert "ARG NEMO_RL_REF=$REF" in script and '--ref "$REF"' in script
+    commands = [c for c in script.splitlines() if c.strip() and not c.lstrip().startswith("#")]
+    assert len(commands) == 3 and ".venv/bin/docgen bump" in commands[1]   # install, bump, commit
 
 
 def test_the_routine_ends_green_committed_and_knowing_where_nemo_rl_came_from(followed):
@@ -111,12 +105,12 @@ def test_the_routine_ends_green_committed_and_knowing_where_nemo_rl_came_from(fo
 
     from tests.rl_checkout import git
 
-    repo, run, check = followed["repo"], followed["run"], followed["check"]
+    repo, run, check, env = followed["repo"], followed["run"], followed["check"], followed["env"]
     assert run.returncode == 0, run.stdout + run.stderr
     assert check.returncode == 0, check.stdout + check.stderr
     prov = json.loads((repo / "snapshot/nemo-rl.json").read_text())["provenance"]
-    commit = git("rev-parse", "HEAD", env=followed["env"], cwd=followed["rl"])
-    assert (prov["repo"], prov["ref"], prov["commit"]) == ("soluwalana/RL", "nmp/customizer", commit)
-    assert git("status", "--porcelain", env=followed["env"], cwd=repo) == ""
-    assert git("log", "-1", "--format=%s", env=followed["env"], cwd=repo) == "NeMo-RL nmp/customizer"
-    assert "snapshot/nemo-rl.json" in git("show", "--name-only", "--format=", "HEAD", env=followed["env"], cwd=repo)
+    assert (prov["repo"], prov["ref"], prov["commit"]) == ("soluwalana/RL", "nmp/customizer", followed["b"])
+    assert git("status", "--porcelain", env=env, cwd=repo) == ""
+    assert git("log", "-1", "--format=%s", env=env, cwd=repo) == "Move to a newer NeMo-RL"
+    assert "tqdm 4.69.0 -> 4.69.1" in (followed["tmp"] / "bump-pr.md").read_text()
+    assert "snapshot/nemo-rl.json" in git("show", "--name-only", "--format=", "HEAD", env=env, cwd=repo)

@@ -21,9 +21,17 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("url", [
     "https://github.com/soluwalana/RL.git", "https://github.com/soluwalana/RL", "https://github.com/soluwalana/RL/",
     "git@github.com:soluwalana/RL.git", "git@github.com:soluwalana/RL", "ssh://git@github.com:22/soluwalana/RL.git",
-    "https://token@github.com/soluwalana/RL.git", "/srv/mirrors/soluwalana/RL.git"])
+    "https://token@github.com/soluwalana/RL.git"])
 def test_remote_urls_normalise_to_owner_and_name(url):
     assert repo_name(url) == "soluwalana/RL"
+
+
+@pytest.mark.parametrize("url, recorded", [
+    ("/srv/mirrors/soluwalana/RL.git", "/srv/mirrors/soluwalana/RL.git"), ("../RL", "../RL"),
+    ("file:///srv/mirrors/RL", "/srv/mirrors/RL")])
+def test_a_local_remote_stays_a_path(url, recorded):
+    """A folder on this machine is not a hosted repository: it is never dressed up as owner/name."""
+    assert repo_name(url) == recorded
 
 
 @needs_reference
@@ -47,12 +55,18 @@ def test_snapshot_from_a_git_checkout_fills_in_provenance(tmp_path, on):
         assert docgen("snapshot", "--from", str(checkout), "--root", str(tmp_path), "-o", str(out),
                       env=env).returncode == 0
         assert json.loads(out.read_text())["provenance"]["ref"] == BRANCH
-    # what is given wins over git
+    # a ref that names nothing in the checkout is refused (never recorded as given), nothing written
+    before = out.read_bytes()
     run = docgen("snapshot", "--from", str(checkout), "--root", str(tmp_path), "-o", str(out),
                  "--repo", "other/RL", "--ref", "main", env=env)
+    assert run.returncode == 2 and "--ref main: no tag, branch or commit of that name" in run.stderr
+    assert out.read_bytes() == before
+    # what is given wins over git, once git says the ref is the checked-out commit
+    run = docgen("snapshot", "--from", str(checkout), "--root", str(tmp_path), "-o", str(out),
+                 "--repo", "other/RL", "--ref", BRANCH, env=env)
     assert run.returncode == 0, run.stderr
     prov = json.loads(out.read_text())["provenance"]
-    assert (prov["repo"], prov["ref"], prov["commit"]) == ("other/RL", "main", commit)
+    assert (prov["repo"], prov["ref"], prov["commit"]) == ("other/RL", BRANCH, commit)
 
 
 @needs_reference

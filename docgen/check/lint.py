@@ -7,6 +7,7 @@ runs them alone; `docgen check` runs them with the drift check.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.model import class_name_of
@@ -216,18 +217,34 @@ def _repo_id(repo: str) -> str:
     return "/".join(text.split("/")[-2:]).lower()
 
 
+def fix_provenance(model: "ImageModel") -> str:
+    """The one command that re-records the snapshot where the Dockerfile points: `docgen bump` with the
+    Dockerfile's NEMO_RL_REF (it fetches from NEMO_RL_REPO, verifies, re-renders and checks)."""
+    ref, _ = build_arg_value(model.dockerfile, "NEMO_RL_REF")
+    return f"docgen bump {ref}" if ref else "docgen bump REF"
+
+
 def check_provenance(model: "ImageModel") -> list[Finding]:
     """NEMO_RL_REPO / NEMO_RL_REF defaults are what a build checks out; the snapshot records what the docs
-    were generated from. When they differ, every rendered fact may describe another NeMo-RL."""
+    were generated from. When they differ, every rendered fact may describe another NeMo-RL. A snapshot
+    recorded from a dirty tree (--allow-dirty) describes files no commit holds. Each finding ends with the
+    command that fixes it."""
     provenance = model.snapshot.provenance or {}
+    fix = fix_provenance(model)
     # a snapshot that does not say where it came from is a finding too: the pages would name no NeMo-RL
     missing = [what for what, present in (("repository", provenance.get("repo")),
                                           ("ref or commit", provenance.get("ref") or provenance.get("commit")))
                if not present]
     found = [Finding(model.snapshot.path, None, "provenance",
                      f"the snapshot records no {' and no '.join(missing)}, so the pages cannot say which NeMo-RL "
-                     "they describe; run `docgen snapshot --from CHECKOUT` on a git checkout with a remote, or "
-                     "pass --repo OWNER/NAME and --ref REF")] if missing else []
+                     f"they describe; run `{fix}`")] if missing else []
+    dirty = provenance.get("dirty")
+    if dirty:
+        names = ", ".join(map(str, dirty)) if isinstance(dirty, list) else str(dirty)
+        found.append(Finding(model.snapshot.path, None, "provenance",
+                             f"the snapshot was recorded from a dirty tree (--allow-dirty): {names} differed from "
+                             f"commit {str(provenance.get('commit') or '?')[:12]}, so the pages describe files no "
+                             f"commit holds; run `{fix}`"))
     for name, key, same in (("NEMO_RL_REPO", "repo", lambda a, b: _repo_id(a) == _repo_id(b)),
                             ("NEMO_RL_REF", "ref", lambda a, b: a.strip() == b.strip())):
         (value, arg), recorded = build_arg_value(model.dockerfile, name), provenance.get(key)
@@ -235,7 +252,39 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
             continue
         found.append(Finding(model.dockerfile.path, arg.line, "provenance",
                              f"the Dockerfile builds {name}={value} but the docs describe {key} "
-                             f"{recorded} (the snapshot's provenance); run docgen snapshot"))
+                             f"{recorded} (the snapshot's provenance); run `{fix}`"))
+    return found
+
+
+def check_against(model: "ImageModel", rl_dir: str) -> list[Finding]:
+    """`docgen check --against DIR`: the files the snapshot read, as the recorded commit holds them in the
+    NeMo-RL repository at DIR (a clone or a mirror), blob for blob. DIR without the commit is bad input."""
+    from docgen.errors import InputError
+    from docgen.snapshot.build import resolve_commit, tree_digests
+
+    provenance = model.snapshot.provenance or {}
+    fix = fix_provenance(model)
+    commit, files = provenance.get("commit"), provenance.get("files")
+    where = model.snapshot.path
+    if not commit:
+        return [Finding(where, None, "provenance", f"--against {rl_dir}: the snapshot records no commit to hold its "
+                                                   f"files to; run `{fix}`")]
+    if not isinstance(files, dict) or not files:
+        return [Finding(where, None, "provenance", f"--against {rl_dir}: the snapshot records no digests of the files "
+                                                   f"it read (an older docgen made it); run `{fix}`")]
+    if resolve_commit(Path(rl_dir), str(commit)) is None:
+        raise InputError(rl_dir, None, f"--against: commit {commit} is not in this repository (not a NeMo-RL clone, "
+                                       f"or not fetched); fetch it: `git -C {rl_dir} fetch origin "
+                                       f"{provenance.get('ref') or commit}`")
+    at_commit = tree_digests(rl_dir, str(commit), sorted(files))
+    found = []
+    for rel in sorted(files):
+        if at_commit[rel] != files[rel]:
+            held = f"blob {str(at_commit[rel])[:12]}" if at_commit[rel] else "no such file"
+            found.append(Finding(where, None, "provenance",
+                                 f"{rel}: the snapshot read blob {str(files[rel])[:12]}, but commit {str(commit)[:12]} "
+                                 f"in {rl_dir} holds {held}: the pages describe files that commit does not hold; "
+                                 f"run `{fix}`"))
     return found
 
 

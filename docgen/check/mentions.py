@@ -276,9 +276,10 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
     low = text.lower()
     kinds_here = {kind for pattern, kind in index.kind_words if pattern.search(text)}
-    for at, token in [*spans, *((m.start(), m.group(0)) for m in _TOKEN.finditer(text))]:
+    # a whole code span, then every word: a name that counts only as code must be a span's whole text
+    for at, token, in_span in [*((at, span, True) for at, span in spans),
+                               *((m.start(), m.group(0), False) for m in _TOKEN.finditer(text))]:
         token = token.strip("`'\",;()")
-        in_span = any(at == s for s, _ in spans)
         for f in index.exact.get(token, ()) + index.exact.get(token.rstrip("."), ()):
             named.setdefault(f.key, (f, at))
         for f in index.code.get(token, ()) if in_span else ():

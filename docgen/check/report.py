@@ -267,6 +267,39 @@ def _md(text: str) -> str:
     return markdown_text(escape_controls(text))
 
 
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+def _rule_id(title: str) -> str:
+    return "docgen/" + "-".join(title.lower().split())
+
+
+def sarif(run: Run, items: list[Item]) -> dict:
+    """Every item as a SARIF 2.1.0 result, for code scanning: no cap like the annotations', each on its file
+    and line (relative to the repository root), drift with the command that fixes it."""
+    from docgen import __version__
+
+    rules: dict[str, dict] = {}
+    results = []
+    for i in items:
+        rule = _rule_id(i.title)
+        rules.setdefault(rule, {"id": rule, "name": i.title,
+                                "shortDescription": {"text": f"docgen: {i.title}"},
+                                "help": {"text": f"`{fix_command(run)}` re-renders the docs" if i.kind != "finding"
+                                         else "edit the inputs this names; `docgen lint` re-checks them"}})
+        location = {"artifactLocation": {"uri": i.path, "uriBaseId": "%SRCROOT%"}}
+        if i.line:
+            location["region"] = {"startLine": i.line}
+        fix = f" Run `{fix_command(run)}`." if i.kind != "finding" else ""
+        results.append({"ruleId": rule, "level": "error", "message": {"text": i.message + fix},
+                        "locations": [{"physicalLocation": location}]})
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0",
+            "runs": [{"tool": {"driver": {"name": "docgen", "version": __version__,
+                                          "rules": list(rules.values())}},
+                      "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the repository root"}}},
+                      "results": results}]}
+
+
 def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Options | None = None) -> bool:
     """Print the report (and append the job summary when asked); True when there is drift."""
     options = options or Options()
@@ -300,6 +333,11 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
             "claims_coverage": _coverage_json(run),
         }
         out.write(json.dumps(doc, indent=2) + "\n")
+        return drift
+    if fmt == "sarif":   # the whole report is the SARIF log; the verdict still goes to stderr
+        out.write(json.dumps(sarif(run, items), indent=2) + "\n")
+        if items:
+            print(verdict(run, items, include_drift, diff_shown=False), file=sys.stderr)
         return drift
     if fmt == "github":
         out.writelines(annotations(items, options.max_annotations))

@@ -37,9 +37,26 @@ def _git(rl_dir: Path, *args: str) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def is_local_remote(url: str) -> bool:
+    """Whether a remote URL names a folder on this machine (`/srv/git/RL`, `../RL`, `file:///srv/RL`,
+    `C:/RL`) rather than a repository on a host (`https://...`, `ssh://...`, `git@host:Owner/RL`)."""
+    text = url.strip()
+    if text.startswith("file://"):
+        return True
+    scheme, sep, _ = text.partition("://")
+    if sep and "/" not in scheme:
+        return False
+    head = text.split("/", 1)[0]
+    return ":" not in head or (len(head) == 2 and head[0].isalpha())   # scp-like `host:path` is remote
+
+
 def repo_name(url: str) -> str:
-    """A remote URL as owner/name: `https://github.com/Owner/RL.git`, `ssh://git@host:22/Owner/RL`,
-    `git@host:Owner/RL.git` and `/srv/git/Owner/RL` all give `Owner/RL` (case kept, as the host spells it)."""
+    """A remote URL as the snapshot records it: a hosted repository as owner/name
+    (`https://github.com/Owner/RL.git`, `ssh://git@host:22/Owner/RL` and `git@host:Owner/RL.git` all give
+    `Owner/RL`, case kept), a folder on this machine as the path the remote gives (`/srv/git/Owner/RL` stays
+    `/srv/git/Owner/RL`): a local mirror is never dressed up as a hosted repository."""
+    if is_local_remote(url):
+        return url.strip().removeprefix("file://")
     text = url.strip().rstrip("/")
     text = text[:-4] if text.endswith(".git") else text
     scheme, sep, rest = text.partition("://")
@@ -98,9 +115,71 @@ def _gitdir_is_own(rl_dir: Path) -> bool:
     return gitdir.name != ".git" or gitdir.parent == Path(here)
 
 
+def blob_id(data: bytes) -> str:
+    """The git blob id of a file's bytes (`git hash-object`): what a commit's tree records for it."""
+    import hashlib
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def tree_digests(git_dir: str | Path, commit: str, paths) -> dict[str, str | None]:
+    """The blob id each path has in COMMIT's tree (None: the commit has no such file), read from the
+    repository at git_dir (a checkout or a bare mirror)."""
+    listing = _git(Path(git_dir), "ls-tree", "-z", "--full-tree", commit, "--", *paths) if paths else ""
+    found: dict[str, str | None] = dict.fromkeys(paths)
+    for entry in (listing or "").split("\0"):
+        meta, _, name = entry.partition("\t")
+        if name in found and meta.split(" ")[1:2] == ["blob"]:
+            found[name] = meta.split(" ")[2]
+    return found
+
+
+def resolve_commit(rl_dir: Path, ref: str) -> str | None:
+    """The commit REF names in the checkout at rl_dir: a tag, a branch, a commit, or a branch of a remote
+    (`nmp/customizer` in a clone whose branch lives at `origin/nmp/customizer`); None when nothing does."""
+    for name in (ref, *(f"{r}/{ref}" for r in (_git(rl_dir, "remote") or "").split())):
+        if name.startswith("-"):
+            return None
+        commit = _git(rl_dir, "rev-parse", "--verify", "-q", f"{name}^{{commit}}")
+        if commit:
+            return commit
+    return None
+
+
+def _verify_checkout(rl_dir: Path, ref: str | None, files: dict[str, str], allow_dirty: bool) -> list[str]:
+    """Refuse a --ref that names no commit of the checkout, or another commit than the one checked out, and
+    files read that differ from that commit (unless allow_dirty; then they are returned, to be recorded)."""
+    head = _git(rl_dir, "rev-parse", "HEAD")
+    shown = str(rl_dir)
+    if ref is not None:
+        at = resolve_commit(rl_dir, ref)
+        if at is None:
+            raise InputError(shown, None, f"--ref {ref}: no tag, branch or commit of that name in this checkout; "
+                                          f"fetch it (`git -C {shown} fetch origin {ref}`) or give the ref the "
+                                          "checkout is at")
+        if at != head:
+            raise InputError(shown, None, f"--ref {ref} is commit {at[:12]}, but the checkout is at "
+                                          f"{(head or '?')[:12]}; check it out first (`git -C {shown} checkout -q "
+                                          f"--detach {ref}`) or give the ref of the checked-out commit")
+    committed = tree_digests(rl_dir, "HEAD", list(files))
+    dirty = sorted(rel for rel, blob in files.items() if committed.get(rel) != blob)
+    if dirty and not allow_dirty:
+        raise InputError(shown, None, f"{', '.join(dirty)} differ{'s' if len(dirty) == 1 else ''} from commit "
+                                      f"{(head or '?')[:12]}, so the snapshot would record that commit for files it "
+                                      f"does not hold; commit or restore them (`git -C {shown} stash`), or pass "
+                                      "--allow-dirty to record the tree as dirty")
+    return dirty
+
+
 def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
-                   repo: str | None = None, ref: str | None = None) -> dict:
-    """Read an RL checkout into the snapshot's JSON-able form (deterministic)."""
+                   repo: str | None = None, ref: str | None = None, *, commit: str | None = None,
+                   allow_dirty: bool = False, verify: bool = True) -> dict:
+    """Read an RL checkout into the snapshot's JSON-able form (deterministic).
+
+    Provenance is verified when DIR is the top of a git checkout (`verify`): a --ref must name the commit that
+    is checked out, and the files read must be that commit's, unless `allow_dirty` (then the snapshot records
+    which were not). `files` records the git blob id of every file read from DIR, so `docgen check --against`
+    can hold them to the recorded commit later. `commit` is given by a caller that extracted DIR from a known
+    commit itself (docgen bump), and then nothing is asked of DIR's git."""
     from docgen.snapshot.lockfile import read_lock
     from docgen.snapshot.pyproject import read_pyproject
     from docgen.snapshot.registry_source import read_registry_source
@@ -115,6 +194,8 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
     lock = read_lock(lock_path, root=project.name)
 
     inputs = {"pyproject.toml": _sha256(pyproject_path.read_bytes()), "uv.lock": _sha256(lock_path.read_bytes())}
+    given_ref, facts_commit = ref, None
+    files = {"pyproject.toml": blob_id(pyproject_path.read_bytes()), "uv.lock": blob_id(lock_path.read_bytes())}
     if registry_facts is not None:
         registry_path = Path(registry_facts)
         registry = registry_reader.read_registry_json(registry_path)
@@ -124,17 +205,27 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
         fork = facts.get("fork", {}) if isinstance(facts, dict) else {}
         repo = repo or fork.get("repo") or upstream.get("repo")
         ref = ref or fork.get("ref")
-        commit = upstream.get("commit")
+        facts_commit = upstream.get("commit")
     else:
         registry = read_registry_source(rl_dir)
         # every module that can change the registry, including the one defining PY_EXECUTABLES
         inputs["registry"] = _sha256(*(rel.encode() + b"\0" + (rl_dir / rel).read_bytes()
                                        for rel in registry_reader.REGISTRY_SOURCES if (rl_dir / rel).is_file()))
-        commit = None
-    # what was not given (or read from the facts file) comes from the checkout's git
-    if repo is None or ref is None or commit is None:
+        files.update({rel: blob_id((rl_dir / rel).read_bytes())
+                      for rel in registry_reader.REGISTRY_SOURCES if (rl_dir / rel).is_file()})
+    dirty: list[str] = []
+    if commit is None:
+        # what was not given (or read from the facts file) comes from the checkout's git, verified
         found = git_provenance(rl_dir)
-        repo, ref, commit = repo or found["repo"], ref or found["ref"], commit or found["commit"]
+        if found["commit"] is not None:
+            if verify:
+                dirty = _verify_checkout(rl_dir, given_ref, files, allow_dirty)
+        elif given_ref is not None and facts_commit is None:
+            raise InputError(rl_dir, None, f"--ref {given_ref}: this folder is not the top of a git checkout, so "
+                                           "nothing says the ref is what it holds; snapshot a clone checked out at "
+                                           f"the ref (`git clone -q URL DIR && git -C DIR checkout -q {given_ref}`)")
+        repo, ref = repo or found["repo"], ref or found["ref"]
+        commit = facts_commit or found["commit"]
 
     # Every combination of extras an image or a registry executable can ask for: none, each extra, each executable's.
     combos: dict[str, tuple[str, ...]] = {"": ()}
@@ -169,6 +260,8 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
         "provenance": {
             "repo": repo, "ref": ref, "commit": commit, "docgen_version": __version__,
             "platform": PLATFORM, "inputs": inputs,
+            "files": files,   # git blob ids of the files read: `docgen check --against` holds them to `commit`
+            **({"dirty": dirty} if dirty else {}),   # files read that differed from `commit` (--allow-dirty)
         },
         "project": {
             "name": project.name,

@@ -166,9 +166,9 @@ def test_provenance_differs_names_both_and_the_line(tmp_path):
     found = _provenance(tmp_path, "https://github.com/fork/RL.git", "v0.6.0", "owner/RL", "main")
     assert [(f.line, f.message) for f in found] == [
         (1, "the Dockerfile builds NEMO_RL_REPO=https://github.com/fork/RL.git but the docs describe repo owner/RL "
-            "(the snapshot's provenance); run docgen snapshot"),
+            "(the snapshot's provenance); run `docgen bump v0.6.0`"),
         (2, "the Dockerfile builds NEMO_RL_REF=v0.6.0 but the docs describe ref main (the snapshot's provenance); "
-            "run docgen snapshot")]
+            "run `docgen bump v0.6.0`")]
 
 
 def test_gym_prefetch_driven_by_an_arg_its_stage_does_not_declare(tmp_path):

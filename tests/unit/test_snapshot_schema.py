@@ -183,6 +183,7 @@ def test_docgen_snapshot_records_uv_required_version_only_when_nemo_rl_states_it
     assert stated["project"]["uv_required_version"] == ">=0.9"
     # nothing else moves but the pyproject digest; the written form loads back with the field
     stated["provenance"]["inputs"]["pyproject.toml"] = plain["provenance"]["inputs"]["pyproject.toml"]
+    stated["provenance"]["files"]["pyproject.toml"] = plain["provenance"]["files"]["pyproject.toml"]
     del stated["project"]["uv_required_version"]
     assert stated == plain
     stated["project"]["uv_required_version"] = ">=0.9"
