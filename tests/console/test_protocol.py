@@ -238,3 +238,38 @@ def _processes(cmdline: bytes) -> list[int]:
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
+
+
+# --- a block cannot change how the next block's status is read ------------------------------------
+# Each sets up the shell so that the blocks after it would report success whatever they do: a forged end
+# record for any 32-hex word the runner's own commands carry, or the runner's variables pinned.
+_FORGE = 'printf "%s 0 1 2 1\\n" "$w" >&9; printf "\\n%s\\n" "$w"'
+NEXT_BLOCK_ATTACKS = {
+    # extdebug: a DEBUG trap that returns non-zero skips the command it precedes
+    "extdebug-debug-trap": (
+        "shopt -s extdebug; trap 'f=; for w in $BASH_COMMAND; do [[ $w =~ ^[0-9a-f]{32}$ ]] && f=$w; done; "
+        "if [[ -n $f ]]; then w=$f; " + _FORGE.replace('"', '\\"').replace("\\\\n", "\\n") + "; false; "
+        "elif [[ $BASH_COMMAND == *trap* ]]; then false; else true; fi' DEBUG"),
+    # a function named `builtin` answers for every `builtin printf` of the runner
+    "function-named-builtin": (
+        "builtin() { local w; for w in \"$@\"; do if [[ $w =~ ^[0-9a-f]{32}$ ]]; then " + _FORGE + "; return 0; fi; "
+        "done; command \"$@\"; }"),
+    "readonly-status-variable": "readonly __docgen_s=0",
+    "ifs-of-digits": "IFS=0123456789",
+    "xtrace-prompt-assigns": "PS4='$((__docgen_s=0))+ '; set -x",
+}
+
+
+@pytest.mark.parametrize("attack", NEXT_BLOCK_ATTACKS.values(), ids=NEXT_BLOCK_ATTACKS.keys())
+def test_a_block_cannot_change_how_the_next_blocks_status_is_read(tmp_path, attack):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        try:
+            shell.run(attack, 10)       # its own status is its own business
+        except Exception:
+            pass
+        assert shell.run("false", 10).exit_status == 1
+        assert shell.run("(exit 3)", 10).exit_status == 3
+        assert shell.run("echo next", 10).output[-1:] == ["next"]
+    finally:
+        shell.close()
