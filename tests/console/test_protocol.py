@@ -241,22 +241,23 @@ def _parent(pid: int) -> int:
 
 
 # --- a block cannot change how the next block's status is read ------------------------------------
-# Each sets up the shell so that the blocks after it would report success whatever they do: a forged end
-# record for any 32-hex word the runner's own commands carry, or the runner's variables pinned.
+# Each sets up the shell for the blocks after it: the first three make them report success whatever they do
+# (an end record forged from the 32-hex word the runner's own commands carry, or the status variable
+# reassigned); the last two broke the runner's own commands, so the block timed out and its shell was lost.
 _FORGE = 'printf "%s 0 1 2 1\\n" "$w" >&9; printf "\\n%s\\n" "$w"'
 NEXT_BLOCK_ATTACKS = {
     # extdebug: a DEBUG trap that returns non-zero skips the command it precedes
     "extdebug-debug-trap": (
         "shopt -s extdebug; trap 'f=; for w in $BASH_COMMAND; do [[ $w =~ ^[0-9a-f]{32}$ ]] && f=$w; done; "
-        "if [[ -n $f ]]; then w=$f; " + _FORGE.replace('"', '\\"').replace("\\\\n", "\\n") + "; false; "
+        "if [[ -n $f ]]; then w=$f; " + _FORGE + "; false; "
         "elif [[ $BASH_COMMAND == *trap* ]]; then false; else true; fi' DEBUG"),
     # a function named `builtin` answers for every `builtin printf` of the runner
     "function-named-builtin": (
         "builtin() { local w; for w in \"$@\"; do if [[ $w =~ ^[0-9a-f]{32}$ ]]; then " + _FORGE + "; return 0; fi; "
         "done; command \"$@\"; }"),
+    "xtrace-prompt-assigns": "PS4='$((__docgen_s=0))+ '; set -x",
     "readonly-status-variable": "readonly __docgen_s=0",
     "ifs-of-digits": "IFS=0123456789",
-    "xtrace-prompt-assigns": "PS4='$((__docgen_s=0))+ '; set -x",
 }
 
 
