@@ -7,6 +7,14 @@ random token. The token is a literal on the line that runs the command, after it
 line before the block starts, so it is not in the shell's variables, environment, history or unread
 input while the block runs. Clock readings are integer microseconds, whatever the locale's
 decimal point.
+
+Nothing a block leaves behind runs between its end and the end record, so no block can change how a
+later block's status is read: the shell has no `trap` (a DEBUG trap runs before every command, and under
+`extdebug` skips it) and no `enable` to bring it back; PS4 is read-only (an xtrace prompt is expanded, and
+can assign, before every traced command); each command starts by removing a function named `builtin` in
+POSIX mode, where `unset` is a special builtin no function can shadow, and the shell ends when it cannot;
+the runner's words are quoted (no alias applies), its variables carry a fresh name per command (none can be
+made read-only ahead) and every expansion is quoted (IFS splits none).
 """
 
 from __future__ import annotations
@@ -71,10 +79,9 @@ class Transport(Protocol):
     def close(self) -> None: ...
 
 
-def _digits(var: str) -> str:
-    # $EPOCHREALTIME uses the locale's decimal point; keeping only the digits gives microseconds anywhere
-    # (bash before 5.0 has no $EPOCHREALTIME: empty, reported as 0)
-    return "${" + var + "//[!0-9]/}"
+_NOW = "${EPOCHREALTIME//[^0-9]/}"   # microseconds in any locale; empty (reported 0) before bash 5.0
+# bash's first line: the control channel, then what no block may use (see the module's docstring)
+_START = "exec 9>&2 2>&1; builtin enable -n trap enable; builtin readonly PS4='+ '\n"
 
 
 class PersistentShell:
@@ -90,8 +97,7 @@ class PersistentShell:
         # fd 9 keeps the original stderr as the control channel; stderr then joins stdout for the whole
         # shell, as a reader sees both interleaved on one terminal
         self._transport.send(
-            f"exec {CONTROL_FD}>&2 2>&1\n"
-            f"IFS= read -r __docgen_k; printf '%s %s\\n' \"$__docgen_k\" $$ >&{CONTROL_FD}; "
+            f"{_START}IFS= read -r __docgen_k; printf '%s %s\\n' \"$__docgen_k\" $$ >&{CONTROL_FD}; "
             f"printf '\\n%s\\n' \"$__docgen_k\"; unset __docgen_k\n{token}\n".encode()
         )
         fields, _ = self._read_until_end(token, time.monotonic() + start_timeout, "starting the shell")
@@ -99,28 +105,28 @@ class PersistentShell:
 
     def run(self, command: str, timeout: float) -> CommandResult:
         started = time.monotonic()
-        token = secrets.token_hex(16)
-        delimiter = f"__DOCGEN_{secrets.token_hex(8)}"
-        # The command travels in a quoted here-document and runs through eval: a syntax error then
-        # fails only this command (status 2) instead of leaving bash waiting for the rest of it.
-        # </dev/null keeps a command that reads stdin from eating the next command.
-        # The token is a literal on the line that runs the command: bash has read and parsed that whole line
-        # before the block starts, so nothing is left in the command stream (which bash keeps on fd 10 and
-        # up while the block runs with </dev/null) for the block to read ahead, and no variable holds it.
-        # After the block: verbose and xtrace off (they would echo the next line, token included, or trace
-        # it), the block's DEBUG trap set aside (it would run before the printf, seeing BASH_COMMAND), and
-        # both put back after the record. `builtin` everywhere: a block that defines a function called
-        # printf, read or eval must not be able to rewrite the status it reports.
+        token, tag = secrets.token_hex(16), secrets.token_hex(8)
+        c, s, t0, t1, o, f = (f"__docgen_{name}{tag}" for name in "cstuof")
+        # The command travels in a quoted here-document and runs through eval: a syntax error then fails only
+        # this command (status 2) instead of leaving bash waiting for the rest of it. </dev/null keeps a
+        # command that reads stdin from eating the next command. The token is a literal on the line that runs
+        # the command: bash has read and parsed that whole line before the block starts, so nothing is left in
+        # the command stream (which bash keeps on fd 10 and up while the block runs) for the block to read.
+        # Verbose and xtrace go off before the token's commands (they would echo or trace them); xtrace comes
+        # back after, verbose does not (it would echo the next line, token included, as bash reads it).
+        # All of it is one line, the here-document's body after it: a line bash gives up on (a read-only
+        # POSIXLY_CORRECT) runs nothing, so the block times out instead of reporting an empty command's 0.
         self._transport.send(
             (
-                f"IFS= builtin read -r -d '' __docgen_command <<'{delimiter}'\n{command}\n{delimiter}\n"
-                f"__docgen_t0={_digits('EPOCHREALTIME')}; builtin eval \"$__docgen_command\" </dev/null; __docgen_s=$?; "
-                f"__docgen_t1={_digits('EPOCHREALTIME')}; __docgen_f=$-; builtin set +vx; "
-                "builtin test -e /dev/fd/1 && __docgen_o=1 || __docgen_o=0; "
-                "__docgen_x=$(builtin trap -p DEBUG); builtin trap - DEBUG; "
-                f"builtin printf '%s %s %s %s %s\\n' {token} $__docgen_s ${{__docgen_t0:-0}} ${{__docgen_t1:-0}} $__docgen_o >&{CONTROL_FD}; "
-                f"builtin test $__docgen_o = 1 && builtin printf '\\n%s\\n' {token}; builtin eval \"$__docgen_x\"; "
-                "[[ $__docgen_f == *x* ]] && builtin set -x; builtin unset __docgen_x __docgen_f\n"
+                f"POSIXLY_CORRECT=y; {o}=${{SHELLOPTS/*posix*/}}; \\: \"${{{o}:+${{{o}_:?no POSIX mode}}}}\"; "
+                f"\\unset -f builtin || \\: \"${{{o}_:?a function named builtin stays}}\"; \\unset POSIXLY_CORRECT {o}; "
+                f"IFS= \\builtin read -r -d '' {c} <<'__DOCGEN_{tag}'; "
+                f"{t0}={_NOW}; \\builtin eval \"${c}\" </dev/null; {s}=$?; {t1}={_NOW}; {f}=$-; \\builtin set +vx; "
+                f"\\builtin test -e /dev/fd/1 && {o}=1 || {o}=0; "
+                f"\\builtin printf '%s %s %s %s %s\\n' {token} \"${s}\" \"${{{t0}:-0}}\" \"${{{t1}:-0}}\" \"${o}\" >&{CONTROL_FD}; "
+                f"\\builtin test \"${o}\" = 1 && \\builtin printf '\\n%s\\n' {token}; "
+                f"\\builtin test \"${{{f}//[^x]/}}\" = x && \\builtin set -x; \\builtin unset {c} {s} {t0} {t1} {o} {f}\n"
+                f"{command}\n__DOCGEN_{tag}\n"
             ).encode()
         )
         fields, output = self._read_until_end(token, started + timeout, command)
