@@ -5,25 +5,24 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import shutil
 import tempfile
+import uuid
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from sybil import Document, Example, Region, Sybil
 
+from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer, engine_timeout, hung_message, timed_out
 from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
-from docgen.console.container import PIDS_LIMIT, SessionContainer
-from docgen.console.engine import Engine, EngineHung, engine_timeout, hung_while_connecting
-from docgen.console.shell import CommandTimeout, PersistentShell, ShellError, copy_worktree, host_shell
-from docgen.console.watchdog import watchdog
+from docgen.console.shell import CommandTimeout, HostLifeline, PersistentShell, ShellError, ShellExited, copy_worktree, host_shell
 from docgen.io import Output, decode, read_bytes, write_files
 from docgen.project import find_project
 
 DEFAULT_IMAGE = "nmp-rl-base:hermetic"
 IMAGE_ENV = "NMP_IMAGE"   # the image every image-backed test and the docs' console blocks run against
 BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/docker-engine start)"
+NO_ENGINE = "no Docker engine answers ({}); start one with scripts/docker-engine start"
 UPDATE_ENV = "DOCGEN_CONSOLE_UPDATE"
 REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
 MAX_DIFF_LINES = 2000
@@ -36,64 +35,52 @@ class ImageUnavailable(Exception):
 
 
 class ConsoleSession:
-    """Everything one test session shares: the lazily started container, the host workspace,
-    and one persistent shell per (document, where)."""
+    """Everything one test session shares: the engine, the image it pinned, the host workspace, and one
+    persistent shell per (document, where); an image shell has a container of its own."""
 
     def __init__(self, image: str | None = None, repo: Path | None = None, client_factory: Callable[[], Any] | None = None) -> None:
         self.image = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE)
         self.repo = repo
+        self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
         self._client_factory = client_factory
-        self.container: SessionContainer | None = None
         self._unavailable: str | None = None
-        self._hung: str | None = None   # the engine stopped answering: every later image block fails at once
+        self._hung: str | None = None      # the engine did not answer when the session connected
         self.engine: Engine | None = None
         self.image_id: str | None = None   # pinned at the first container: a retag mid-run changes nothing
-        self._workspace: Path | None = None
+        self._workspace: tuple[Path, HostLifeline] | None = None
         self._shells: dict[tuple[str, str], PersistentShell] = {}
-        self.replaced = 0           # containers started again after a block broke one
-        self.oom_seen = 0
+        self.containers: dict[tuple[str, str], PageContainer] = {}
+        self.started: list[PageContainer] = []
 
-    # -- the container --------------------------------------------------------------------
-    def ensure_container(self) -> SessionContainer:
-        if self.container is not None:
-            return self.container
+    @property
+    def hung(self) -> str | None:
+        return self.engine.hung if self.engine is not None else self._hung
+
+    # -- the engine and the image ------------------------------------------------------------
+    def _engine(self) -> Engine:
+        if self._unavailable is not None:
+            raise ImageUnavailable(self._unavailable)
         if self._hung is not None:
             raise EngineHung(self._hung)
-        if self._unavailable is None:
+        if self.engine is None:
+            import docker   # only sessions that run image blocks pay for it: ~115 ms (python -X importtime)
+
             try:
-                engine = self._engine()
-                self.container = SessionContainer(engine, self._pinned_image(engine))
-                return self.container
-            except ImageUnavailable as exc:
-                self._unavailable = str(exc)
-            except EngineHung as exc:
-                self._hung = str(exc)
+                client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
+                engine = Engine(client)
+                engine.call("answer a ping", client.ping)
+            except EngineHung:
                 raise
-        raise ImageUnavailable(self._unavailable)
+            except Exception as exc:   # the client asks the engine its API version on creation
+                if timed_out(exc):
+                    self._hung = hung_message("say its API version", engine_timeout())
+                    raise EngineHung(self._hung) from None
+                self._unavailable = NO_ENGINE.format(type(exc).__name__)
+                raise ImageUnavailable(self._unavailable) from None
+            self.engine = engine
+        return self.engine
 
-    def _engine(self) -> Engine:
-        if self.engine is not None:
-            return self.engine
-        import docker   # only sessions that run image blocks pay for it: ~115 ms (python -X importtime)
-
-        try:
-            client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
-        except Exception as exc:   # the client asks the engine its API version on creation
-            hung = hung_while_connecting(exc, engine_timeout())
-            if hung is not None:
-                raise EngineHung(hung) from None
-            raise ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one with scripts/docker-engine start") from None
-        engine = Engine(client)
-        try:
-            engine.call("answer a ping", client.ping)
-        except EngineHung:
-            raise
-        except Exception as exc:
-            raise ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one with scripts/docker-engine start") from None
-        self.engine = engine
-        return engine
-
-    def _pinned_image(self, engine: Engine) -> str:
+    def pinned_image(self, engine: Engine) -> str:
         """The image ID the session runs: found from the name once; later containers reuse it, and a tag
         that now names another image is reported, not followed."""
         import docker   # as in _engine: ~115 ms that a session of host blocks only never pays
@@ -102,80 +89,53 @@ class ConsoleSession:
             found = engine.call("look up the image", engine.client.images.get, self.image)
         except docker.errors.ImageNotFound:
             if self.image_id is None:
-                raise ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}") from None
+                self._unavailable = f"image {self.image} is not built; {BUILD_HINT}"
+                raise ImageUnavailable(self._unavailable) from None
             found = None
         if self.image_id is None:
             self.image_id = found.id
         elif found is None or found.id != self.image_id:
             now = "no longer names an image" if found is None else f"now names another image ({found.id[:19]})"
-            warnings.warn(f"{self.image} {now} since this session started; the fresh session container runs the "
+            warnings.warn(f"{self.image} {now} since this session started; the page's container runs the "
                           f"image the session started with ({self.image_id[:19]})", stacklevel=1)
         return self.image_id
-
-    def container_trouble(self) -> str | None:
-        """Why the session container cannot run the next block (None: it can). A block that ends PID 1
-        stops it; one that exhausts the pids limit leaves it unable to start a shell. When the engine does
-        not answer, that is the trouble (and nothing replaces the container)."""
-        if self._hung is not None:
-            return self._hung
-        if self.container is None:
-            return None
-        try:
-            return self.container.trouble()
-        except EngineHung as exc:
-            self._hung = str(exc)
-            return self._hung
-
-    def replace_container(self) -> None:
-        """Drop every image shell and the container; the next image block starts a fresh one."""
-        for key in [k for k in self._shells if k[1] != "host"]:
-            self._shells.pop(key).kill()
-        if self.container is not None:
-            container, self.container = self.container, None
-            try:
-                container.remove()
-            except Exception:
-                pass   # still registered: the exit handler, the watchdog or a later session's reaper removes it
-            self.replaced += 1
-            self.oom_seen = 0
 
     # -- shells -----------------------------------------------------------------------------
     def shell(self, document: str, where: str) -> PersistentShell:
         key = (document, where)
         if key not in self._shells:
             if where == "host":
-                self._shells[key] = host_shell(self.workspace(), self._repo())
+                workspace, lifeline = self.workspace()
+                self._shells[key] = host_shell(workspace, self._repo(), lifeline.mark)
             else:
-                self._shells[key] = self.ensure_container().shell()
+                engine = self._engine()
+                container = PageContainer(engine, self.pinned_image(engine), self.session_id)
+                self.started.append(container)
+                try:
+                    self._shells[key] = container.shell()
+                except BaseException:
+                    container.end()
+                    raise
+                self.containers[key] = container
         return self._shells[key]
 
     def discard_shell(self, document: str, where: str) -> None:
-        """Forget a broken shell; the next block of the document gets a fresh one."""
+        """End a page's shell (and its container); the page's next block gets a fresh one."""
+        self.containers.pop((document, where), None)
         shell = self._shells.pop((document, where), None)
         if shell is not None:
-            shell.kill()
+            shell.close()
 
     def close_document(self, document: str) -> None:
-        """Close the page's shells. In the container, also end whatever the page left running and empty
-        /tmp, so each page starts clean; a container that cannot be reset is replaced."""
-        used_image = False
+        """End the page's shells: whatever the page left running ends with them."""
         for key in [k for k in self._shells if k[0] == document]:
-            used_image |= key[1] != "host"
-            self._shells.pop(key).kill()
-        if used_image and self.container is not None and self._hung is None:
-            try:
-                problem = self.container.reset()
-            except EngineHung as exc:
-                self._hung = str(exc)
-                raise
-            if problem is not None:
-                self.replace_container()
+            self.discard_shell(*key)
 
-    def workspace(self) -> Path:
+    def workspace(self) -> tuple[Path, HostLifeline]:
         if self._workspace is None:
-            self._workspace = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
-            watchdog().watch_folder(self._workspace)     # removed even when this process is killed
-            copy_worktree(self._repo(), self._workspace)
+            folder = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
+            self._workspace = (folder, HostLifeline(folder))   # removed even when this process is killed
+            copy_worktree(self._repo(), folder)
         return self._workspace
 
     def _repo(self) -> Path:
@@ -184,18 +144,16 @@ class ConsoleSession:
         return self.repo
 
     def close(self) -> list[str]:
-        """Stop every shell, remove the container; return ids of labelled containers still there."""
+        """End every shell and the workspace; return the ids of this session's containers the engine still
+        has after waiting for their removal."""
         for key in list(self._shells):
-            self._shells.pop(key).kill()
+            self.discard_shell(*key)
         if self._workspace is not None:
-            shutil.rmtree(self._workspace, ignore_errors=True)
-            watchdog().forget_folder(self._workspace)
+            self._workspace[1].close()
             self._workspace = None
-        if self.container is None:
-            return []
-        container, self.container = self.container, None
-        container.remove()
-        return container.leftovers()
+        left = [c.id for c in self.started if c.id and self.hung is None and not c.gone()]
+        self.started = []
+        return left
 
 
 # --- evaluation ---------------------------------------------------------------------------------
@@ -234,35 +192,26 @@ class ConsoleEvaluator:
             _skip(block.options.skip)
         session: ConsoleSession = example.namespace[self.session_key]
         example.namespace["_console_document"] = example.path   # the teardown closes this page's shells
+        header = f"{_relative(block.path)}:{block.line} [{block.test_id}] where={block.options.where}"
+        where, in_image = block.options.where, block.options.where != "host"
         try:
-            shell = session.shell(example.path, block.options.where)
+            shell = session.shell(example.path, where)
         except ImageUnavailable as exc:
             if os.environ.get(REQUIRE_ENV) == "1":
                 return f"{REQUIRE_ENV}=1 and {exc}"
             _skip(str(exc))
         except EngineHung as exc:
-            session._hung = str(exc)
-            return f"{_relative(block.path)}:{block.line} [{block.test_id}] where=image\n{exc}"
-        except Exception as exc:   # the container took no new shell: start a fresh one for what follows
-            if block.options.where == "host":
+            return f"{header}\n{exc}"
+        except Exception as exc:
+            if not in_image:
                 raise
-            trouble = session.container_trouble() or f"{type(exc).__name__}: {exc}"
-            if session._hung is not None:
-                return f"{_relative(block.path)}:{block.line} [{block.test_id}] where=image\n{trouble}"
-            session.replace_container()
-            return (f"{_relative(block.path)}:{block.line} [{block.test_id}] where=image\n"
-                    f"could not start a shell in the session container: {trouble}; "
-                    "a fresh session container runs the blocks that follow")
-
-        header = f"{_relative(block.path)}:{block.line} [{block.test_id}] where={block.options.where}"
-        in_image = block.options.where != "host"
+            return f"{header}\ncould not start the page's container and shell ({type(exc).__name__}: {exc}); the next block tries again"
         problems: list[str] = []
         new_steps: list[ShellStep] = []
         for step in block.steps:
             try:
                 result = shell.run(step.command, block.options.timeout)
             except Exception as exc:   # ShellError, or the engine refusing the exec socket
-                session.discard_shell(example.path, block.options.where)
                 partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
                 if isinstance(exc, CommandTimeout):
                     reason = f"timed out after {block.options.timeout:g} s"
@@ -270,19 +219,19 @@ class ConsoleEvaluator:
                     reason = str(exc)
                 else:
                     reason = f"the shell's connection failed ({type(exc).__name__}: {exc})"
-                trouble = session.container_trouble() if in_image else None
-                if trouble and session._hung is not None:
-                    follow = trouble
-                elif trouble:
-                    session.replace_container()
-                    follow = f"{trouble}; a fresh session container runs the blocks that follow"
-                else:
-                    follow = "the shell was killed and the page continues in a fresh one"
-                problems += [f"$ {step.command}", f"{reason}; {follow}"]
+                problems += [f"$ {step.command}", reason]
+                container = session.containers.get((example.path, where))
+                if container is not None and (isinstance(exc, ShellExited) or not isinstance(exc, ShellError)):
+                    try:   # the shell ended by itself, or its connection did: the container may say why
+                        trouble = container.trouble()
+                        problems += [trouble] if trouble else _oom_note(container)
+                    except EngineHung as hung:
+                        problems.append(str(hung))
                 if in_image and any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
-                    problems.append(f"the block ran into the session container's limit of {PIDS_LIMIT} processes")
-                if in_image and not trouble:
-                    problems += _oom_note(session)
+                    problems.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
+                session.discard_shell(example.path, where)
+                if session.hung is None:
+                    problems.append(f"the page continues in a fresh {'container' if in_image else 'shell'}")
                 if partial:
                     problems += ["output so far:", *("  " + line for line in partial[-20:])]
                 return "\n".join([header, *problems])
@@ -290,8 +239,8 @@ class ConsoleEvaluator:
                 new_steps.append(step)
                 continue
             problems += _step_failure(step, result.output, result.exit_status)
-            if in_image:   # one exec, only for a failing step
-                problems += _oom_note(session)
+            if in_image and session.hung is None:   # one exec, only for a failing step
+                problems += _oom_note(session.containers[(example.path, where)])
             new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
         if not problems:
             return None
@@ -305,16 +254,14 @@ class ConsoleEvaluator:
         return "\n".join([header, *problems])
 
 
-def _oom_note(session: ConsoleSession) -> list[str]:
-    """A line saying the kernel killed something for memory since the last look, else nothing."""
-    if session.container is None or session._hung is not None:
+def _oom_note(container: PageContainer) -> list[str]:
+    """A line saying the kernel killed something for memory in the page's container, else nothing."""
+    kills = container.oom_kills()
+    if not kills or kills <= container.oom_seen:
         return []
-    kills = session.container.oom_kills()
-    if not kills or kills <= session.oom_seen:
-        return []
-    session.oom_seen = kills
-    return ["the kernel killed a process of this block for memory: it went over the session container's "
-            f"memory limit ({session.container.memory_limit})"]
+    container.oom_seen = kills
+    return ["the kernel killed a process of this block for memory: it went over the page container's "
+            f"memory limit ({container.memory_limit})"]
 
 
 def _skip(reason: str) -> None:

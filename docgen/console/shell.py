@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from docgen.console.watchdog import watchdog
 
 CONTROL_FD = 9
 MAX_OUTPUT_BYTES = 64 * 2**20   # one command's output; more is a runaway (`yes`), not a transcript
@@ -75,8 +74,7 @@ class Transport(Protocol):
     def send(self, data: bytes) -> None: ...
     # (stream, bytes): STDOUT or CONTROL; (0, b"") once both streams ended; TimeoutError when quiet
     def recv(self, timeout: float) -> tuple[int, bytes]: ...
-    def kill_group(self, pgid: int) -> None: ...
-    def close(self) -> None: ...
+    def close(self) -> None: ...   # ends the shell and everything it started
 
 
 _NOW = "${EPOCHREALTIME//[^0-9]/}"   # microseconds in any locale; empty (reported 0) before bash 5.0
@@ -133,7 +131,7 @@ class PersistentShell:
         status, t0, t1 = int(fields[0]), int(fields[1]), int(fields[2])
         text = output.decode("utf-8", errors="replace")
         if fields[3] != "1":
-            self.kill()
+            self.close()
             raise StdoutClosed("the block closed the shell's standard output, so nothing after it could be "
                                "seen", text)
         # the fence's leading newline ends an unterminated last line, or adds one blank line
@@ -165,18 +163,17 @@ class PersistentShell:
                     return fields, output
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self.kill()
+                self.close()
                 raise CommandTimeout("timed out", self._partial())
             if len(self._out) > MAX_OUTPUT_BYTES:
-                self.kill()
+                self.close()
                 raise OutputTooLarge(f"the command printed more than {MAX_OUTPUT_BYTES // 2**20} MiB, the runner's cap",
                                      self._partial())
             try:
                 stream, chunk = self._transport.recv(remaining)
             except TimeoutError:
                 continue
-            if not chunk:
-                self.close()
+            if not chunk:   # left to the caller, who may ask why before it closes the shell
                 raise ShellExited(f"the shell ended (an `exit`, or a fatal error) while {what}", self._partial())
             if stream == CONTROL:
                 self._ctl = self._ctl[-4096:] + chunk   # junk a block writes to fd 9 cannot grow it
@@ -186,16 +183,8 @@ class PersistentShell:
     def _partial(self) -> str:
         return bytes(self._out[-8192:]).decode("utf-8", errors="replace")   # the tail is what a reader needs
 
-    def kill(self) -> None:
-        """Kill the shell and everything it started, then drop the connection."""
-        if self.pid:
-            try:
-                self._transport.kill_group(self.pid)
-            except Exception:   # the shell may already be gone; closing below still frees it
-                pass
-        self.close()
-
     def close(self) -> None:
+        """End the shell and everything it started."""
         self._transport.close()
 
 
@@ -233,27 +222,37 @@ def namespace_prefix() -> list[str]:
 
 
 SHELL_MARK_ENV = "DOCGEN_CONSOLE_HOST_SHELL"
+# Ends every process whose environment holds a line matching $1, a basic regular expression (a mark)
+KILL_MARKED = ('for f in $(grep -lzx "$1" /proc/[0-9]*/environ 2>/dev/null); do p=${f#/proc/}; '
+               'kill -KILL "${p%/environ}" 2>/dev/null; done')
 
 
-def _kill_marked(mark: str) -> None:
-    """Without a PID namespace: SIGKILL every process of this user whose environment carries `mark` (what a
-    block left running in another session; a block that also clears its environment escapes this)."""
-    needle = f"{SHELL_MARK_ENV}={mark}".encode()
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if needle in environ.read_bytes().split(b"\0"):
-                os.kill(int(environ.parent.name), signal.SIGKILL)
-        except (OSError, ValueError):
-            continue
+class HostLifeline:
+    """A session's host side: a sh that waits for end-of-file on a pipe only this process writes to, then
+    ends every process that carries the session's mark and removes the workspace. End-of-file comes when
+    the session closes, and when this process dies in any way, SIGKILL included."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.mark = os.urandom(8).hex()   # not a secret (it is in the environment on purpose)
+        script = f'while IFS= read -r _; do :; done; {KILL_MARKED}; rm -rf -- "$2"'
+        self._proc = subprocess.Popen(
+            ["sh", "-c", script, "sh", f"{SHELL_MARK_ENV}={self.mark}-.*", str(workspace)],
+            stdin=subprocess.PIPE, start_new_session=True,    # out of reach of a terminal's Ctrl-C
+            env={k: v for k, v in os.environ.items() if k != SHELL_MARK_ENV})
+
+    def close(self) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.close()
+        self._proc.wait()
 
 
 class HostProcessTransport:
-    """bash on the host in its own session and, where the machine allows, its own PID namespace (so a
-    timeout or the end of the shell kills everything a block started), killed by the session watchdog
-    when this process dies in any way, and by a death signal."""
+    """bash on the host in its own session and, where the machine allows, its own PID namespace (so closing
+    it kills everything a block started); a death signal ends it with this process, and a session's
+    HostLifeline ends what it left. Without a namespace, its mark finds what a block detached."""
 
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
-        self._mark = os.urandom(8).hex()   # not a secret (it is in the environment on purpose)
+    def __init__(self, cwd: Path, env: dict[str, str], session_mark: str = "") -> None:
+        self._mark = f"{session_mark or os.urandom(8).hex()}-{os.urandom(8).hex()}"
         self._proc = subprocess.Popen(
             [*namespace_prefix(), "bash", "--noprofile", "--norc"], cwd=cwd,
             env={**env, SHELL_MARK_ENV: self._mark}, start_new_session=True,
@@ -261,14 +260,13 @@ class HostProcessTransport:
             preexec_fn=_kill_on_parent_death,
         )
         self._open = {self._proc.stdout.fileno(): STDOUT, self._proc.stderr.fileno(): CONTROL}  # type: ignore[union-attr]
-        watchdog().watch_group(self._proc.pid)
 
     def send(self, data: bytes) -> None:
         assert self._proc.stdin is not None
         try:
             self._proc.stdin.write(data)
             self._proc.stdin.flush()
-        except OSError:
+        except (OSError, ValueError):
             pass   # bash is gone; the next recv reports the end of the stream
 
     def recv(self, timeout: float) -> tuple[int, bytes]:
@@ -283,32 +281,19 @@ class HostProcessTransport:
             del self._open[fd]
         return 0, b""
 
-    def kill_group(self, pgid: int) -> None:
+    def close(self) -> None:
         # the group this transport started, never the PID the shell reports: in a PID namespace the shell
         # is 1 to itself, and killpg(1) names the host's init group
-        os.killpg(self._proc.pid, signal.SIGKILL)
-
-    def close(self) -> None:
-        if self._proc.stdin is not None and not self._proc.stdin.closed:
-            try:
-                self._proc.stdin.close()
-            except OSError:
-                pass
         try:
-            self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        try:
-            os.killpg(self._proc.pid, signal.SIGKILL)   # whatever the shell left running in its group
+            os.killpg(self._proc.pid, signal.SIGKILL)
         except OSError:
             pass
+        self._proc.wait()
         if not namespace_prefix():     # (in a namespace, the kernel ended the rest with the shell)
-            _kill_marked(self._mark)
-        for stream in (self._proc.stdout, self._proc.stderr):
+            subprocess.run(["sh", "-c", KILL_MARKED, "sh", f"{SHELL_MARK_ENV}={self._mark}"], check=False)
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             if stream is not None:
                 stream.close()
-        watchdog().forget_group(self._proc.pid)
 
 
 # --- the host workspace -------------------------------------------------------------------------
@@ -329,10 +314,10 @@ def copy_worktree(repo: Path, dest: Path) -> Path:
     return dest
 
 
-def host_shell(workspace: Path, repo: Path) -> PersistentShell:
+def host_shell(workspace: Path, repo: Path, session_mark: str = "") -> PersistentShell:
     """bash in the workspace copy, with the project's .venv first on PATH and the copy's docgen imported."""
     env = dict(os.environ)
     env["PATH"] = f"{repo / '.venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = str(workspace)
     env.pop("DOCGEN_CONSOLE_UPDATE", None)
-    return PersistentShell(HostProcessTransport(workspace, env))
+    return PersistentShell(HostProcessTransport(workspace, env, session_mark))

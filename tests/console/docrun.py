@@ -11,8 +11,6 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from docgen.console.watchdog import LEASE_DIR_ENV
-
 CONFTEST = textwrap.dedent(
     """
     import json
@@ -65,13 +63,10 @@ def session_env(runner_image: str, **extra: str) -> tuple[str, dict[str, str]]:
 
 
 def child_env(env: dict[str, str] | None = None) -> dict[str, str]:
-    """This environment without the console's and the image's settings, but with its lease folder: a child
-    session leases its containers where this test worker's sessions do (tests/conftest.py). The child
-    pytest loads only what its conftest imports (the console plugin): the installed plugins it would load
+    """This environment without the console's and the image's settings. The child pytest loads only what its conftest imports (the console plugin): the installed plugins it would load
     by itself (xdist, hypothesis, timeout) take no part in a page's run and cost 0.8 CPU-s per child, of
     about 1.2."""
-    out = {k: v for k, v in os.environ.items()
-           if k == LEASE_DIR_ENV or not k.startswith(("DOCGEN_CONSOLE", "NMP_"))}
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("DOCGEN_CONSOLE", "NMP_"))}
     out["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     out.update(env or {})
     return out
@@ -99,3 +94,17 @@ def start_page(workdir: Path, page: str, env: dict[str, str] | None = None) -> s
     prepare(workdir, page)
     return subprocess.Popen(child_command(workdir), cwd=workdir, env=child_env(env),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_container(docker_client, session_id: str, child: subprocess.Popen, seconds: float = 120):
+    """The first container of a session started in a child process, once the engine lists it."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = docker_client.containers.list(all=True, filters={"label": f"org.nmp-rl-base.docs-session={session_id}"})
+        if found:
+            return found[0]
+        assert child.poll() is None, child.stdout.read() if child.stdout else "the session ended"
+        time.sleep(0.1)
+    raise AssertionError("the docs session never started its container")
