@@ -162,14 +162,18 @@ class PageContainer:
             return getattr(getattr(exc, "response", None), "status_code", None) == 404
         return True
 
-    def trouble(self) -> str | None:
-        """Why the container can no longer run the page (None: it runs). EngineHung when the engine does
-        not answer."""
+    def trouble(self, seconds: float = 2.0) -> str | None:
+        """Why the container can no longer run the page (None: it runs). The engine drops the lifeline's
+        connection when the container stops; that is waited for, up to `seconds`. EngineHung when the
+        engine does not answer."""
+        sock = getattr(self._lifeline, "_sock", self._lifeline)
+        try:
+            if sock is not None and (not select.select([sock], [], [], seconds)[0] or sock.recv(1)):
+                return None
+        except OSError:
+            pass
         try:
             state = self.engine.call("inspect the page container", self.engine.api.inspect_container, self.id)["State"]
-            if state.get("Running"):
-                self.run(["true"], "start a probe in the page container")   # the state may lag a kill
-                return None
         except EngineHung:
             raise
         except Exception:
