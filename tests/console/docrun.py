@@ -1,4 +1,6 @@
-"""Run a synthetic Markdown page through the console Sybil in a child pytest; read per-block outcomes."""
+"""Run a synthetic Markdown page through the console Sybil, in this process (`run_page`) or in a child pytest
+where the process itself is the point (`run_child`, `start_page`: signals, two sessions at once, the plugin's
+collection); read per-block outcomes."""
 
 from __future__ import annotations
 
@@ -81,8 +83,8 @@ def read_outcomes(workdir: Path) -> dict[str, Outcome]:
     return outcomes
 
 
-def run_page(workdir: Path, page: str, env: dict[str, str] | None = None,
-             extra_pages: dict[str, str] | None = None) -> tuple[dict[str, Outcome], subprocess.CompletedProcess[str]]:
+def run_child(workdir: Path, page: str, env: dict[str, str] | None = None,
+              extra_pages: dict[str, str] | None = None) -> tuple[dict[str, Outcome], subprocess.CompletedProcess[str]]:
     """Outcomes keyed by node id (`page.md::<heading>::<n>`; teardown problems get `@teardown`)."""
     prepare(workdir, page, extra_pages)
     proc = subprocess.run(child_command(workdir), cwd=workdir, env=child_env(env), capture_output=True, text=True, timeout=600)
@@ -108,3 +110,51 @@ def wait_for_container(docker_client, session_id: str, child: subprocess.Popen, 
         assert child.poll() is None, child.stdout.read() if child.stdout else "the session ended"
         time.sleep(0.1)
     raise AssertionError("the docs session never started its container")
+
+
+@dataclass
+class Run:
+    stdout: str         # every block's message, as the child's output would show them
+    returncode: int     # 1 when a block failed, as pytest's
+
+
+def run_page(workdir: Path, page: str, env: dict[str, str] | None = None,
+             extra_pages: dict[str, str] | None = None) -> tuple[dict[str, Outcome], Run]:
+    """The pages' blocks through the console's own Sybil and one ConsoleSession in this process, with `env`
+    set for the run: what a child pytest would report, without a child interpreter's start (about 1.2 CPU-s
+    each). Pages run in name order; each page's shells end after its last block, the session at the end."""
+    import pytest
+    from sybil.example import SybilFailure
+
+    from docgen.console.evaluator import ConsoleSession, console_sybil
+
+    prepare(workdir, page, extra_pages)
+    saved, wanted = dict(os.environ), child_env(env)
+    os.environ.clear()
+    os.environ.update(wanted)
+    outcomes: dict[str, Outcome] = {}
+    try:
+        session = ConsoleSession(repo=workdir)
+        sybil = console_sybil(workdir)
+        try:
+            for path in sorted(workdir.glob("*.md")):
+                document = sybil.parse(path)
+                document.namespace["console_session"] = session
+                for example in document.examples():
+                    key = f"{path.name}::{example.parsed.test_id}"
+                    try:
+                        example.evaluate()
+                        outcomes[key] = Outcome("passed", "")
+                    except SybilFailure as failure:
+                        outcomes[key] = Outcome("failed", str(failure))
+                    except pytest.skip.Exception as skipped:
+                        outcomes[key] = Outcome("skipped", str(skipped))
+                session.close_document(str(path))
+        finally:
+            leftovers = session.close()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    assert not leftovers, f"containers of this docs session still exist after removal: {leftovers}"
+    failed = any(o.outcome == "failed" for o in outcomes.values())
+    return outcomes, Run("\n".join(o.message for o in outcomes.values()), int(failed))

@@ -118,7 +118,7 @@ FORK_BOMB_PAGE = textwrap.dedent(
     """\
     # Bomb
 
-    <!-- console: timeout=8 -->
+    <!-- console: timeout=4 -->
     ```console
     $ bomb() { bomb | bomb & }; bomb; sleep 30
     ```
@@ -140,7 +140,7 @@ def test_exhausting_pids_fails_that_block_only(tmp_path, runner_image, docker_cl
     outcomes, proc = run_page(tmp_path, FORK_BOMB_PAGE, env=env)
     assert _outcomes(outcomes) == {"page.md::bomb::1": "failed", "page.md::after::1": "passed"}, proc.stdout
     message = outcomes["page.md::bomb::1"].message
-    assert "timed out after 8 s" in message and "the page continues in a fresh container" in message, message
+    assert "timed out after 4 s" in message and "the page continues in a fresh container" in message, message
     assert "limit of 256 processes" in message
     assert "Traceback" not in proc.stdout
     assert docker_client.containers.list(all=True, filters={"label": f"{SESSION_LABEL}={session_id}"}) == []

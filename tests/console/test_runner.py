@@ -14,7 +14,7 @@ import pytest
 
 from docgen.console.container import SESSION_LABEL, Engine, PageContainer
 from docgen.console.evaluator import ConsoleSession
-from tests.console.docrun import run_page, session_env
+from tests.console.docrun import run_child, run_page, session_env
 
 # One wrong expected line, one hang past its timeout, one unexpected non-zero exit, with passing
 # blocks around them that prove the page's shell state survives (or is knowingly reset).
@@ -160,7 +160,7 @@ def test_update_mode_rewrites_only_failing_blocks(tmp_path):
 
 
 def test_malformed_option_is_a_collection_error_naming_file_and_line(tmp_path):
-    outcomes, proc = run_page(tmp_path, "# T\n\n<!-- console: timeout=fast -->\n```console\n$ true\n```\n")
+    outcomes, proc = run_child(tmp_path, "# T\n\n<!-- console: timeout=fast -->\n```console\n$ true\n```\n")
     assert proc.returncode != 0
     assert "page.md:3: console options: timeout must be seconds" in proc.stdout
 
