@@ -1,11 +1,12 @@
-"""A page's shell in a hardened container whose standard input is this process's lifeline, and every call to
-the Docker engine bounded in time.
+"""A page's shell in a hardened container that lives only as long as this process holds its lifeline, and
+every call to the Docker engine bounded in time.
 
-The container's first process (PID 1, so no block can signal it) reads its standard input, attached to
-this process's connection to the engine; at end-of-file it ends, and the kernel ends every other process
-in the container with it: when the page's shell is closed, and when this process dies in any way, SIGKILL included.
-The engine closes the input when the connection drops (StdinOnce) and removes the stopped container
-(auto-remove). No session, lease or reaper is needed to clean up after another.
+The container's PID 1 is `cat` reading the container's standard input, which is attached to this
+process's connection to the engine. cat has no signal handler, so nothing inside the container can signal
+it; it ends at end-of-file, and the kernel then ends every other process in the container. End-of-file
+comes when the page's shell is closed, and when this process dies in any way, SIGKILL included: the
+engine closes the input when the connection drops (StdinOnce) and removes the stopped container
+(auto-remove). No session, lease or reaper cleans up after another.
 """
 
 from __future__ import annotations
@@ -24,12 +25,9 @@ from docgen.console.shell import CONTROL, STDOUT, PersistentShell
 SESSION_LABEL = "org.nmp-rl-base.docs-session"
 ENGINE_TIMEOUT_ENV = "DOCGEN_CONSOLE_ENGINE_TIMEOUT"
 PIDS_LIMIT = 256
-# PID 1: `cat`, which has no signal handler (so nothing inside can signal it) and ends at end-of-file; the
-# kernel then ends every other process of the container. SIGCHLD ignored: the kernel reaps the orphans a
-# block leaves (env's --ignore-signal, coreutils 8.31 and later; else they wait as zombies for the end).
+# SIGCHLD ignored where env can (coreutils 8.31 and later): the kernel reaps the orphans a block leaves
 LIFELINE = ("env --ignore-signal=CHLD true 2>/dev/null && exec env --ignore-signal=CHLD cat >/dev/null; "
             "exec cat >/dev/null")
-SHELL_ARGV = ["bash", "--noprofile", "--norc"]
 
 
 def engine_timeout() -> float:
@@ -37,7 +35,7 @@ def engine_timeout() -> float:
     try:
         value = float(os.environ.get(ENGINE_TIMEOUT_ENV, ""))
     except ValueError:
-        return 20.0
+        value = 0
     return value if value > 0 else 20.0
 
 
@@ -45,34 +43,29 @@ class EngineHung(Exception):
     """The engine did not answer a call within the client's timeout."""
 
 
-def timed_out(exc: BaseException) -> bool:
-    current: BaseException | None = exc
-    for _ in range(10):   # the cause chain of requests' and urllib3's wrappers
-        if current is None:
+def timed_out(exc: BaseException | None) -> bool:
+    for _ in range(10):   # along the cause chain of requests' and urllib3's wrappers
+        if exc is None:
             return False
-        if isinstance(current, (TimeoutError, socket.timeout)) or "Timeout" in type(current).__name__ \
-                or "timed out" in str(current):
+        if isinstance(exc, (TimeoutError, socket.timeout)) or "Timeout" in type(exc).__name__ or "timed out" in str(exc):
             return True
-        current = current.__cause__ or current.__context__
+        exc = exc.__cause__ or exc.__context__
     return False
 
 
 def hung_message(what: str, seconds: float | None) -> str:
-    bound = f"{seconds:g} s" if seconds is not None else "its timeout"
-    return (f"the Docker engine did not answer within {bound} (to {what}); no further engine call is made in "
-            f"this session (set {ENGINE_TIMEOUT_ENV} to wait longer)")
+    return (f"the Docker engine did not answer within {seconds:g} s (to {what}); no further engine call is made "
+            f"in this session (set {ENGINE_TIMEOUT_ENV} to wait longer)")
 
 
 class Engine:
-    """A Docker client plus the session's verdict on whether its engine still answers: the first call that
-    times out marks it hung, and every later call fails at once instead of waiting out its own timeout."""
+    """A Docker client and whether its engine still answers: the first call that times out marks it hung,
+    and every later call fails at once instead of waiting out its own timeout."""
 
     def __init__(self, client: Any) -> None:
-        self.client = client
-        self.api = client.api
+        self.client, self.api, self.hung = client, client.api, None
         timeout = getattr(client.api, "timeout", None)
-        self.timeout = float(timeout) if isinstance(timeout, (int, float)) else None
-        self.hung: str | None = None
+        self.timeout = float(timeout) if isinstance(timeout, (int, float)) else engine_timeout()
 
     def call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self.hung is not None:
@@ -86,24 +79,13 @@ class Engine:
             raise EngineHung(self.hung) from None
 
 
-def hardened_config(engine: Engine, image: str, session_id: str) -> dict[str, Any]:
-    """What the engine is asked to create: only the lifeline replaces the image's entrypoint and command;
-    the image's environment, working directory and default user stay as a user's `docker run` sees them."""
-    host = engine.api.create_host_config(
-        auto_remove=True, network_mode="none", ipc_mode="private", cap_drop=["ALL"],
-        security_opt=["no-new-privileges"], read_only=True, tmpfs={"/tmp": "rw,size=64m"},
-        mem_limit=os.environ.get("DOCGEN_CONSOLE_MEMORY", "2g"), pids_limit=PIDS_LIMIT)
-    return dict(image=image, entrypoint=["/bin/sh", "-c"], command=[LIFELINE], stdin_open=True,
-                labels={SESSION_LABEL: session_id}, host_config=host)
-
-
-class _Deferred:
-    """SIGINT, SIGTERM and SIGHUP held back (main thread only) while the container is created, attached and
-    started: an interruption then never leaves a container the engine made but this process does not know."""
+class _HeldBack:
+    """SIGINT, SIGTERM and SIGHUP held back (main thread only) while the engine creates, attaches and starts
+    a container, then delivered: no interruption leaves a container this process does not know of."""
 
     def __enter__(self) -> None:
         self.caught: list[int] = []
-        self.previous: dict[int, Any] = {}
+        self.previous = {}
         if threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 self.previous[signum] = signal.signal(signum, lambda n, _: self.caught.append(n))
@@ -116,18 +98,22 @@ class _Deferred:
 
 
 class PageContainer:
-    """One hardened container for one page's shell, alive as long as its lifeline (see the module)."""
+    """One hardened container for one page's shell. Only the lifeline replaces the image's entrypoint and
+    command: its environment, working directory and default user stay as a user's `docker run` sees them."""
 
     def __init__(self, engine: Engine, image: str, session_id: str) -> None:
         self.engine, api = engine, engine.api
-        config = hardened_config(engine, image, session_id)
         self.memory_limit = os.environ.get("DOCGEN_CONSOLE_MEMORY", "2g")
-        self.oom_seen = 0
-        self.id, self.ended = "", False
-        self._lifeline: Any = None
-        with _Deferred():
+        host = api.create_host_config(
+            auto_remove=True, network_mode="none", ipc_mode="private", cap_drop=["ALL"], read_only=True,
+            security_opt=["no-new-privileges"], tmpfs={"/tmp": "rw,size=64m"}, mem_limit=self.memory_limit,
+            pids_limit=PIDS_LIMIT)
+        self.id, self.ended, self.oom_seen, self._lifeline = "", False, 0, None
+        with _HeldBack():
             try:
-                self.id = engine.call("create the page container", api.create_container, **config)["Id"]
+                self.id = engine.call("create the page container", api.create_container, image,
+                                      entrypoint=["/bin/sh", "-c"], command=[LIFELINE], stdin_open=True,
+                                      labels={SESSION_LABEL: session_id}, host_config=host)["Id"]
                 self._lifeline = engine.call("attach to the page container", api.attach_socket, self.id,
                                              params={"stdin": 1, "stream": 1})
                 engine.call("start the page container", api.start, self.id)
@@ -139,8 +125,7 @@ class PageContainer:
         return PersistentShell(ExecTransport(self))
 
     def end(self) -> None:
-        """Cut the lifeline: the container's processes end and the engine removes it. One that never started
-        (it has no lifeline yet) is removed here."""
+        """Cut the lifeline: the container ends and the engine removes it (one never attached, here)."""
         if self._lifeline is not None:
             lifeline, self._lifeline = self._lifeline, None
             getattr(lifeline, "_sock", lifeline).close()
@@ -155,7 +140,7 @@ class PageContainer:
         self.ended = True
 
     def gone(self, seconds: float = 30) -> bool:
-        """Whether the engine has removed the container (waited for, up to `seconds`)."""
+        """Whether the engine has removed the container, waited for up to `seconds`."""
         try:
             self.engine.api.wait(self.id, timeout=seconds, condition="removed")
         except Exception as exc:
@@ -164,8 +149,7 @@ class PageContainer:
 
     def trouble(self, seconds: float = 2.0) -> str | None:
         """Why the container can no longer run the page (None: it runs). The engine drops the lifeline's
-        connection when the container stops; that is waited for, up to `seconds`. EngineHung when the
-        engine does not answer."""
+        connection when the container stops; that is waited for, up to `seconds`."""
         sock = getattr(self._lifeline, "_sock", self._lifeline)
         try:
             if sock is not None and (not select.select([sock], [], [], seconds)[0] or sock.recv(1)):
@@ -181,18 +165,14 @@ class PageContainer:
         killed = ", killed for running out of memory" if state.get("OOMKilled") else ""
         return f"the container stopped (exit code {state.get('ExitCode')}{killed}), stopped from outside"
 
-    def run(self, argv: list[str], what: str) -> bytes:
-        exec_id = self.engine.call(what, self.engine.api.exec_create, self.id, argv)["Id"]
-        return self.engine.call(what, self.engine.api.exec_start, exec_id)
-
     def oom_kills(self) -> int | None:
         """How many processes the kernel killed for memory in this container so far (None: unknown)."""
-        try:
-            out = self.run(["sh", "-c", "cat /sys/fs/cgroup/memory.events "   # cgroup v2, then v1
-                            "/sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"], "read the memory events")
+        try:   # cgroup v2, then v1
+            exec_id = self.engine.call("read the memory events", self.engine.api.exec_create, self.id, [
+                "sh", "-c", "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"])["Id"]
+            found = re.search(rb"^oom_kill (\d+)", self.engine.call("read the memory events", self.engine.api.exec_start, exec_id), re.M)
         except Exception:
             return None
-        found = re.search(rb"^oom_kill (\d+)", out, re.M)
         return int(found[1]) if found else None
 
 
@@ -202,10 +182,9 @@ class ExecTransport:
     fd 9). Closing it ends the container, and with it everything the shell started."""
 
     def __init__(self, container: PageContainer) -> None:
-        self.container = container
-        api, call = container.engine.api, container.engine.call
-        exec_id = call("create a shell in the page container", api.exec_create, container.id, SHELL_ARGV,
-                       stdin=True, stdout=True, stderr=True, tty=False)["Id"]
+        self.container, api, call = container, container.engine.api, container.engine.call
+        exec_id = call("create a shell in the page container", api.exec_create, container.id,
+                       ["bash", "--noprofile", "--norc"], stdin=True, stdout=True, stderr=True, tty=False)["Id"]
         self._socket_io = call("start a shell in the page container", api.exec_start, exec_id, socket=True, tty=False)
         self._sock: socket.socket = getattr(self._socket_io, "_sock", self._socket_io)
         self._frames = b""

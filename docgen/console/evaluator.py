@@ -173,17 +173,15 @@ def _step_failure(step: ShellStep, output: list[str], status: int | None) -> lis
     return lines
 
 
-def _unsafe_for_update(output: list[str]) -> str | None:
-    for line in output:
-        if line.startswith("$ ") or re.fullmatch(r"\[\d{1,3}\]", line) or line.startswith("> "):
-            return f"actual output line {line!r} would read back as transcript syntax"
-    return None
+def _unsafe_for_update(output: tuple[str, ...]) -> str | None:
+    unsafe = next((line for line in output if line.startswith(("$ ", "> ")) or re.fullmatch(r"\[\d{1,3}\]", line)), None)
+    return None if unsafe is None else f"actual output line {unsafe!r} would read back as transcript syntax"
 
 
 class ConsoleEvaluator:
     """Runs a block's steps in its page's shell and compares output and exit status."""
 
-    def __init__(self, session_key: str = "console_session") -> None:
+    def __init__(self, session_key: str) -> None:
         self.session_key = session_key
 
     def __call__(self, example: Example) -> str | None:
@@ -265,31 +263,26 @@ def _oom_note(container: PageContainer) -> list[str]:
 
 
 def _skip(reason: str) -> None:
-    import pytest   # loaded already under the test runner; a script importing this module for its constants
-                    # (bench/console_overhead.py) would pay ~150 ms (python -X importtime)
+    import pytest   # loaded already under the test runner; a script using this module would pay ~150 ms
 
     pytest.skip(reason)
 
 
 def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]) -> None:
-    """Rewrite one block's body in the file on disk from the real run; nothing else changes.
-
-    Earlier updates of the same page shift later blocks; the shifts are kept in the namespace.
-    """
+    """Rewrite one block's body in the file on disk from the real run; nothing else changes. Earlier updates
+    of the same page shift later blocks; the shifts are kept in the namespace."""
     shifts: list[tuple[int, int]] = document.namespace.setdefault("_console_shifts", [])
     shift = sum(delta for at, delta in shifts if at < block.body_start)
     original = document.text[block.body_start:block.body_end]
     path = Path(document.path)
-    raw = read_bytes(path, "the page")
-    current = decode(path, raw, "the page")
+    current = decode(path, raw := read_bytes(path, "the page"), "the page")
     start, end = block.body_start + shift, block.body_end + shift
     if current[start:end] != original:
         raise RuntimeError(f"{path}:{block.line}: the block changed on disk during the run; not updating it")
     body = "".join(line + "\n" for line in render_steps(steps))
     # the one writer, judged from the project's root as `docgen write` is: atomic, never through a symlinked
     # folder, and it refuses a page saved by someone else since it was read just above
-    root = find_project(cwd=path.parent).root
-    write_files(root, [Output(path, current[:start] + body + current[end:], raw, check_expected=True)])
+    write_files(find_project(cwd=path.parent).root, [Output(path, current[:start] + body + current[end:], raw, check_expected=True)])
     shifts.append((block.body_start, len(body) - len(original)))
 
 
@@ -300,38 +293,25 @@ def _relative(path: str) -> str:
         return path
 
 
-class ConsoleParser:
-    """Sybil parser: one Region per ```console block, evaluated by a ConsoleEvaluator."""
-
-    def __init__(self, evaluator: ConsoleEvaluator | None = None) -> None:
-        self.evaluator = evaluator or ConsoleEvaluator()
-
-    def __call__(self, document: Document) -> Iterable[Region]:
-        for block in find_blocks(document.text, document.path):
-            yield Region(block.start, block.end, parsed=block, evaluator=self.evaluator)
-
-
 class ConsoleSybil(Sybil):
     """Sybil whose test names say where a block is: `<heading-slug>::<n>` under the page's node."""
 
     def identify(self, example: Example) -> str:
-        if isinstance(example.parsed, ConsoleBlock):
-            return example.parsed.test_id
-        return super().identify(example)
+        return example.parsed.test_id if isinstance(example.parsed, ConsoleBlock) else super().identify(example)
 
 
-def console_sybil(path: Path, patterns: Iterable[str] = ("**/*.md",), filenames: Iterable[str] = (), session_fixture: str = "console_session") -> ConsoleSybil:
+def console_sybil(path: Path, patterns: Iterable[str] = ("**/*.md",), session_fixture: str = "console_session") -> ConsoleSybil:
+    """A Sybil that runs each ```console block of the pages with a ConsoleEvaluator; a page's shells end after
+    its last block."""
+    evaluator = ConsoleEvaluator(session_fixture)
+
+    def parse(document: Document) -> Iterable[Region]:
+        for block in find_blocks(document.text, document.path):
+            yield Region(block.start, block.end, parsed=block, evaluator=evaluator)
+
     def teardown(namespace: dict[str, Any]) -> None:
-        session = namespace.get(session_fixture)
-        path_of_document = namespace.get("_console_document")
-        if session is not None and path_of_document:
-            session.close_document(path_of_document)
+        if namespace.get(session_fixture) is not None and namespace.get("_console_document"):
+            namespace[session_fixture].close_document(namespace["_console_document"])
 
-    return ConsoleSybil(
-        parsers=[ConsoleParser(ConsoleEvaluator(session_fixture))],
-        path=str(path.resolve()),
-        patterns=list(patterns),
-        filenames=set(filenames),
-        fixtures=[session_fixture],
-        teardown=teardown,
-    )
+    return ConsoleSybil(parsers=[parse], path=str(path.resolve()), patterns=list(patterns), fixtures=[session_fixture],
+                        teardown=teardown)
