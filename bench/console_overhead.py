@@ -3,7 +3,7 @@
     .venv/bin/python bench/console_overhead.py [--image nmp-rl-base:hermetic] [--json]
 
 Runs every where=image, non-skipped ```console block of docs/**/*.md and README.md twice in one go:
-1. the docs way: one hardened session container, one persistent bash per page; per block, the
+1. the docs way: one hardened container and one persistent bash per page; per block, the
    overhead is the wall time seen here minus the time bash measured around each command;
 2. the container-structure-test way: one `docker run --rm` (same hardening) per block.
 Also reports the round trip of `true` in the persistent shell. Outputs are not compared here; blocks
@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 from docgen.console.evaluator import DEFAULT_IMAGE  # noqa: E402
 from docgen.console.parser import ConsoleBlock, find_blocks  # noqa: E402
 from docgen.console.pytest_plugin import markdown_pages  # noqa: E402
-from docgen.console.container import SessionContainer, hardened_run_options  # noqa: E402
+from docgen.console.container import Engine, PageContainer  # noqa: E402
 
 
 def image_blocks() -> dict[Path, list[ConsoleBlock]]:
@@ -40,24 +40,20 @@ def image_blocks() -> dict[Path, list[ConsoleBlock]]:
 
 def run_docs_way(client, image: str, pages: dict[Path, list[ConsoleBlock]]) -> dict:
     started = time.perf_counter()
-    session = SessionContainer(client, image)
     overheads, walls, trues = [], [], []
-    try:
-        for blocks in pages.values():
-            shell = session.shell()
-            for block in blocks:
-                wall = inner = 0.0
-                for step in block.steps:
-                    result = shell.run(step.command, block.options.timeout)
-                    wall += result.seconds
-                    inner += result.inner_seconds
-                overheads.append(wall - inner)
-                walls.append(wall)
-            for _ in range(20):
-                trues.append(shell.run("true", 10).seconds)
-            shell.close()
-    finally:
-        session.remove()
+    for blocks in pages.values():
+        shell = PageContainer(Engine(client), image, "bench").shell()
+        for block in blocks:
+            wall = inner = 0.0
+            for step in block.steps:
+                result = shell.run(step.command, block.options.timeout)
+                wall += result.seconds
+                inner += result.inner_seconds
+            overheads.append(wall - inner)
+            walls.append(wall)
+        for _ in range(20):
+            trues.append(shell.run("true", 10).seconds)
+        shell.close()
     total = time.perf_counter() - started
     return {"total_s": total, "block_overhead_s": overheads, "block_wall_s": walls, "true_roundtrip_s": trues}
 
@@ -67,15 +63,15 @@ def run_container_per_block(client, image: str, pages: dict[Path, list[ConsoleBl
 
     started = time.perf_counter()
     walls = []
-    options = hardened_run_options("bench-cold")
-    options.pop("detach")
+    host = dict(network_mode="none", ipc_mode="private", cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                read_only=True, tmpfs={"/tmp": "rw,size=64m"}, mem_limit="2g", pids_limit=256)   # as PageContainer's
     for blocks in pages.values():
         for block in blocks:
             script = "\n".join(step.command for step in block.steps)
             t0 = time.perf_counter()
             try:
-                client.containers.run(image, **{**options, "entrypoint": ["bash", "-c"], "command": [script]},
-                                      remove=True, stdout=True, stderr=True)
+                client.containers.run(image, entrypoint=["bash", "-c"], command=[script], remove=True, stdout=True,
+                                      stderr=True, **host)
             except docker.errors.ContainerError:
                 pass   # a block that needs an earlier block's shell state; the timing still counts
 
