@@ -1,10 +1,11 @@
 """The console tests' wall time, serial (`pytest -n0 tests/console`), against another commit's, in one run.
 
-    .venv/bin/python bench/console_suite.py [--baseline REF] [--runs 1] [-m docker]
+    .venv/bin/python bench/console_suite.py [--baseline REF] [--runs 1] [-m docker] [--tree DIR]
 
 The baseline is REF's tree (`git archive`: its docgen and its tests), run by this venv's interpreter
 against the same engine and images, its child processes importing REF's docgen (PYTHONPATH); runs
-alternate, baseline first. `-m docker` keeps the tests that need the Docker engine. Prints the seconds of
+alternate, baseline first. `--tree` measures a copy of this tree instead (one that stays put while
+you edit this one). `-m docker` keeps the tests that need the Docker engine. Prints the seconds of
 each run, the medians and the ratio this tree / baseline; every run must pass.
 """
 
@@ -43,6 +44,7 @@ def main() -> int:
     parser.add_argument("--baseline", default="faf9730")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("-m", dest="marker", default=None)
+    parser.add_argument("--tree", type=Path, default=REPO)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="docgen-bench-console-") as tmp:
         data = subprocess.run(["git", "archive", args.baseline], cwd=REPO, check=True, capture_output=True).stdout
@@ -51,7 +53,7 @@ def main() -> int:
         runs: dict[str, list[float]] = {"baseline": [], "this": []}
         for _ in range(args.runs):
             runs["baseline"].append(one_run(Path(tmp), args.marker))
-            runs["this"].append(one_run(REPO, args.marker))
+            runs["this"].append(one_run(args.tree, args.marker))
     medians = {k: round(statistics.median(v), 1) for k, v in runs.items()}
     report("console_suite", {"baseline": args.baseline, "marker": args.marker, "cores": len(os.sched_getaffinity(0)),
                              "seconds": {k: [round(x, 1) for x in v] for k, v in runs.items()}, "median_s": medians,
