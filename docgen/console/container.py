@@ -17,7 +17,6 @@ import select
 import signal
 import socket
 import threading
-import time
 from typing import Any, Callable
 
 from docgen.console.shell import CONTROL, STDOUT, PersistentShell
@@ -187,7 +186,6 @@ class ExecTransport:
                        ["bash", "--noprofile", "--norc"], stdin=True, stdout=True, stderr=True, tty=False)["Id"]
         self._socket_io = call("start a shell in the page container", api.exec_start, exec_id, socket=True, tty=False)
         self._sock: socket.socket = getattr(self._socket_io, "_sock", self._socket_io)
-        self._frames = b""
 
     def send(self, data: bytes) -> None:
         try:
@@ -196,25 +194,15 @@ class ExecTransport:
             pass   # the shell is gone; the next recv reports the end of the stream
 
     def recv(self, timeout: float) -> tuple[int, bytes]:
-        # Frames: 1 byte stream id, 3 zero bytes, 4 bytes big-endian length, then the payload.
-        deadline = time.monotonic() + timeout
-        while True:
-            if len(self._frames) >= 8 and len(self._frames) >= 8 + (size := int.from_bytes(self._frames[4:8], "big")):
-                stream, payload = CONTROL if self._frames[0] == 2 else STDOUT, self._frames[8:8 + size]
-                self._frames = self._frames[8 + size:]
-                if payload:
-                    return stream, payload
-                continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self._sock], [], [], remaining)[0]:
-                raise TimeoutError
-            try:
-                chunk = self._sock.recv(1 << 20)
-            except OSError:
-                chunk = b""
-            if not chunk:
+        from docker.utils.socket import next_frame_header, read_exactly   # loaded with docker already
+
+        while select.select([self._sock], [], [], timeout)[0]:
+            stream, size = next_frame_header(self._sock)   # the engine's multiplexed frames, read by its SDK
+            if size < 0:
                 return 0, b""
-            self._frames += chunk
+            if size:
+                return CONTROL if stream == 2 else STDOUT, read_exactly(self._sock, size)
+        raise TimeoutError
 
     def close(self) -> None:
         try:

@@ -39,12 +39,9 @@ class ConsoleSession:
     persistent shell per (document, where); an image shell has a container of its own."""
 
     def __init__(self, image: str | None = None, repo: Path | None = None, client_factory: Callable[[], Any] | None = None) -> None:
-        self.image = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE)
-        self.repo = repo
+        self.image, self.repo, self._client_factory = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo, client_factory
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
-        self._client_factory = client_factory
-        self._unavailable: str | None = None
-        self._hung: str | None = None      # the engine did not answer when the session connected
+        self._failed: Exception | None = None   # no engine, no image, or an engine that hung when asked first
         self.engine: Engine | None = None
         self.image_id: str | None = None   # pinned at the first container: a retag mid-run changes nothing
         self._workspace: tuple[Path, HostLifeline] | None = None
@@ -54,43 +51,36 @@ class ConsoleSession:
 
     @property
     def hung(self) -> str | None:
-        return self.engine.hung if self.engine is not None else self._hung
+        return self.engine.hung if self.engine is not None else (str(self._failed) if isinstance(self._failed, EngineHung) else None)
 
-    # -- the engine and the image ------------------------------------------------------------
     def _engine(self) -> Engine:
-        if self._unavailable is not None:
-            raise ImageUnavailable(self._unavailable)
-        if self._hung is not None:
-            raise EngineHung(self._hung)
+        if self._failed is not None:
+            raise self._failed
         if self.engine is None:
             import docker   # only sessions that run image blocks pay for it: ~115 ms (python -X importtime)
 
             try:
                 client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
-                engine = Engine(client)
-                engine.call("answer a ping", client.ping)
-            except EngineHung:
-                raise
+                Engine(client).call("answer a ping", client.ping)
             except Exception as exc:   # the client asks the engine its API version on creation
-                if timed_out(exc):
-                    self._hung = hung_message("say its API version", engine_timeout())
-                    raise EngineHung(self._hung) from None
-                self._unavailable = NO_ENGINE.format(type(exc).__name__)
-                raise ImageUnavailable(self._unavailable) from None
-            self.engine = engine
+                hung = isinstance(exc, EngineHung) or timed_out(exc)
+                self._failed = (EngineHung(hung_message("say its API version", engine_timeout())) if hung
+                                else ImageUnavailable(NO_ENGINE.format(type(exc).__name__)))
+                raise self._failed from None
+            self.engine = Engine(client)
         return self.engine
 
     def pinned_image(self, engine: Engine) -> str:
         """The image ID the session runs: found from the name once; later containers reuse it, and a tag
         that now names another image is reported, not followed."""
-        import docker   # as in _engine: ~115 ms that a session of host blocks only never pays
+        import docker   # as in _engine
 
         try:
             found = engine.call("look up the image", engine.client.images.get, self.image)
         except docker.errors.ImageNotFound:
             if self.image_id is None:
-                self._unavailable = f"image {self.image} is not built; {BUILD_HINT}"
-                raise ImageUnavailable(self._unavailable) from None
+                self._failed = ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}")
+                raise self._failed from None
             found = None
         if self.image_id is None:
             self.image_id = found.id
@@ -100,30 +90,28 @@ class ConsoleSession:
                           f"image the session started with ({self.image_id[:19]})", stacklevel=1)
         return self.image_id
 
-    # -- shells -----------------------------------------------------------------------------
     def shell(self, document: str, where: str) -> PersistentShell:
         key = (document, where)
-        if key not in self._shells:
-            if where == "host":
-                workspace, lifeline = self.workspace()
-                self._shells[key] = host_shell(workspace, self._repo(), lifeline.mark)
-            else:
-                engine = self._engine()
-                container = PageContainer(engine, self.pinned_image(engine), self.session_id)
-                self.started.append(container)
-                try:
-                    self._shells[key] = container.shell()
-                except BaseException:
-                    container.end()
-                    raise
-                self.containers[key] = container
+        if key in self._shells:
+            return self._shells[key]
+        if where == "host":
+            workspace, lifeline = self.workspace()
+            self._shells[key] = host_shell(workspace, self.repo or Path(), lifeline.mark)
+            return self._shells[key]
+        engine = self._engine()
+        self.started.append(container := PageContainer(engine, self.pinned_image(engine), self.session_id))
+        try:
+            self._shells[key] = container.shell()
+        except BaseException:
+            container.end()
+            raise
+        self.containers[key] = container
         return self._shells[key]
 
     def discard_shell(self, document: str, where: str) -> None:
         """End a page's shell (and its container); the page's next block gets a fresh one."""
         self.containers.pop((document, where), None)
-        shell = self._shells.pop((document, where), None)
-        if shell is not None:
+        if (shell := self._shells.pop((document, where), None)) is not None:
             shell.close()
 
     def close_document(self, document: str) -> None:
@@ -132,16 +120,13 @@ class ConsoleSession:
             self.discard_shell(*key)
 
     def workspace(self) -> tuple[Path, HostLifeline]:
+        if self.repo is None:
+            raise RuntimeError("where=host blocks need ConsoleSession(repo=...)")
         if self._workspace is None:
             folder = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
             self._workspace = (folder, HostLifeline(folder))   # removed even when this process is killed
-            copy_worktree(self._repo(), folder)
+            copy_worktree(self.repo, folder)
         return self._workspace
-
-    def _repo(self) -> Path:
-        if self.repo is None:
-            raise RuntimeError("where=host blocks need ConsoleSession(repo=...)")
-        return self.repo
 
     def close(self) -> list[str]:
         """End every shell and the workspace; return the ids of this session's containers the engine still
@@ -211,13 +196,9 @@ class ConsoleEvaluator:
                 result = shell.run(step.command, block.options.timeout)
             except Exception as exc:   # ShellError, or the engine refusing the exec socket
                 partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
-                if isinstance(exc, CommandTimeout):
-                    reason = f"timed out after {block.options.timeout:g} s"
-                elif isinstance(exc, ShellError):
-                    reason = str(exc)
-                else:
-                    reason = f"the shell's connection failed ({type(exc).__name__}: {exc})"
-                problems += [f"$ {step.command}", reason]
+                problems += [f"$ {step.command}", f"timed out after {block.options.timeout:g} s"
+                             if isinstance(exc, CommandTimeout) else str(exc) if isinstance(exc, ShellError)
+                             else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
                 container = session.containers.get((example.path, where))
                 if container is not None and (isinstance(exc, ShellExited) or not isinstance(exc, ShellError)):
                     try:   # the shell ended by itself, or its connection did: the container may say why
@@ -287,10 +268,7 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
 
 
 def _relative(path: str) -> str:
-    try:
-        return str(Path(path).relative_to(Path.cwd()))
-    except ValueError:
-        return path
+    return str(Path(path).relative_to(Path.cwd())) if Path(path).is_relative_to(Path.cwd()) else path
 
 
 class ConsoleSybil(Sybil):

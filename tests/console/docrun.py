@@ -108,7 +108,7 @@ def wait_for_container(docker_client, session_id: str, child: subprocess.Popen, 
         if found:
             return found[0]
         assert child.poll() is None, child.stdout.read() if child.stdout else "the session ended"
-        time.sleep(0.1)
+        time.sleep(0.02)   # a list call: the SIGINT sweep aims at the moment the container appears
     raise AssertionError("the docs session never started its container")
 
 

@@ -247,31 +247,6 @@ def test_page_container_options_seen_by_the_engine(runner_image, docker_client):
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
-def test_the_page_container_ends_with_the_process_that_started_it(runner_image, docker_client, signum):
-    child = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
-            import time, docker
-            from docgen.console.container import Engine, PageContainer
-            container = PageContainer(Engine(docker.from_env()), {runner_image!r}, "test")
-            print(container.id, flush=True)
-            time.sleep(300)
-        """)],
-        stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        container_id = child.stdout.readline().strip()
-        assert docker_client.api.inspect_container(container_id)["State"]["Running"]
-        child.send_signal(signum)
-        assert child.wait(timeout=60) == -signum     # no handler: it dies of the signal, nothing cleans up
-    finally:
-        child.kill()
-    with pytest.raises(docker.errors.NotFound):
-        docker_client.api.wait(container_id, timeout=60, condition="removed")   # waits, unless already gone
-        docker_client.api.inspect_container(container_id)
-
-
-@pytest.mark.docker
 def test_a_retag_mid_run_does_not_change_the_image_a_fresh_container_runs(docker_client, runner_image):
     others = [name for name in ("local/python:3.13-trixie", "nmp-rl-base:hermetic") if name != runner_image]
     try:

@@ -185,27 +185,40 @@ def test_two_sessions_on_one_engine_both_pass(tmp_path, docker_client, runner_im
         first.kill()
 
 
+def _at(moment, docker_client, session_id: str, child: subprocess.Popen) -> None:
+    """Returns at the moment named: seconds after the start, when the engine first lists the session's
+    container (it is being created, attached or started), that plus 0.1 s, or once the block runs."""
+    if isinstance(moment, float):
+        time.sleep(moment)
+        return
+    container = wait_for_container(docker_client, session_id, child)
+    if moment == "listed+0.1":
+        time.sleep(0.1)
+    elif moment == "running":
+        _wait_until_ready(container, child)
+
+
 @pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_sigint_at_any_moment_of_start_up_leaves_nothing(tmp_path, docker_client, runner_image):
-    # The probe that found the leak sent SIGINT within the first second; sweep that window and beyond. The
-    # engine's create, attach and start run with SIGINT held back, so an interrupted start-up either made no
-    # container or made one whose lifeline ends with the process; no other session is needed.
-    delays = [0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.4, 3.0]
+    # The probe that found the leak sent SIGINT within the first second. The engine's create, attach and
+    # start run with SIGINT held back, so an interrupted start-up either made no container or made one whose
+    # lifeline ends with the process; no other session is needed. The moments aim at that window.
+    moments = [0.3, 0.9, "listed", "listed+0.1", "running"]
     sessions = []
     try:
-        for n, delay in enumerate(delays):
+        for n, moment in enumerate(moments):
             session_id, env = session_env(runner_image, PYTHONFAULTHANDLER="1")
             sessions.append(session_id)
             child = start_page(tmp_path / f"run{n}", STUBBORN_PAGE, env=env)
             try:
-                time.sleep(delay)
+                _at(moment, docker_client, session_id, child)
                 child.send_signal(signal.SIGINT)
                 try:
                     child.communicate(timeout=60)
                 except subprocess.TimeoutExpired:
                     child.send_signal(signal.SIGABRT)   # the faulthandler prints where it stands
-                    raise AssertionError(f"SIGINT after {delay} s did not end the session:\n{child.communicate()[0][-6000:]}") from None
+                    raise AssertionError(f"SIGINT at {moment} did not end the session:\n{child.communicate()[0][-6000:]}") from None
             finally:
                 child.kill()
         left = {s: [c.id for c in _containers(docker_client, s)] for s in sessions}
@@ -222,8 +235,8 @@ def test_sigint_at_any_moment_of_start_up_leaves_nothing(tmp_path, docker_client
 @pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_a_session_leaves_containers_that_are_not_its_own_alone_whatever_their_labels(tmp_path, docker_client, runner_image):
-    """Another host's session, a session of an older docgen with a malformed lease label, and one that
-    never started: a session runs beside them and touches none."""
+    """Another host's session, and sessions of an older docgen with a malformed or an expired lease label:
+    a session runs beside them and touches none."""
     labels = {
         "other-session": {SESSION_LABEL: "another-host"},
         "malformed-lease": {SESSION_LABEL: "old", f"{SESSION_LABEL}.lease": "../../etc/passwd",
@@ -233,17 +246,17 @@ def test_a_session_leaves_containers_that_are_not_its_own_alone_whatever_their_l
     }
     made = []
     try:
-        for name, extra in labels.items():
-            made.append(docker_client.containers.run(
-                runner_image, ["sleep", "infinity"], entrypoint=[], detach=True, network_mode="none",
+        for name, extra in labels.items():   # one runs, the others never started
+            made.append(docker_client.containers.create(
+                runner_image, ["sleep", "infinity"], entrypoint=[], network_mode="none",
                 labels={**OWNER, **extra}, name=f"console-test-{name}-{uuid.uuid4().hex[:6]}"))
-        made.append(docker_client.containers.create(runner_image, ["true"], labels={**OWNER, SESSION_LABEL: "unstarted"}))
+        made[0].start()
         _, env = session_env(runner_image)
         outcomes, proc = run_page(tmp_path, QUICK_PAGE, env=env)
         assert outcomes["page.md::quick::1"].outcome == "passed", proc.stdout
         for container in made:
             container.reload()
-        assert [c.status for c in made] == ["running", "running", "running", "created"]
+        assert [c.status for c in made] == ["running", "created", "created"]
     finally:
         for container in made:
             container.remove(force=True)
