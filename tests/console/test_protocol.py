@@ -48,6 +48,7 @@ def test_the_token_is_nowhere_a_block_can_read_it(tmp_path, tokens):
         shell.close()
 
 
+@pytest.mark.probe("console block status")
 def test_forged_or_lookalike_end_records_do_not_end_a_command(tmp_path):
     shell = _shell(tmp_path, LC_ALL="C")
     try:
@@ -60,6 +61,7 @@ def test_forged_or_lookalike_end_records_do_not_end_a_command(tmp_path):
         shell.close()
 
 
+@pytest.mark.probe("console block status")
 def test_functions_shadowing_the_protocols_commands_cannot_rewrite_a_status(tmp_path):
     shell = _shell(tmp_path, LC_ALL="C")
     try:
@@ -183,6 +185,7 @@ def test_a_block_cannot_read_the_end_token_from_the_shells_saved_stdin(tmp_path)
         shell.close()
 
 
+@pytest.mark.probe("console block status")
 def test_a_block_has_no_trap_and_verbose_mode_cannot_see_the_end_token(tmp_path):
     shell = _shell(tmp_path, LC_ALL="C")
     try:
@@ -196,6 +199,7 @@ def test_a_block_has_no_trap_and_verbose_mode_cannot_see_the_end_token(tmp_path)
         shell.close()
 
 
+@pytest.mark.probe("console block status")
 @pytest.mark.parametrize("attack", ["builtin() { command \"$@\"; }; readonly -f builtin", "readonly POSIXLY_CORRECT"],
                          ids=["readonly-function-builtin", "readonly-posixly-correct"])
 def test_what_keeps_the_runner_from_its_own_commands_ends_the_next_block_not_its_status(tmp_path, attack):
@@ -269,6 +273,7 @@ NEXT_BLOCK_ATTACKS = {
 }
 
 
+@pytest.mark.probe("console block status")
 @pytest.mark.parametrize("attack", NEXT_BLOCK_ATTACKS.values(), ids=NEXT_BLOCK_ATTACKS.keys())
 def test_a_block_cannot_change_how_the_next_blocks_status_is_read(tmp_path, attack):
     shell = _shell(tmp_path, LC_ALL="C")
