@@ -1,11 +1,7 @@
-"""Whole pages through the console Sybil in a child pytest: each block passes or fails on its own."""
+"""Whole pages through the console Sybil: each block passes or fails on its own; and the page container as the engine sees it."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import uuid
 
