@@ -204,7 +204,8 @@ class HostLifeline:
         self.mark = os.urandom(8).hex()   # not a secret (it is in the environment on purpose)
         script = f'cat >/dev/null; {KILL_MARKED}; rm -rf -- "$2"'
         self._proc = subprocess.Popen(["sh", "-c", script, "sh", f"{SHELL_MARK_ENV}={self.mark}-.*", str(workspace)],
-                                      stdin=subprocess.PIPE, start_new_session=True,   # no terminal's Ctrl-C
+                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      start_new_session=True,   # out of reach of a terminal's Ctrl-C
                                       env={k: v for k, v in os.environ.items() if k != SHELL_MARK_ENV})
 
     def close(self) -> None:
