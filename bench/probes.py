@@ -28,6 +28,7 @@ FILES = (
     "tests/test_write_faults.py",
     "tests/console/test_faults.py",
     "tests/console/test_sessions.py",
+    "tests/console/test_protocol.py",
 )
 CLASSES = (
     "writes outside what docgen owns",
@@ -36,6 +37,7 @@ CLASSES = (
     "escaping and markers",
     "container ownership",
     "engine faults",
+    "console block status",
     "interrupted writes",
     "python floor",
 )

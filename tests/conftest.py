@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from docgen.console.watchdog import LEASE_DIR_ENV, lease_dir
-
 REPO = Path(__file__).resolve().parents[1]
 RAM_SCRATCH = Path("/dev/shm")
 RAM_SCRATCH_NEEDED = 4 << 30   # bytes free: the run's scratch (about 1.1 GiB at its largest), with room to spare
@@ -51,22 +49,14 @@ def pytest_configure(config):
     bytecode at hand. So the run first compiles docgen's modules, as pip does for a package it installs
     (a no-op when they are current); an interpreter reads bytecode that exists whatever that setting.
 
-    Each xdist worker stands for a separate host sharing one Docker engine: its console sessions lease
-    their containers in a folder of its own. A session's reaper then judges only the containers its own
-    worker's sessions left (a killed test session's among them), and another worker's only once their
-    lease has expired, as it would another host's (docgen.console.watchdog).
-
     SIGINT: a suite started as a background job of a non-interactive shell inherits SIGINT ignored, and
     passes that on to every process it starts; the console tests interrupt their child sessions as a
     terminal's Ctrl-C would, so such children would sleep through it. Handled here, SIGINT reaches each
     child with its default action (a handled signal is reset by exec; an ignored one is not)."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker:   # the controller, or a run without workers
+    if not os.environ.get("PYTEST_XDIST_WORKER"):   # the controller, or a run without workers
         compileall.compile_dir(REPO / "docgen", quiet=1)
-    elif LEASE_DIR_ENV not in os.environ:
-        os.environ[LEASE_DIR_ENV] = f"{lease_dir()}-{worker}"   # the default folder's name, per worker
 
 
 def pytest_xdist_auto_num_workers(config):
@@ -83,8 +73,7 @@ def pytest_collection_modifyitems(config, items):
     (its module fixtures start what they share once; a page's console blocks share one shell, in order),
     except the files that build this checkout's targets on the shared engine, which are one group: a build
     that joins another's --no-cache build of the same steps is left with new layers under the image's
-    own (test_layers then fails). The workers' sessions keep out of each other's way by their lease
-    folders (pytest_configure). The browser tests are one group: one site build, one Chromium, port 80. Everything
+    own (test_layers then fails). The browser tests are one group: one site build, one Chromium, port 80. Everything
     else is spread.
 
     This hook, not pytest_itemcollected: that one reaches a conftest only for items under its folder, and

@@ -1,5 +1,6 @@
-"""Executable console transcripts in Markdown, run with Sybil in one hardened container per session.
+"""Executable console transcripts in Markdown, run with Sybil in one hardened container per page.
 
-Import from the submodules: `parser` (no dependencies beyond docgen), `shell` (bash over Docker exec
-or on the host), `evaluator` (Sybil glue), `pytest_plugin` (fixture and collector).
+Import from the submodules: `parser` (no dependencies beyond docgen), `shell` (the bash protocol and the
+host shells), `container` (the page's container and the engine), `evaluator` (Sybil glue),
+`pytest_plugin` (fixture and collector).
 """

@@ -1,44 +1,191 @@
-"""The session container: one hardened container per test session, its exec transport, its reset between
-pages, and its removal on close, at exit and on SIGTERM/SIGHUP."""
+"""A page's shell in a hardened container that lives only as long as this process holds its lifeline, and
+every call to the Docker engine bounded in time.
+
+The container's PID 1 is `cat` reading the container's standard input, which is attached to this
+process's connection to the engine. cat has no signal handler, so nothing inside the container can signal
+it; it ends at end-of-file, and the kernel then ends every other process in the container. End-of-file
+comes when the page's shell is closed, and when this process dies in any way, SIGKILL included: the
+engine closes the input when the connection drops (StdinOnce) and removes the stopped container
+(auto-remove). No session, lease or reaper cleans up after another.
+"""
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import select
 import signal
 import socket
 import threading
-import time
-import uuid
-from typing import Any
+from typing import Any, Callable
 
-from docgen.console.engine import Engine, EngineHung, as_engine
 from docgen.console.shell import CONTROL, STDOUT, PersistentShell
-from docgen.console.watchdog import LEASE_LABEL, SESSION_LABEL, Lease, reap_orphans, watchdog
 
-KEEPALIVE = ["/bin/sh", "-c", "exec sleep infinity"]
-# setsid makes bash lead its own process group, so a timeout can kill the command's whole tree.
-SHELL_ARGV = ["setsid", "-w", "bash", "--noprofile", "--norc"]
+SESSION_LABEL = "org.nmp-rl-base.docs-session"
+ENGINE_TIMEOUT_ENV = "DOCGEN_CONSOLE_ENGINE_TIMEOUT"
 PIDS_LIMIT = 256
+# SIGCHLD ignored where env can (coreutils 8.31 and later): the kernel reaps the orphans a block leaves
+LIFELINE = ("env --ignore-signal=CHLD true 2>/dev/null && exec env --ignore-signal=CHLD cat >/dev/null; "
+            "exec cat >/dev/null")
 
 
-class ContainerExecTransport:
-    """bash started with the Docker API's exec, spoken to over the attach socket (no TTY, multiplexed:
-    stream 1 is the shell's stdout, stream 2 its original stderr, which the shell keeps as fd 9)."""
+def engine_timeout() -> float:
+    """Seconds one engine call may take (DOCGEN_CONSOLE_ENGINE_TIMEOUT, else 20)."""
+    try:
+        value = float(os.environ.get(ENGINE_TIMEOUT_ENV, ""))
+    except ValueError:
+        value = 0
+    return value if value > 0 else 20.0
 
-    def __init__(self, engine: Engine, container_id: str, argv: list[str] = SHELL_ARGV) -> None:
-        self._engine = engine
-        self._container_id = container_id
-        api = engine.api
-        self._exec_id = engine.call("create a shell in the session container", api.exec_create, container_id, argv,
-                                    stdin=True, stdout=True, stderr=True, tty=False)["Id"]
-        self._socket_io = engine.call("start a shell in the session container", api.exec_start, self._exec_id,
-                                      socket=True, tty=False)
+
+class EngineHung(Exception):
+    """The engine did not answer a call within the client's timeout."""
+
+
+def timed_out(exc: BaseException | None) -> bool:
+    for _ in range(10):   # along the cause chain of requests' and urllib3's wrappers
+        if exc is None:
+            return False
+        if isinstance(exc, (TimeoutError, socket.timeout)) or "Timeout" in type(exc).__name__ or "timed out" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def hung_message(what: str, seconds: float | None) -> str:
+    return (f"the Docker engine did not answer within {seconds:g} s (to {what}); no further engine call is made "
+            f"in this session (set {ENGINE_TIMEOUT_ENV} to wait longer)")
+
+
+class Engine:
+    """A Docker client and whether its engine still answers: the first call that times out marks it hung,
+    and every later call fails at once instead of waiting out its own timeout."""
+
+    def __init__(self, client: Any) -> None:
+        self.client, self.api, self.hung = client, client.api, None
+        timeout = getattr(client.api, "timeout", None)
+        self.timeout = float(timeout) if isinstance(timeout, (int, float)) else engine_timeout()
+
+    def call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if self.hung is not None:
+            raise EngineHung(self.hung)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            if not timed_out(exc):
+                raise
+            self.hung = hung_message(what, self.timeout)
+            raise EngineHung(self.hung) from None
+
+
+class _HeldBack:
+    """SIGINT, SIGTERM and SIGHUP held back (main thread only) while the engine creates, attaches and starts
+    a container, then delivered: no interruption leaves a container this process does not know of."""
+
+    def __enter__(self) -> None:
+        self.caught: list[int] = []
+        self.previous = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                self.previous[signum] = signal.signal(signum, lambda n, _: self.caught.append(n))
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        if self.caught:
+            signal.raise_signal(self.caught[0])
+
+
+class PageContainer:
+    """One hardened container for one page's shell. Only the lifeline replaces the image's entrypoint and
+    command: its environment, working directory and default user stay as a user's `docker run` sees them."""
+
+    def __init__(self, engine: Engine, image: str, session_id: str) -> None:
+        self.engine, api = engine, engine.api
+        self.memory_limit = os.environ.get("DOCGEN_CONSOLE_MEMORY", "2g")
+        host = api.create_host_config(
+            auto_remove=True, network_mode="none", ipc_mode="private", cap_drop=["ALL"], read_only=True,
+            security_opt=["no-new-privileges"], tmpfs={"/tmp": "rw,size=64m"}, mem_limit=self.memory_limit,
+            pids_limit=PIDS_LIMIT)
+        self.id, self.ended, self.oom_seen, self._lifeline = "", False, 0, None
+        with _HeldBack():
+            try:
+                self.id = engine.call("create the page container", api.create_container, image,
+                                      entrypoint=["/bin/sh", "-c"], command=[LIFELINE], stdin_open=True,
+                                      labels={SESSION_LABEL: session_id}, host_config=host)["Id"]
+                self._lifeline = engine.call("attach to the page container", api.attach_socket, self.id,
+                                             params={"stdin": 1, "stream": 1})
+                engine.call("start the page container", api.start, self.id)
+            except BaseException:
+                self.end()
+                raise
+
+    def shell(self) -> PersistentShell:
+        return PersistentShell(ExecTransport(self))
+
+    def end(self) -> None:
+        """Cut the lifeline: the container ends and the engine removes it (one never attached, here)."""
+        if self._lifeline is not None:
+            lifeline, self._lifeline = self._lifeline, None
+            getattr(lifeline, "_sock", lifeline).close()
+            lifeline.close()
+        elif self.id and not self.ended:
+            try:
+                self.engine.call("remove the page container", self.engine.api.remove_container, self.id, force=True)
+            except EngineHung:
+                raise
+            except Exception:
+                pass    # gone already
+        self.ended = True
+
+    def gone(self, seconds: float = 30) -> bool:
+        """Whether the engine has removed the container, waited for up to `seconds`."""
+        try:
+            self.engine.api.wait(self.id, timeout=seconds, condition="removed")
+        except Exception as exc:
+            return getattr(getattr(exc, "response", None), "status_code", None) == 404
+        return True
+
+    def trouble(self, seconds: float = 2.0) -> str | None:
+        """Why the container can no longer run the page (None: it runs). The engine drops the lifeline's
+        connection when the container stops; that is waited for, up to `seconds`."""
+        sock = getattr(self._lifeline, "_sock", self._lifeline)
+        try:
+            if sock is not None and (not select.select([sock], [], [], seconds)[0] or sock.recv(1)):
+                return None
+        except OSError:
+            pass
+        try:
+            state = self.engine.call("inspect the page container", self.engine.api.inspect_container, self.id)["State"]
+        except EngineHung:
+            raise
+        except Exception:
+            return "the container is gone: it was stopped or removed from outside (docker stop, kill or rm)"
+        killed = ", killed for running out of memory" if state.get("OOMKilled") else ""
+        return f"the container stopped (exit code {state.get('ExitCode')}{killed}), stopped from outside"
+
+    def oom_kills(self) -> int | None:
+        """How many processes the kernel killed for memory in this container so far (None: unknown)."""
+        try:   # cgroup v2, then v1
+            exec_id = self.engine.call("read the memory events", self.engine.api.exec_create, self.id, [
+                "sh", "-c", "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"])["Id"]
+            found = re.search(rb"^oom_kill (\d+)", self.engine.call("read the memory events", self.engine.api.exec_start, exec_id), re.M)
+        except Exception:
+            return None
+        return int(found[1]) if found else None
+
+
+class ExecTransport:
+    """bash started in the container with the engine's exec, spoken to over its attach socket (no TTY,
+    multiplexed: stream 1 is the shell's stdout, stream 2 its original stderr, which the shell keeps as
+    fd 9). Closing it ends the container, and with it everything the shell started."""
+
+    def __init__(self, container: PageContainer) -> None:
+        self.container, api, call = container, container.engine.api, container.engine.call
+        exec_id = call("create a shell in the page container", api.exec_create, container.id,
+                       ["bash", "--noprofile", "--norc"], stdin=True, stdout=True, stderr=True, tty=False)["Id"]
+        self._socket_io = call("start a shell in the page container", api.exec_start, exec_id, socket=True, tty=False)
         self._sock: socket.socket = getattr(self._socket_io, "_sock", self._socket_io)
-        self._frames = b""
-        self._closed = False
 
     def send(self, data: bytes) -> None:
         try:
@@ -47,279 +194,20 @@ class ContainerExecTransport:
             pass   # the shell is gone; the next recv reports the end of the stream
 
     def recv(self, timeout: float) -> tuple[int, bytes]:
-        # Frames: 1 byte stream id, 3 zero bytes, 4 bytes big-endian length, then the payload.
-        deadline = time.monotonic() + timeout
-        while True:
-            if len(self._frames) >= 8:
-                size = int.from_bytes(self._frames[4:8], "big")
-                if len(self._frames) >= 8 + size:
-                    stream = CONTROL if self._frames[0] == 2 else STDOUT
-                    payload = self._frames[8:8 + size]
-                    self._frames = self._frames[8 + size:]
-                    if payload:
-                        return stream, payload
-                    continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self._sock], [], [], remaining)[0]:
-                raise TimeoutError
-            try:
-                chunk = self._sock.recv(1 << 20)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                return 0, b""
-            self._frames += chunk
+        from docker.utils.socket import next_frame_header, read_exactly   # loaded with docker already
 
-    def kill_group(self, pgid: int) -> None:
-        # a second exec: the first one is busy running the command that has to die
-        api, call = self._engine.api, self._engine.call
-        exec_id = call("create a kill in the session container", api.exec_create, self._container_id,
-                       ["bash", "-c", f"kill -KILL -- -{pgid}"])["Id"]
-        call("run a kill in the session container", api.exec_start, exec_id)
+        while select.select([self._sock], [], [], timeout)[0]:
+            stream, size = next_frame_header(self._sock)   # the engine's multiplexed frames, read by its SDK
+            if size < 0:
+                return 0, b""
+            if size:
+                return CONTROL if stream == 2 else STDOUT, read_exactly(self._sock, size)
+        raise TimeoutError
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            try:
-                self._sock.close()
-                self._socket_io.close()
-            except OSError:
-                pass
-
-
-def hardened_run_options(session_id: str, lease: Lease | None = None) -> dict[str, Any]:
-    """What `containers.run` gets: only the keepalive replaces the image's entrypoint and command;
-    the image's environment, working directory and default user stay as a user's `docker run` sees them."""
-    return dict(
-        entrypoint=KEEPALIVE[:1],
-        command=KEEPALIVE[1:],
-        detach=True,
-        labels={SESSION_LABEL: session_id, **(lease.labels() if lease is not None else {})},
-        network_mode="none",
-        ipc_mode="private",      # its own IPC namespace, whatever the daemon's default; the reset empties it
-        cap_drop=["ALL"],
-        security_opt=["no-new-privileges"],
-        read_only=True,
-        tmpfs={"/tmp": "rw,size=64m"},
-        mem_limit=os.environ.get("DOCGEN_CONSOLE_MEMORY", "2g"),
-        pids_limit=PIDS_LIMIT,
-        init=True,
-    )
-
-
-# Between pages: end every process but init, the keepalive (init's first child) and this script, empty the
-# writable places and remove System V IPC objects (message queues, semaphores, shared memory; POSIX queues
-# are files in /dev/mqueue), so no page sees what an earlier one left behind. Anything left is exit 3.
-RESET_SCRIPT = r"""
-keep=" 1 $$ $(tr ' ' '\n' < /proc/1/task/1/children | sort -n | head -n 1) "
-for d in /proc/[0-9]*; do
-  p=${d#/proc/}
-  case "$keep" in *" $p "*) ;; *) kill -KILL "$p" 2>/dev/null ;; esac
-done
-for dir in /tmp /dev/shm /dev/mqueue; do
-  [ -d "$dir" ] && [ -w "$dir" ] || continue
-  chmod -R u+rwX "$dir" 2>/dev/null
-  find "$dir" -mindepth 1 -delete 2>/dev/null
-  [ -z "$(ls -A "$dir" 2>/dev/null)" ] || { echo "$dir is not empty"; exit 3; }
-done
-command -v ipcrm >/dev/null 2>&1 && ipcrm --all 2>/dev/null
-for table in msg sem shm; do
-  [ ! -r /proc/sysvipc/$table ] || [ "$(wc -l < /proc/sysvipc/$table)" -le 1 ] || { echo "System V $table objects remain"; exit 3; }
-done
-echo reset-done
-"""
-
-
-class SessionContainer:
-    """The one hardened container of a test session; removed on close, at exit and on SIGTERM/SIGHUP.
-    Before starting, it removes session containers whose lease has expired (their owners are dead).
-    `image` is best an image ID: a tag moved during the run then cannot change what a fresh container runs."""
-
-    def __init__(self, client: Any, image: str) -> None:
-        self.engine = as_engine(client)
-        self.client = self.engine.client
-        self.image = image
-        self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
-        self._lock = threading.RLock()   # re-entered when SIGTERM arrives during remove()
-        self.reaped = reap_orphans(self.engine)
-        self.lease = Lease()             # random per container: the owner no PID namespace can confuse
-        options = hardened_run_options(self.session_id, self.lease)
-        self.memory_limit = options["mem_limit"]
-        self.container = None
         try:
-            self.container = self.engine.call("start the session container", self.client.containers.run, image, **options)
-            _register_cleanup(self)
-            watchdog().watch_container(self.container.id)   # removed even if this process is SIGKILLed
-            watchdog().watch_file(self.lease.path)
-        except BaseException:
-            # interrupted (Ctrl-C) after the engine made the container but before it was registered
-            # The lease stays locked (and its file stays) until this process ends: a container the engine
-            # finishes creating after this gives up is then an orphan the next session's reaper removes.
-            self._remove_own_by_label()
-            raise
-
-    @property
-    def id(self) -> str:
-        return self.container.id
-
-    def shell(self) -> PersistentShell:
-        return PersistentShell(ContainerExecTransport(self.engine, self.container.id))
-
-    def state(self) -> dict:
-        """The engine's view of the container (Status, ExitCode, OOMKilled...); {} when the engine no longer
-        knows it. EngineHung when the engine does not answer."""
-        try:
-            return self.engine.call("inspect the session container", self.client.api.inspect_container,
-                                    self.container.id)["State"]
-        except EngineHung:
-            raise
-        except Exception as exc:
-            if getattr(exc, "status_code", None) == 404:
-                return {}
-            return {"Unknown": _short(exc)}
-
-    def trouble(self) -> str | None:
-        """Why this container cannot run another shell (None: it can). EngineHung when the engine does not
-        answer."""
-        state = self.state()
-        if not state.get("Running"):
-            return describe_stopped(state)
-        try:
-            self._exec(["true"], "start a probe in the session container")
-        except EngineHung:
-            raise
-        except Exception as exc:
-            return f"the engine could not start a process in the container ({_short(exc)}); the block may have used up its pids limit"
-        return None
-
-    def _exec(self, argv: list[str], what: str) -> bytes:
-        api = self.client.api
-        exec_id = self.engine.call(what, api.exec_create, self.container.id, argv)["Id"]
-        return self.engine.call(what, api.exec_start, exec_id)
-
-    def oom_kills(self) -> int | None:
-        """How many processes the kernel killed for memory in this container so far (None: unknown)."""
-        try:
-            out = self._exec(["sh", "-c", "cat /sys/fs/cgroup/memory.events "   # cgroup v2, then v1
-                              "/sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"], "read the memory events")
-        except Exception:
-            return None
-        found = re.search(rb"^oom_kill (\d+)", out, re.M)
-        return int(found[1]) if found else None
-
-    def reset(self, timeout: float = 30.0) -> str | None:
-        """Kill every process a page left, empty /tmp and remove IPC objects; None when done, else why it
-        could not be. EngineHung when the engine does not answer."""
-        state = self.state()
-        if not state.get("Running"):
-            return describe_stopped(state)
-        try:
-            out = self._exec(["bash", "-c", RESET_SCRIPT], "reset the session container")
-        except EngineHung:
-            raise
-        except Exception as exc:
-            return f"the engine could not start a process in it ({_short(exc)}); the pids limit may be reached"
-        if b"reset-done" not in out:
-            return f"its processes, /tmp and IPC objects could not be reset ({out.decode(errors='replace').strip()[-200:]})"
-        return None
-
-    def remove(self) -> None:
-        with self._lock:
-            container = self.container
-            if container is None:
-                return
-            try:
-                self.engine.call("remove the session container", container.remove, force=True)
-            except EngineHung:
-                raise    # still registered: the exit handler and the watchdog try again
-            except Exception as exc:   # already gone is fine; anything else shows up in leftovers()
-                if getattr(exc, "status_code", None) not in (404, 409):
-                    raise
-            # only now: a Ctrl-C during the call above leaves it registered, and the exit handler retries
-            self.container = None
-            _live.discard(self)
-            self.lease.release()
-            watchdog().forget_container(container.id)
-            watchdog().forget_file(self.lease.path)
-
-    def _remove_own_by_label(self, attempts: int = 5) -> None:
-        # The engine may still be creating a container whose request was cut short, so look a few times
-        # (about a second, and only on this path); whatever appears later, the next session reaps once
-        # this process (the lease's holder) is gone.
-        mine = {"label": [f"{SESSION_LABEL}={self.session_id}", f"{LEASE_LABEL}={self.lease.id}"]}
-        for attempt in range(attempts):
-            try:
-                found = self.engine.call("list this session's containers", self.client.containers.list, all=True, filters=mine,
-                                         ignore_removed=True)
-                for container in found:
-                    self.engine.call("remove the session container", container.remove, force=True)
-                if found:
-                    return
-            except EngineHung:
-                return
-            except Exception:
-                pass
-            time.sleep(0.2)
-
-    def leftovers(self) -> list[str]:
-        """Ids of this container's lease still on the engine (none after remove). The lease label keeps a
-        concurrent session that was given the same session id out of it."""
-        mine = [f"{SESSION_LABEL}={self.session_id}", f"{LEASE_LABEL}={self.lease.id}"]
-        found = self.engine.call("list this session's containers", self.client.containers.list, all=True,
-                                 filters={"label": mine}, ignore_removed=True)
-        return [c.id for c in found]
-
-
-def describe_stopped(state: dict) -> str:
-    if not state:
-        return "the container is gone (the engine no longer knows it: it was removed from outside this session)"
-    if "Unknown" in state:
-        return f"the engine could not say what state the container is in ({state['Unknown']})"
-    why = f"the container stopped (exit code {state.get('ExitCode')}"
-    if state.get("OOMKilled"):
-        why += ", killed for running out of memory"
-    return why + "; a block that ends PID 1, e.g. `kill 1`, stops it, and so does a `docker stop` from outside)"
-
-
-def _short(exc: Exception) -> str:
-    text = getattr(exc, "explanation", None) or str(exc)
-    return str(text).strip().splitlines()[0][:200] if str(text).strip() else type(exc).__name__
-
-
-_live: set[SessionContainer] = set()
-_handlers_installed = False
-
-
-def _remove_all() -> None:
-    for container in list(_live):
-        try:
-            container.remove()
-        except Exception:
+            self._sock.close()
+            self._socket_io.close()
+        except OSError:
             pass
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    _remove_all()
-    previous = _previous_handlers.get(signum, signal.SIG_DFL)
-    if callable(previous):
-        previous(signum, frame)
-    else:
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-
-_previous_handlers: dict[int, Any] = {}
-
-
-def _register_cleanup(container: SessionContainer) -> None:
-    global _handlers_installed
-    _live.add(container)
-    if _handlers_installed:
-        return
-    _handlers_installed = True
-    atexit.register(_remove_all)
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            _previous_handlers[signum] = signal.signal(signum, _on_signal)
-
-
+        self.container.end()

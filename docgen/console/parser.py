@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, NoReturn
 
 from docgen.fences import COMMENT, FENCED, Fence, regions
 from docgen.errors import InputError
@@ -106,35 +106,36 @@ def _trim_trailing_blank(lines: list[str]) -> list[str]:
 
 def parse_options(text: str, path: str, line: int) -> BlockOptions:
     """Read `key=value` tokens of a `<!-- console: ... -->` comment; anything unknown is an error."""
+    def fail(message: str) -> NoReturn:
+        raise InputError(path, line, f"console options: {message}") from None
+
     try:
         tokens = shlex.split(text)
     except ValueError as exc:
-        raise InputError(path, line, f"console options: {exc}") from None
+        fail(str(exc))
     values: dict[str, object] = {}
     for token in tokens:
         key, sep, value = token.partition("=")
         if not sep or not key:
-            raise InputError(path, line, f"console options: expected key=value, got {token!r}")
+            fail(f"expected key=value, got {token!r}")
         if key in values:
-            raise InputError(path, line, f"console options: {key!r} given twice")
+            fail(f"{key!r} given twice")
         if key == "timeout":
             try:
                 seconds = float(value)
             except ValueError:
                 seconds = -1.0
             if not 0 < seconds <= 3600:
-                raise InputError(path, line, f"console options: timeout must be seconds in (0, 3600], got {value!r}")
+                fail(f"timeout must be seconds in (0, 3600], got {value!r}")
             values[key] = seconds
-        elif key == "skip":
-            if not value.strip():
-                raise InputError(path, line, 'console options: skip needs a reason, e.g. skip="needs a GPU"')
-            values[key] = value
-        elif key == "where":
-            if value not in WHERE_CHOICES:
-                raise InputError(path, line, f"console options: where must be one of {', '.join(WHERE_CHOICES)}, got {value!r}")
-            values[key] = value
+        elif key == "skip" and not value.strip():
+            fail('skip needs a reason, e.g. skip="needs a GPU"')
+        elif key == "where" and value not in WHERE_CHOICES:
+            fail(f"where must be one of {', '.join(WHERE_CHOICES)}, got {value!r}")
+        elif key not in ("skip", "where"):
+            fail(f"unknown option {key!r} (known: skip, timeout, where)")
         else:
-            raise InputError(path, line, f"console options: unknown option {key!r} (known: skip, timeout, where)")
+            values[key] = value
     return BlockOptions(**values)  # type: ignore[arg-type]
 
 

@@ -1,4 +1,6 @@
-"""Run a synthetic Markdown page through the console Sybil in a child pytest; read per-block outcomes."""
+"""Run a synthetic Markdown page through the console Sybil, in this process (`run_page`) or in a child pytest
+where the process itself is the point (`run_child`, `start_page`: signals, two sessions at once, the plugin's
+collection); read per-block outcomes."""
 
 from __future__ import annotations
 
@@ -10,8 +12,6 @@ import textwrap
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-
-from docgen.console.watchdog import LEASE_DIR_ENV
 
 CONFTEST = textwrap.dedent(
     """
@@ -65,13 +65,10 @@ def session_env(runner_image: str, **extra: str) -> tuple[str, dict[str, str]]:
 
 
 def child_env(env: dict[str, str] | None = None) -> dict[str, str]:
-    """This environment without the console's and the image's settings, but with its lease folder: a child
-    session leases its containers where this test worker's sessions do (tests/conftest.py). The child
-    pytest loads only what its conftest imports (the console plugin): the installed plugins it would load
+    """This environment without the console's and the image's settings. The child pytest loads only what its conftest imports (the console plugin): the installed plugins it would load
     by itself (xdist, hypothesis, timeout) take no part in a page's run and cost 0.8 CPU-s per child, of
     about 1.2."""
-    out = {k: v for k, v in os.environ.items()
-           if k == LEASE_DIR_ENV or not k.startswith(("DOCGEN_CONSOLE", "NMP_"))}
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("DOCGEN_CONSOLE", "NMP_"))}
     out["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     out.update(env or {})
     return out
@@ -86,8 +83,8 @@ def read_outcomes(workdir: Path) -> dict[str, Outcome]:
     return outcomes
 
 
-def run_page(workdir: Path, page: str, env: dict[str, str] | None = None,
-             extra_pages: dict[str, str] | None = None) -> tuple[dict[str, Outcome], subprocess.CompletedProcess[str]]:
+def run_child(workdir: Path, page: str, env: dict[str, str] | None = None,
+              extra_pages: dict[str, str] | None = None) -> tuple[dict[str, Outcome], subprocess.CompletedProcess[str]]:
     """Outcomes keyed by node id (`page.md::<heading>::<n>`; teardown problems get `@teardown`)."""
     prepare(workdir, page, extra_pages)
     proc = subprocess.run(child_command(workdir), cwd=workdir, env=child_env(env), capture_output=True, text=True, timeout=600)
@@ -99,3 +96,65 @@ def start_page(workdir: Path, page: str, env: dict[str, str] | None = None) -> s
     prepare(workdir, page)
     return subprocess.Popen(child_command(workdir), cwd=workdir, env=child_env(env),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_container(docker_client, session_id: str, child: subprocess.Popen, seconds: float = 120):
+    """The first container of a session started in a child process, once the engine lists it."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = docker_client.containers.list(all=True, filters={"label": f"org.nmp-rl-base.docs-session={session_id}"})
+        if found:
+            return found[0]
+        assert child.poll() is None, child.stdout.read() if child.stdout else "the session ended"
+        time.sleep(0.02)   # a list call: the SIGINT sweep aims at the moment the container appears
+    raise AssertionError("the docs session never started its container")
+
+
+@dataclass
+class Run:
+    stdout: str         # every block's message, as the child's output would show them
+    returncode: int     # 1 when a block failed, as pytest's
+
+
+def run_page(workdir: Path, page: str, env: dict[str, str] | None = None,
+             extra_pages: dict[str, str] | None = None) -> tuple[dict[str, Outcome], Run]:
+    """The pages' blocks through the console's own Sybil and one ConsoleSession in this process, with `env`
+    set for the run: what a child pytest would report, without a child interpreter's start (about 1.2 CPU-s
+    each). Pages run in name order; each page's shells end after its last block, the session at the end."""
+    import pytest
+    from sybil.example import SybilFailure
+
+    from docgen.console.evaluator import ConsoleSession, console_sybil
+
+    prepare(workdir, page, extra_pages)
+    saved, wanted = dict(os.environ), child_env(env)
+    os.environ.clear()
+    os.environ.update(wanted)
+    outcomes: dict[str, Outcome] = {}
+    try:
+        session = ConsoleSession(repo=workdir)
+        sybil = console_sybil(workdir)
+        try:
+            for path in sorted(workdir.glob("*.md")):
+                document = sybil.parse(path)
+                document.namespace["console_session"] = session
+                for example in document.examples():
+                    key = f"{path.name}::{example.parsed.test_id}"
+                    try:
+                        example.evaluate()
+                        outcomes[key] = Outcome("passed", "")
+                    except SybilFailure as failure:
+                        outcomes[key] = Outcome("failed", str(failure))
+                    except pytest.skip.Exception as skipped:
+                        outcomes[key] = Outcome("skipped", str(skipped))
+                session.close_document(str(path))
+        finally:
+            leftovers = session.close()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    assert not leftovers, f"containers of this docs session still exist after removal: {leftovers}"
+    failed = any(o.outcome == "failed" for o in outcomes.values())
+    return outcomes, Run("\n".join(o.message for o in outcomes.values()), int(failed))

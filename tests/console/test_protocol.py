@@ -14,7 +14,7 @@ import pytest
 
 import docgen.console.shell as shell_module
 from docgen.console.shell import HostProcessTransport, PersistentShell
-from tests.console.docrun import read_outcomes, run_page, start_page
+from tests.console.docrun import run_page, start_page
 
 
 @pytest.fixture
@@ -48,6 +48,7 @@ def test_the_token_is_nowhere_a_block_can_read_it(tmp_path, tokens):
         shell.close()
 
 
+@pytest.mark.probe("console block status")
 def test_forged_or_lookalike_end_records_do_not_end_a_command(tmp_path):
     shell = _shell(tmp_path, LC_ALL="C")
     try:
@@ -60,6 +61,7 @@ def test_forged_or_lookalike_end_records_do_not_end_a_command(tmp_path):
         shell.close()
 
 
+@pytest.mark.probe("console block status")
 def test_functions_shadowing_the_protocols_commands_cannot_rewrite_a_status(tmp_path):
     shell = _shell(tmp_path, LC_ALL="C")
     try:
@@ -160,12 +162,11 @@ def test_host_shells_and_their_workspace_end_with_the_session(tmp_path, signum):
 
 def test_each_session_gets_its_own_workspace(tmp_path):
     page = "# Where\n\n<!-- console: where=host -->\n```console\n$ pwd\n...\n```\n"
-    children = [start_page(tmp_path / name, page.replace("$ pwd", f"$ pwd > {tmp_path / name}.pwd")) for name in ("a", "b")]
-    for child in children:
-        child.communicate(timeout=120)
+    for name in ("a", "b"):
+        outcomes, _ = run_page(tmp_path / name, page.replace("$ pwd", f"$ pwd > {tmp_path / name}.pwd"))
+        assert outcomes["page.md::where::1"].outcome == "passed"
     places = {(tmp_path / f"{name}.pwd").read_text() for name in ("a", "b")}
-    assert len(places) == 2
-    assert all(read_outcomes(tmp_path / name)["page.md::where::1"].outcome == "passed" for name in ("a", "b"))
+    assert len(places) == 2 and not any(Path(place.strip()).exists() for place in places)
 
 
 def test_a_block_cannot_read_the_end_token_from_the_shells_saved_stdin(tmp_path):
@@ -184,18 +185,29 @@ def test_a_block_cannot_read_the_end_token_from_the_shells_saved_stdin(tmp_path)
         shell.close()
 
 
-def test_a_debug_trap_or_verbose_mode_cannot_see_the_end_token(tmp_path):
+@pytest.mark.probe("console block status")
+def test_a_block_has_no_trap_and_verbose_mode_cannot_see_the_end_token(tmp_path):
     shell = _shell(tmp_path, LC_ALL="C")
     try:
-        # the trap forges a record from any 32-hex word of the command about to run
-        forger = ("trap 'for w in $BASH_COMMAND; do [[ $w =~ ^[0-9a-f]{32}$ ]] && "
-                  "{ printf \"%s 0 1 2 1\\n\" $w >&9; printf \"\\n%s\\n\" $w; }; done' DEBUG")
-        assert shell.run(forger + "; false", 10).exit_status == 1
-        kept = shell.run("trap -p DEBUG | grep -c BASH_COMMAND; false", 10)     # still set, and forged nothing
-        assert (kept.exit_status, kept.output) == (1, ["1"])
-        assert shell.run("trap - DEBUG; exec 2>" + str(tmp_path / "echoed") + "; set -v", 10).exit_status == 0
+        # a DEBUG trap would run before the runner's own commands and see the token among their words
+        for attempt in ("trap 'echo x' DEBUG", "builtin trap 'echo x' DEBUG", "enable trap", "builtin enable trap"):
+            assert shell.run(attempt, 10).exit_status != 0, attempt
+        assert shell.run("exec 2>" + str(tmp_path / "echoed") + "; set -v", 10).exit_status == 0
         leak = f"grep -oE '[0-9a-f]{{32}}' {tmp_path / 'echoed'} | while read -r w; do printf '%s 0 1 2 1\\n' $w >&9; done; false"
         assert shell.run(leak, 10).exit_status == 1
+    finally:
+        shell.close()
+
+
+@pytest.mark.probe("console block status")
+@pytest.mark.parametrize("attack", ["builtin() { command \"$@\"; }; readonly -f builtin", "readonly POSIXLY_CORRECT"],
+                         ids=["readonly-function-builtin", "readonly-posixly-correct"])
+def test_what_keeps_the_runner_from_its_own_commands_ends_the_next_block_not_its_status(tmp_path, attack):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        shell.run(attack, 10)
+        with pytest.raises((shell_module.ShellExited, shell_module.CommandTimeout)):
+            shell.run("false", 2)
     finally:
         shell.close()
 
@@ -238,3 +250,40 @@ def _processes(cmdline: bytes) -> list[int]:
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
+
+
+# --- a block cannot change how the next block's status is read ------------------------------------
+# Each sets up the shell for the blocks after it: the first three make them report success whatever they do
+# (an end record forged from the 32-hex word the runner's own commands carry, or the status variable
+# reassigned); the last two broke the runner's own commands, so the block timed out and its shell was lost.
+_FORGE = 'printf "%s 0 1 2 1\\n" "$w" >&9; printf "\\n%s\\n" "$w"'
+NEXT_BLOCK_ATTACKS = {
+    # extdebug: a DEBUG trap that returns non-zero skips the command it precedes
+    "extdebug-debug-trap": (
+        "shopt -s extdebug; trap 'f=; for w in $BASH_COMMAND; do [[ $w =~ ^[0-9a-f]{32}$ ]] && f=$w; done; "
+        "if [[ -n $f ]]; then w=$f; " + _FORGE + "; false; "
+        "elif [[ $BASH_COMMAND == *trap* ]]; then false; else true; fi' DEBUG"),
+    # a function named `builtin` answers for every `builtin printf` of the runner
+    "function-named-builtin": (
+        "builtin() { local w; for w in \"$@\"; do if [[ $w =~ ^[0-9a-f]{32}$ ]]; then " + _FORGE + "; return 0; fi; "
+        "done; command \"$@\"; }"),
+    "xtrace-prompt-assigns": "PS4='$((__docgen_s=0))+ '; set -x",
+    "readonly-status-variable": "readonly __docgen_s=0",
+    "ifs-of-digits": "IFS=0123456789",
+}
+
+
+@pytest.mark.probe("console block status")
+@pytest.mark.parametrize("attack", NEXT_BLOCK_ATTACKS.values(), ids=NEXT_BLOCK_ATTACKS.keys())
+def test_a_block_cannot_change_how_the_next_blocks_status_is_read(tmp_path, attack):
+    shell = _shell(tmp_path, LC_ALL="C")
+    try:
+        try:
+            shell.run(attack, 10)       # its own status is its own business
+        except Exception:
+            pass
+        assert shell.run("false", 10).exit_status == 1
+        assert shell.run("(exit 3)", 10).exit_status == 3
+        assert shell.run("echo next", 10).output[-1:] == ["next"]
+    finally:
+        shell.close()

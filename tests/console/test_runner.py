@@ -1,21 +1,16 @@
-"""Whole pages through the console Sybil in a child pytest: each block passes or fails on its own."""
+"""Whole pages through the console Sybil: each block passes or fails on its own; and the page container as the engine sees it."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import uuid
 
 import docker
 import pytest
 
-from docgen.console.container import SessionContainer
+from docgen.console.container import SESSION_LABEL, Engine, PageContainer
 from docgen.console.evaluator import ConsoleSession
-from docgen.console.watchdog import SESSION_LABEL
-from tests.console.docrun import run_page, session_env
+from tests.console.docrun import run_child, run_page, session_env
 
 # One wrong expected line, one hang past its timeout, one unexpected non-zero exit, with passing
 # blocks around them that prove the page's shell state survives (or is knowingly reset).
@@ -161,7 +156,7 @@ def test_update_mode_rewrites_only_failing_blocks(tmp_path):
 
 
 def test_malformed_option_is_a_collection_error_naming_file_and_line(tmp_path):
-    outcomes, proc = run_page(tmp_path, "# T\n\n<!-- console: timeout=fast -->\n```console\n$ true\n```\n")
+    outcomes, proc = run_child(tmp_path, "# T\n\n<!-- console: timeout=fast -->\n```console\n$ true\n```\n")
     assert proc.returncode != 0
     assert "page.md:3: console options: timeout must be seconds" in proc.stdout
 
@@ -223,49 +218,28 @@ def test_container_is_hardened(tmp_path, runner_image, docker_client):
 
 
 @pytest.mark.docker
-def test_session_container_options_seen_by_the_engine(runner_image, docker_client):
-    session = SessionContainer(docker_client, runner_image)
+def test_page_container_options_seen_by_the_engine(runner_image, docker_client):
+    session_id = f"test-{uuid.uuid4().hex}"
+    container = PageContainer(Engine(docker_client), runner_image, session_id)
     try:
-        attrs = docker_client.api.inspect_container(session.id)
+        attrs = docker_client.api.inspect_container(container.id)
         image = docker_client.images.get(runner_image).attrs["Config"]
         host = attrs["HostConfig"]
         assert attrs["Mounts"] == [] and not host.get("Binds")
         assert host["Tmpfs"] == {"/tmp": "rw,size=64m"}
         assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
         assert host["CapDrop"] == ["ALL"] and host["SecurityOpt"] == ["no-new-privileges"]
-        assert host["Init"] is True and host["PidsLimit"] == 256 and host["Memory"] > 0
-        # only the keepalive replaces the image's start command; env and user are the image's own
+        assert host["PidsLimit"] == 256 and host["Memory"] > 0 and host["AutoRemove"] is True
+        # the lifeline: PID 1 reads the input this process holds, which the engine closes when it lets go
+        assert attrs["Config"]["OpenStdin"] is True and attrs["Config"]["StdinOnce"] is True
+        assert not host.get("Init") and attrs["State"]["Running"]
+        # only the lifeline replaces the image's start command; env and user are the image's own
         assert attrs["Config"]["User"] == image.get("User", "")
         assert set(image.get("Env") or []) <= set(attrs["Config"]["Env"])
-        assert attrs["Config"]["Labels"][SESSION_LABEL] == session.session_id
+        assert attrs["Config"]["Labels"][SESSION_LABEL] == session_id
     finally:
-        session.remove()
-    assert session.leftovers() == []
-
-
-@pytest.mark.docker
-def test_sigterm_removes_the_session_container(runner_image, docker_client):
-    session_id = f"test-{uuid.uuid4().hex}"
-    child = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
-            import time, docker
-            from docgen.console.container import SessionContainer
-            SessionContainer(docker.from_env(), {runner_image!r})
-            print("started", flush=True)
-            time.sleep(300)
-        """)],
-        env={**os.environ, "DOCGEN_CONSOLE_SESSION_ID": session_id},
-        stdout=subprocess.PIPE, text=True,
-    )
-    label = {"label": f"{SESSION_LABEL}={session_id}"}
-    try:
-        assert child.stdout.readline().strip() == "started"
-        assert len(docker_client.containers.list(all=True, filters=label)) == 1
-        child.send_signal(signal.SIGTERM)
-        assert child.wait(timeout=60) == -signal.SIGTERM     # still dies of the signal, after cleaning up
-    finally:
-        child.kill()
-    assert docker_client.containers.list(all=True, filters=label) == []
+        container.end()
+    assert container.gone()
 
 
 @pytest.mark.docker
@@ -282,13 +256,15 @@ def test_a_retag_mid_run_does_not_change_the_image_a_fresh_container_runs(docker
     first.tag(tag, "pin")
     session = ConsoleSession(image=f"{tag}:pin", client_factory=lambda: docker.from_env(timeout=60))
     try:
-        started = session.ensure_container()
+        session.shell("page.md", "image")
+        started = session.containers[("page.md", "image")]
         assert docker_client.api.inspect_container(started.id)["Image"] == first.id
         other.tag(tag, "pin")                       # the name now means another image
-        session.replace_container()
+        session.discard_shell("page.md", "image")
         with pytest.warns(UserWarning, match="now names another image"):
-            fresh = session.ensure_container()
-        assert docker_client.api.inspect_container(fresh.id)["Image"] == first.id
+            session.shell("page.md", "image")
+        fresh = session.containers[("page.md", "image")]
+        assert fresh.id != started.id and docker_client.api.inspect_container(fresh.id)["Image"] == first.id
     finally:
         session.close()
         docker_client.images.remove(f"{tag}:pin")   # a tag of our own: untags, removes no image
