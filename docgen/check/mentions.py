@@ -285,7 +285,9 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in index.code.get(token, ()) if in_span else ():
             named.setdefault(f.key, (f, at))
         for f in index.words.get(token.lower(), ()):
-            if f.kind in kinds_here:   # a plain word ("base", "docs") names a subject only beside its kind's words
+            # a plain word ("base", "docs") names a subject only right beside its kind's words ("the docs group",
+            # "extra `vllm`"), not anywhere in a sentence that also uses the kind's word
+            if f.kind in kinds_here and _beside_kind_word(text, at, at + len(token), f.kind, index):
                 named.setdefault(f.key, (f, at))
         for f in index.values.get(token, ()):
             named.setdefault(f.key, (f, at))
@@ -463,6 +465,11 @@ def _states_part_of(fact: Fact, sentence_words: set[str]) -> bool:
 
 # Words a fact's value is written with that say nothing of it (an actor's "extras ...; venv ...").
 _FILLER = frozenset("extras extra venv no prebuilt from in a the of to and or yes not".split())
+
+
+def _beside_kind_word(text: str, start: int, stop: int, kind: str, index: _Index) -> bool:
+    near = " ".join(text[:start].split()[-2:]) + " " + " ".join(text[stop:].split()[:2])
+    return any(pattern.search(near) for pattern, k in index.kind_words if k == kind)
 
 
 def _words_between(text: str, start: int, stop: int) -> int:
