@@ -189,8 +189,8 @@ def test_no_command_renames_a_file_docgen_does_not_own(tmp_path):
     (root / "scripts/bootstrap").write_text("#!/bin/sh\necho the real bootstrap\n")
     (root / ".git/config").write_text("[core]\n\tbare = false\n")
     pid = dead_pid()
-    crafted = {"scripts/bootstrap": root / f"scripts/.bootstrap.{pid}.a1.new.docgen-tmp",
-               ".git/config": root / f".git/.config.{pid}.a1.new.docgen-tmp"}
+    crafted = {"scripts/bootstrap": root / "scripts" / f".bootstrap.{pid}.a1.new.docgen-tmp",
+               ".git/config": root / ".git" / f".config.{pid}.a1.new.docgen-tmp"}
     for path in crafted.values():
         path.write_text("#!/bin/sh\necho hostile\n")
     (root / ".docgen-journal.docgen-tmp").write_text(json.dumps({"docgen-journal": 1, "pid": pid, "files": [

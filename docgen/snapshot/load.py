@@ -325,6 +325,12 @@ def is_relative_path(text: str) -> bool:
     return body == "." or posixpath.normpath(body) == body
 
 
+def _local_repo(text: str) -> bool:
+    """A repository recorded as the local path its remote points at (`docgen snapshot` never dresses it up as
+    OWNER/NAME): absolute, normalised, of a path's plain characters."""
+    return text.startswith("/") and posixpath.normpath(text) == text and _PATH.fullmatch(text) is not None
+
+
 def is_url(text: str) -> bool:
     return _URL.fullmatch(text) is not None
 
@@ -381,7 +387,8 @@ def _field_errors(data: dict) -> "Iterable[tuple[tuple, str]]":
         "an http(s) or git URL"
     prov, project, registry, lock = data["provenance"], data["project"], data["registry"], data["lock"]
     # provenance: free-form, but the fields docgen reads are held to their kind
-    for key, rule, what in (("repo", lambda v: _REPO.fullmatch(v) or is_url(v), "OWNER/NAME or a URL"),
+    for key, rule, what in (("repo", lambda v: _REPO.fullmatch(v) or is_url(v) or _local_repo(v),
+                             "OWNER/NAME, a URL or an absolute normalised path (a local clone or mirror)"),
                             ("ref", _REF.fullmatch, "a git ref name"), ("commit", _COMMIT.fullmatch, "a commit hash"),
                             ("docgen_version", _VERSION.fullmatch, "a version (PEP 440)"),
                             ("platform", _PLATFORM.fullmatch, "a platform's words")):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from docgen.blocks import parse_document
-from docgen.check.prose import ALLOWED, CHECKED, RENDERED, UNOWNED, Coverage, lint_document
+from docgen.check.prose import ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Coverage, lint_document
 from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.model.build import build_model
 from docgen.model.claims import build_claims, builds_of, source_builds
@@ -37,7 +37,7 @@ def test_an_actor_beside_the_wrong_extra_or_interpreter_is_a_finding_and_the_rig
     assert len(found) == 2
     assert found[0].startswith("5: ") and "NemoGym runs with extra 'vllm'" in found[0] and "nemo_gym" in found[0]
     assert found[1].startswith("7: ") and "MegatronPolicyWorker runs on the system interpreter" in found[1]
-    assert [c.line for c in claims if c.status == CHECKED] == [3, 5, 7]
+    assert [c.line for c in claims if c.status == COMPARED] == [3, 5, 7]
 
 
 def test_a_package_beside_built_from_source_shared_or_exactly_one_is_judged(model):
@@ -47,7 +47,7 @@ def test_a_package_beside_built_from_source_shared_or_exactly_one_is_judged(mode
     assert len(found) == 2
     assert found[0].startswith("1: ") and "no warm step builds torch from source" in found[0]
     assert found[1].startswith("5: ") and "vllm is no source build shared" in found[1]
-    assert {c.line for c in claims if c.status == CHECKED} == {1, 3, 5, 7}   # the denial on line 9 claims nothing
+    assert {c.line for c in claims if c.status == COMPARED} == {1, 3, 5, 7}   # the denial on line 9 claims nothing
 
 
 def test_a_hand_typed_uid_names_its_value_and_a_rendered_one_is_no_finding(model):
@@ -58,13 +58,13 @@ def test_a_hand_typed_uid_names_its_value_and_a_rendered_one_is_no_finding(model
 
 
 def test_coverage_sorts_every_span_and_fails_only_on_unowned_ones(model):
-    text = ("It has 9 venvs.\n\nIt has 9 venvs. <!-- docgen:allow an example -->\n\n"
+    text = ("It has 9 venvs.\n\nIt has 9 venvs. <!-- docgen:allow prose an example -->\n\n"
             "<!-- docgen:begin quick-inventory -->\n<!-- docgen:end quick-inventory -->\n")
     _, claims = judge(text, model)
     coverage = Coverage((), tuple(claims))
-    assert coverage.tally() == {RENDERED: 1, CHECKED: 0, ALLOWED: 1, UNOWNED: 1}
+    assert coverage.tally() == {RENDERED: 1, COMPARED: 0, REVIEWED: 0, ALLOWED: 1, UNOWNED: 1}
     assert round(coverage.percent, 1) == 66.7 and [c.line for c in coverage.unowned] == [1]
-    assert coverage.line() == "docgen: claims coverage 66.7%: 1 rendered, 0 checked, 1 allowed, 1 unowned"
+    assert coverage.line() == "docgen: claims coverage 66.7%: 1 rendered, 0 compared, 0 under review, 1 allowed, 1 unowned"
 
 
 def test_source_builds_are_keyed_by_name_version_and_source(model):

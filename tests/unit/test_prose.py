@@ -55,7 +55,7 @@ def test_rules_and_owned_text_are_not_findings(model):
             "The image prefetches <!-- docgen:value venvs.count.word -->nine<!-- docgen:end-value --> venvs.\n"
             "<!-- docgen:begin venv-inventory -->\nnine venvs in /opt/ray_venvs\n<!-- docgen:end venv-inventory -->\n"
             "```console\n$ ls /opt/ray_venvs | wc -l\n9\n```\n"
-            "Two vLLM actors get two venvs. <!-- docgen:allow an example of the rule -->\n"
+            "Two vLLM actors get two venvs. <!-- docgen:allow prose an example of the rule -->\n"
             "`DTensorPolicyWorkerV2` runs on the `automodel` extra; see `NEMO_RL_VENV_DIR` and `PY_EXECUTABLES`.\n"
             "`nemo_rl.models.policy.workers` holds `megatron_policy_worker.MegatronPolicyWorker`.\n")
     assert lint(text, model) == []
@@ -239,7 +239,7 @@ def test_extra_flags_in_plain_fences_and_spans(model):
 def test_comments_values_and_allow_markers(model):
     assert names_found("Nine <!-- a comment --> venvs.\n", model) == ["Nine venvs"]       # a comment is a blank
     assert lint("<!-- docgen:value venvs.count.word -->nine<!-- docgen:end-value --> venvs.\n", model) == []
-    assert lint("Nine venvs. <!-- docgen:allow an example -->\n", model) == []
+    assert lint("Nine venvs. <!-- docgen:allow prose an example -->\n", model) == []
     assert len(lint("Nine venvs. <!-- see docgen:allow x -->\n", model)) == 1             # not an allow marker
 
 
