@@ -428,8 +428,10 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         elif status is None and any(s and s in fact.value.split(" | ") for s in shown):
             status = RENDERED
         versioned_fact = KINDS[fact.kind].shape == VERSION or _versions_in(fact.value, fact.kind)
+        # a version the sentence states beside the fact was compared above (the fact has a status); any other
+        # version in the sentence is another thing's
         if status is None and key not in by_kind_words and (
-                not stated_versions if versioned_fact else not _states_part_of(fact, sentence_words)):
+                versioned_fact or not _states_part_of(fact, sentence_words)):
             # named, but nothing of its value stated ("uv syncs the extras", "`NEMO_RL_REF` names the ref"): a
             # new value cannot make the sentence false, only the thing going away can
             tied.append((f"{key}#named", "yes", REVIEWED))
@@ -605,12 +607,17 @@ def coverage(run) -> Coverage:
     record = part if isinstance(part, dict) else {}
     values, sentences, pending = record.get("values", {}), record.get("sentences", {}), record.get("pending", {})
     claims = list(base.claims)
+    facts = run.fact_base.by_key()
     for m in run.mentions:
         recorded = _keys(sentences.get(m.path, {}).get(m.digest))
         was = pending.get(m.path, {}).get(m.digest, {})
+        # judged as `review_findings` judges it: each fact in the way the record holds the sentence
+        today = _as_recorded({k: v for k, v, s in m.facts if s == REVIEWED}, recorded, facts) if recorded else {}
         for key, value, status in m.facts:
-            if status == REVIEWED and (key not in recorded or was.get(key, values.get(key)) != value):
-                status = UNOWNED
+            if status == REVIEWED:
+                held = [k for k in today if k.partition("#")[0] == key.partition("#")[0]]
+                if not held or any(was.get(k, values.get(k)) != today[k] for k in held):
+                    status = UNOWNED
             elif status == "false":
                 status = UNOWNED
             claims.append(Claim(m.path, m.line, key.partition(":")[0], f"{key}: {m.text[:80]}", status))
