@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from docgen.check.pipeline import findings_of, prepare, write
 from docgen.check.report import report
+from docgen.render.markdown import text as markdown_text
 from docgen.diff import compare, load_side
 from docgen.errors import InputError
 from docgen.inputs.dockerfile import parse_dockerfile, read_dockerfile
@@ -252,7 +253,11 @@ def bump(project: Project, ref: str | None, repo: str | None, rl_dir: Path, *, s
         for line in write(prepare(project)):
             say(f"docgen: {line}")
         run = prepare(project)
-        findings = findings_of(run)
+        # a hand-written sentence whose named fact moved is the pull request's to review (a person edits or
+        # confirms it), not a reason to refuse the bump: it is listed in the body, and `check` holds the
+        # pull request until it is done
+        reviews = [f for f in findings_of(run) if f.check == "review"]
+        findings = [f for f in findings_of(run) if f.check != "review"]
         with redirect_stdout(sys.stderr):
             drift = report("text", run, findings, include_drift=True)
         if findings or drift:
@@ -277,7 +282,11 @@ def bump(project: Project, ref: str | None, repo: str | None, rl_dir: Path, *, s
     headline = (f"Moves the image's NeMo-RL from `{old_ref}` at `{old_commit[:12] or 'no recorded commit'}` to "
                 f"`{ref}` at `{new[:12]}`{adds} (`{recorded_repo}`). `docgen bump` pointed `NEMO_RL_REF` in "
                 f"`{shown_df}` at it, recorded the snapshot from that commit's files, re-rendered the pages "
-                f"(`docgen write`: {', '.join(f'`{r}`' for r in rewritten)}) and ran `docgen check`, which passes. "
-                "What moved for the image is below.")
-    return Bumped(headline + "\n\n" + diff_markdown(result), True,
+                f"(`docgen write`: {', '.join(f'`{r}`' for r in rewritten)}) and ran `docgen check`, which passes"
+                + (f" but for {len(reviews)} hand-written sentence{'s' if len(reviews) != 1 else ''} to review (below)"
+                   if reviews else "") + ". What moved for the image is below.")
+    to_review = "".join(f"\n- `{f.path}:{f.line}`: {markdown_text(f.message)}" for f in reviews)
+    body = headline + ("\n\n### Sentences to review\n\nEach names a fact that moved: edit it, or confirm it with "
+                       "`docgen review FILE:LINE`." + to_review if reviews else "")
+    return Bumped(body + "\n\n" + diff_markdown(result), True,
                   f"moved NeMo-RL to {ref} at {new[:12]}; {len(rewritten)} files rewritten")

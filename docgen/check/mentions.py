@@ -276,6 +276,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
     low = text.lower()
     kinds_here = {kind for pattern, kind in index.kind_words if pattern.search(text)}
+    by_value: set[str] = set()
     # a whole code span, then every word: a name that counts only as code must be a span's whole text
     for at, token, in_span in [*((at, span, True) for at, span in spans),
                                *((m.start(), m.group(0), False) for m in _TOKEN.finditer(text))]:
@@ -290,6 +291,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             if f.kind in kinds_here and _beside_kind_word(text, at, at + len(token), f.kind, index):
                 named.setdefault(f.key, (f, at))
         for f in index.values.get(token, ()):
+            by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
     for m in index.phrases.finditer(text) if index.phrases else ():
         for f in index.folded.get(m.group(0).lower(), ()):
@@ -430,7 +432,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         versioned_fact = KINDS[fact.kind].shape == VERSION or _versions_in(fact.value, fact.kind)
         # a version the sentence states beside the fact was compared above (the fact has a status); any other
         # version in the sentence is another thing's
-        if status is None and key not in by_kind_words and (
+        if status is None and key not in by_kind_words and key not in by_value and (
                 versioned_fact or not _states_part_of(fact, sentence_words)):
             # named, but nothing of its value stated ("uv syncs the extras", "`NEMO_RL_REF` names the ref"): a
             # new value cannot make the sentence false, only the thing going away can
