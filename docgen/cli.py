@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from docgen import __version__
 from docgen.check.lint import check_against
@@ -35,7 +36,7 @@ COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint", "revie
 
 def _project(args: argparse.Namespace):
     project = find_project(args.root, args.config)
-    overrides = {}
+    overrides: dict[str, Any] = {}
     for key in ("dockerfile", "snapshot"):
         value = getattr(args, key, None)
         if value is not None:

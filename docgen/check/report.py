@@ -192,7 +192,7 @@ def fenced_log(log: str) -> str:
     return f"::stop-commands::{token}\n{log}::{token}::\n"
 
 
-def annotations(items: list[Item], limit: int) -> list[str]:
+def workflow_annotations(items: list[Item], limit: int) -> list[str]:
     """At most `limit` annotations; when there are more, the last one says how many and on which files."""
     if len(items) <= limit:
         return [annotation(i) for i in items]
@@ -287,7 +287,7 @@ def sarif(run: Run, items: list[Item]) -> dict:
                                 "shortDescription": {"text": f"docgen: {i.title}"},
                                 "help": {"text": f"`{fix_command(run)}` re-renders the docs" if i.kind != "finding"
                                          else "edit the inputs this names; `docgen lint` re-checks them"}})
-        location = {"artifactLocation": {"uri": i.path, "uriBaseId": "%SRCROOT%"}}
+        location: dict[str, object] = {"artifactLocation": {"uri": i.path, "uriBaseId": "%SRCROOT%"}}
         if i.line:
             location["region"] = {"startLine": i.line}
         fix = f" Run `{fix_command(run)}`." if i.kind != "finding" else ""
@@ -340,7 +340,7 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
             print(verdict(run, items, include_drift, diff_shown=False), file=sys.stderr)
         return drift
     if fmt == "github":
-        out.writelines(annotations(items, options.max_annotations))
+        out.writelines(workflow_annotations(items, options.max_annotations))
     if not options.quiet and items:
         log = "".join(i.text + "\n" + (i.diff if options.diff else "") for i in items)
         out.write(fenced_log(log) if fmt == "github" else log)
