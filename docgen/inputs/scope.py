@@ -24,7 +24,7 @@ reference as written.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import NamedTuple
+from typing import Literal, NamedTuple, cast, overload
 
 from docgen.errors import InputError
 from docgen.inputs.comments import Note
@@ -48,7 +48,7 @@ class Unknown:
     def __str__(self) -> str:
         return "unknown (set by the base image, if at all)"
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> Literal[False]:
         return False
 
 
@@ -131,6 +131,11 @@ class Scope:
             return UNKNOWN
         return None
 
+    @overload
+    def expand(self, text: str, at=None, *, shell: Literal[True]) -> str: ...
+    @overload
+    def expand(self, text: str, at=None, *, shell: bool = False) -> str | Unknown: ...
+
     def expand(self, text: str, at=None, *, shell: bool = False) -> str | Unknown:
         """``text`` with every reference expanded as at ``at``. An instruction's words (``shell=False``), as
         BuildKit expands them: the `${X:-d}` / `${X:+a}` forms, quotes removed, an unset name empty; UNKNOWN
@@ -164,7 +169,7 @@ class Scope:
     def stage_env(self, stage: Stage) -> tuple[EnvVar, ...]:
         """The ENV records in force at the end of ``stage`` (inherited ones included), in the order set."""
         scope = self.stages[stage.index]
-        return tuple(sorted((b.record for b in scope.env.values()), key=lambda e: e.line))
+        return tuple(sorted((cast(EnvVar, b.record) for b in scope.env.values()), key=lambda e: e.line))
 
     def user(self, at=None) -> tuple[str | Unknown, int | None]:
         """The USER in force at ``at`` (expanded as at its own line), with its line: the stage's own, else
@@ -254,8 +259,8 @@ class Scope:
     def _lookup(self, stage: _StageScope | None, line: int):
         def lookup(name: str) -> str | None:
             if stage is None:
-                found = self.meta.get(name)
-                return found[-1].value if found else None
+                meta = self.meta.get(name)
+                return meta[-1].value if meta else None
             found = stage.current(name, line)
             return found.value if found else None
         return lookup
@@ -345,7 +350,7 @@ def _env_words(words: list[tuple[str, int]], raw: list[str], ins, path: str) -> 
 
 def _declared_names(syntax: Syntax, path: str) -> set[str]:
     """Every name an ARG of the file declares, wherever it is."""
-    names = set()
+    names: set[str] = set()
     for ins in syntax.instructions:
         if ins.keyword == "ARG":
             try:
