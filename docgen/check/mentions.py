@@ -280,7 +280,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     for at, token, in_span in [*((at, span, True) for at, span in spans),
                                *((m.start(), m.group(0), False) for m in _TOKEN.finditer(text))]:
         token = token.strip("`'\",;()")
-        for f in index.exact.get(token, ()) + index.exact.get(token.rstrip("."), ()):
+        for f in index.exact.get(token, []) + index.exact.get(token.rstrip("."), []):
             named.setdefault(f.key, (f, at))
         for f in index.code.get(token, ()) if in_span else ():
             named.setdefault(f.key, (f, at))

@@ -62,7 +62,8 @@ class Engine:
     and every later call fails at once instead of waiting out its own timeout."""
 
     def __init__(self, client: Any) -> None:
-        self.client, self.api, self.hung = client, client.api, None
+        self.client, self.api = client, client.api
+        self.hung: str | None = None
         timeout = getattr(client.api, "timeout", None)
         self.timeout = float(timeout) if isinstance(timeout, (int, float)) else engine_timeout()
 

@@ -106,7 +106,7 @@ class Scope:
         if at is None:
             return self.stages[-1], float("inf")
         if isinstance(at, Stage):
-            return self.stages[at.index], float("inf")
+            return self.stages[at.position], float("inf")
         line = at.start_line if isinstance(at, Instruction) else int(at)
         index = bisect_right(self._starts, line) - 1
         if index < 0 or self._starts[index] == line:
@@ -163,12 +163,12 @@ class Scope:
 
     def base(self, stage: Stage) -> tuple[str, bool]:
         """(what ``stage`` starts FROM, expanded, whether that is an earlier stage rather than an image)."""
-        scope = self.stages[stage.index]
+        scope = self.stages[stage.position]
         return scope.base, scope.parent is not None
 
     def stage_env(self, stage: Stage) -> tuple[EnvVar, ...]:
         """The ENV records in force at the end of ``stage`` (inherited ones included), in the order set."""
-        scope = self.stages[stage.index]
+        scope = self.stages[stage.position]
         return tuple(sorted((cast(EnvVar, b.record) for b in scope.env.values()), key=lambda e: e.line))
 
     def user(self, at=None) -> tuple[str | Unknown, int | None]:
@@ -216,7 +216,7 @@ class Scope:
             current = current.parent
         found = []
         for link in reversed(chain):
-            found += [i for i in self.settings.get((keyword, link.stage.index), ())
+            found += [i for i in self.settings.get((keyword, link.stage.position), ())
                       if link is not stage or i.start_line < line]
         return found
 
@@ -228,7 +228,7 @@ class Scope:
                 stage = self._enter(syntax.stages[len(self.stages)])
                 continue
             if ins.keyword in ("USER", "WORKDIR") and stage is not None:
-                self.settings.setdefault((ins.keyword, stage.stage.index), []).append(ins)
+                self.settings.setdefault((ins.keyword, stage.stage.position), []).append(ins)
                 continue
             if ins.keyword in ("ARG", "ENV"):
                 self._declare(ins, stage)
