@@ -187,9 +187,9 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
     rl_dir = Path(rl_dir)
     pyproject_path = rl_dir / "pyproject.toml"
     lock_path = rl_dir / "uv.lock"
-    for p in (pyproject_path, lock_path):
-        if not p.is_file():
-            raise InputError(p, None, "missing: `docgen snapshot --from DIR` needs DIR/pyproject.toml and DIR/uv.lock")
+    for needed in (pyproject_path, lock_path):
+        if not needed.is_file():
+            raise InputError(needed, None, "missing: `docgen snapshot --from DIR` needs DIR/pyproject.toml and DIR/uv.lock")
     project = read_pyproject(pyproject_path)
     lock = read_lock(lock_path, root=project.name)
 
