@@ -80,7 +80,7 @@ def load_sides(old: Path, new: Path, registry_facts: Path | None = None, old_fac
 def _label(path: str | Path, role: str) -> str:   # role: OLD or NEW, as the report already says
     """The path as typed, except an absolute one in the temporary folder (`mktemp`): a review names no scratch path,
     which means nothing to a reader and differs every run; the snapshot's own provenance names it."""
-    import tempfile
+    import tempfile  # noqa: PLC0415  # only `docgen diff` labels paths; the other commands load this module too
     try:
         temporary = Path(path).is_absolute() and Path(path).resolve().is_relative_to(
             Path(tempfile.gettempdir()).resolve())

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.fences import COMMENT, FENCED, INDENTED
 from docgen.check.lint import Finding
 from docgen.errors import InputError
-from docgen.fences import opening_fence
 from docgen.model.claims import (ALIASES, ARG_ALIASES, builds_of, known_names, package_in, package_mentions,
                                  source_builds)
 from docgen.names import NUMBER_WORD_PATTERN, number_value

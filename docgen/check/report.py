@@ -10,10 +10,12 @@ drops the least relevant ones, with a last annotation saying how many more there
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from typing import NamedTuple
 
+from docgen import __version__
 from docgen.blocks import STAMP_VERSION, block_diff
 from docgen.check.facts import diff_facts
 from docgen.rules import rule
@@ -187,7 +189,6 @@ def fenced_log(log: str) -> str:
     """`log` between GitHub's `stop-commands` and its end, so no line of it is read as a workflow command (a
     diff quotes pages, and a page quotes its inputs). The token is the log's own digest: the same log gives
     the same output, and no input can hold the digest of a text that holds it."""
-    import hashlib   # ~3 ms at import (python -X importtime); only the github format with findings uses it
     token = hashlib.sha256(log.encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return f"::stop-commands::{token}\n{log}::{token}::\n"
 
@@ -277,8 +278,6 @@ def _rule_id(title: str) -> str:
 def sarif(run: Run, items: list[Item]) -> dict:
     """Every item as a SARIF 2.1.0 result, for code scanning: no cap like the annotations', each on its file
     and line (relative to the repository root), drift with the command that fixes it."""
-    from docgen import __version__
-
     rules: dict[str, dict] = {}
     results = []
     for i in items:

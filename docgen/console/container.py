@@ -195,7 +195,7 @@ class ExecTransport:
             pass   # the shell is gone; the next recv reports the end of the stream
 
     def recv(self, timeout: float) -> tuple[int, bytes]:
-        from docker.utils.socket import next_frame_header, read_exactly   # loaded with docker already
+        from docker.utils.socket import next_frame_header, read_exactly  # noqa: PLC0415  # docker: the console extra
 
         while select.select([self._sock], [], [], timeout)[0]:
             stream, size = next_frame_header(self._sock)   # the engine's multiplexed frames, read by its SDK

@@ -9,7 +9,6 @@ from docgen.model import DEFAULT_GYM_VENV_DIR, REASON_NOT_SELECTED, REASON_SYSTE
 from docgen.model.build import venv_dir_of
 from docgen.model.claims import build_claims, installed
 from docgen.model.cross import arch_names, capabilities, without_arch_names
-from docgen.model.digests import input_digest
 from docgen.model.stages import (
     base_of, base_venv, build_arg_value, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
 )
