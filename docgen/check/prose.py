@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.blocks import Document
     from docgen.model import ImageModel
+    from docgen.model.claims import KnownNames
 
 CHECK = "prose"
 
@@ -138,7 +139,7 @@ class _Facts:
 
     def __init__(self, model: "ImageModel") -> None:
         self.model = model
-        self._names = None
+        self._names: KnownNames | None = None
         self._packages: frozenset[str] | None = None
         self._values: _LazyValues | None = None
         self._version_keys: list[str] | None = None
@@ -146,7 +147,7 @@ class _Facts:
         self._spans: dict[str, tuple | None] = {}
 
     @property
-    def names(self):
+    def names(self) -> KnownNames:
         if self._names is None:
             self._names = known_names(self.model)
         return self._names
