@@ -222,20 +222,21 @@ def bump(project: Project, ref: str | None, repo: str | None, rl_dir: Path, *, s
     df_text = read_input(project.dockerfile, "the Dockerfile", newline="")
     args = {a.name: a for a in reversed(parse_dockerfile(df_text, shown_df).args) if a.default is not None}
     ref_arg, repo_arg = args.get("NEMO_RL_REF"), args.get("NEMO_RL_REPO")
-    if ref_arg is None:
+    if ref_arg is None or ref_arg.default is None:   # (a default is always there: `args` holds only those)
         raise InputError(shown_df, None, "no `ARG NEMO_RL_REF=...` default to point at the new ref")
+    repo_default = repo_arg.default if repo_arg is not None else None
     ref = _valid_ref(ref or ref_arg.default)
     old_snapshot = load_snapshot(project.snapshot, shown=project.display(project.snapshot))
     old_prov = old_snapshot.provenance or {}
-    source = _source(repo, repo_arg.default if repo_arg else None, shown_df)
+    source = _source(repo, repo_default, shown_df)
     hint = ""
-    if repo and repo_arg is not None and ref == ref_arg.default:
-        hint = (f" (an upstream clone lacks the branches of the fork {repo_name(repo_arg.default)}, such as {ref}: "
+    if repo and repo_default is not None and ref == ref_arg.default:
+        hint = (f" (an upstream clone lacks the branches of the fork {repo_name(repo_default)}, such as {ref}: "
                 "give --repo a clone or mirror of NEMO_RL_REPO, or a tag or commit)")
     say(f"docgen: fetching {ref} from {source} into {rl_dir}")
     new = fetch(source, ref, rl_dir, hint)
     count = check_newer(source, ref, old_prov.get("commit"), new, rl_dir)
-    recorded_repo = repo_name(repo_arg.default) if repo_arg is not None else repo_name(source)
+    recorded_repo = repo_name(repo_default) if repo_default is not None else repo_name(source)
     with tempfile.TemporaryDirectory(prefix="docgen-bump-") as tmp:
         extract(rl_dir, new, Path(tmp))
         data = build_snapshot(tmp, repo=recorded_repo, ref=ref, commit=new)

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from docgen.diff import Side, compare
 from docgen.errors import InputError
-from docgen.inputs.dockerfile import parse_dockerfile
+from docgen.inputs.dockerfile import DockerfileFacts, parse_dockerfile
 from docgen.snapshot.load import load_snapshot
 
 GIT_TIMEOUT = 60   # seconds for one git call; a history of snapshot commits is read in well under one
@@ -108,7 +108,7 @@ def history_commits(root: Path, snapshot: str, dockerfile: str) -> list[Commit]:
 
 class _Version(NamedTuple):
     side: Side | None
-    dockerfile: object   # DockerfileFacts, or None
+    dockerfile: DockerfileFacts | None
     problem: str | None
 
 
@@ -170,6 +170,8 @@ def read_history(root: Path, snapshot: str, dockerfile: str) -> History:
         new, old = version(newer), version(older)
         problem = new.problem or old.problem
         if problem is None:
+            # _read gives both inputs, or the problem that stopped it
+            assert old.side is not None and new.side is not None and new.dockerfile is not None
             try:
                 report = compare(old.side, new.side, new.dockerfile, f"{newer.dockerfile} @ {newer.sha[:8]}",
                                  old_dockerfile=old.dockerfile,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import read_json_object
@@ -80,7 +80,7 @@ def load_sides(old: Path, new: Path, registry_facts: Path | None = None, old_fac
 def _label(path: str | Path, role: str) -> str:   # role: OLD or NEW, as the report already says
     """The path as typed, except an absolute one in the temporary folder (`mktemp`): a review names no scratch path,
     which means nothing to a reader and differs every run; the snapshot's own provenance names it."""
-    import tempfile
+    import tempfile  # noqa: PLC0415  # only `docgen diff` labels paths; the other commands load this module too
     try:
         temporary = Path(path).is_absolute() and Path(path).resolve().is_relative_to(
             Path(tempfile.gettempdir()).resolve())
@@ -220,7 +220,7 @@ def compare(old: Side, new: Side, dockerfile: "DockerfileFacts", dockerfile_labe
     old_image, new_image = _image(old_dockerfile, old), _image(dockerfile, new)
     moved = _moved_keys(old.snapshot, new.snapshot)
     actors = _actors(old, new, old_image, new_image)
-    report = {
+    report: dict[str, Any] = {
         "old": _describe(old),
         "new": _describe(new),
         "dockerfile": {"path": dockerfile_label or dockerfile.path,
@@ -445,14 +445,14 @@ def _packages(old: Side, new: Side, old_image: _Image, new_image: _Image, moved:
     out = []
     for key, venvs in _venv_sets(old_image, new_image).items():
         before, after, gone, came = _set_change(old.snapshot, new.snapshot, key, moved)
-        row = {"extras": key or "(base)", "old_venvs": venvs["old"], "new_venvs": venvs["new"],
+        row: dict[str, Any] = {"extras": key or "(base)", "old_venvs": venvs["old"], "new_venvs": venvs["new"],
                "old_missing": before is None, "new_missing": after is None,
                "added": [], "removed": [], "changed": []}
         was, now = _by_name(gone), _by_name(came)
         for name in sorted(set(was) | set(now)):
             gone, came = was.get(name), now.get(name)
             if gone is None:
-                row["added"].append({"name": name, "version": _version_text(came)})
+                row["added"].append({"name": name, "version": _version_text(now[name])})
             elif came is None:
                 row["removed"].append({"name": name, "version": _version_text(gone)})
             elif not _same_but_index(gone, came):
@@ -520,10 +520,10 @@ def _source_builds(old: Side, new: Side, old_image: _Image, new_image: _Image,
                 if not _same_but_index(was, now):
                     lines.setdefault(("changed", name, was[0], now[0]), []).append(key)
                 continue
-            for build in was:
-                lines.setdefault(("lost", name, build), []).append(key)
-            for build in now:
-                lines.setdefault(("gained", name, build), []).append(key)
+            for built in was:
+                lines.setdefault(("lost", name, built), []).append(key)
+            for built in now:
+                lines.setdefault(("gained", name, built), []).append(key)
 
     def build(version: str | None, source: str) -> dict:
         return {"version": version or "(no version)", "source": _build_source(source)}
@@ -541,7 +541,7 @@ def _conflicts(old: Side, new: Side) -> dict:
     """The lock's conflict groups ([tool.uv] conflicts): how many on each side, and which appear or go.
     A group is the set of its items, so reordering one changes nothing."""
     def groups(snapshot: "Snapshot") -> dict[frozenset, str]:
-        out = {}
+        out: dict[frozenset, str] = {}
         for group in snapshot.conflicts:
             items = [f"{package or snapshot.project_name}[{extra}]" for package, extra in group]
             out.setdefault(frozenset(items), " / ".join(items))

@@ -402,7 +402,7 @@ def _clear_orphans(target: Path) -> None:
 
 def _stage(target: Path, text: str) -> str:
     """Write `text` to a hidden file beside `target` (same file system, so the rename is atomic), synced."""
-    import tempfile   # only a write needs it: `docgen check` never pays its import (python -X importtime)
+    import tempfile  # noqa: PLC0415  # only a write needs it: `docgen check` never imports it
 
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.",

@@ -211,7 +211,7 @@ def _check_paths(root: Path, config: _Config | None, paths: dict[str, Path]) -> 
     another configured file or the configuration itself."""
     def bad(key: str, message: str) -> InputError:
         line = _line_of(config.text, key) if config is not None else None
-        if line is None:   # a default: the file itself is what is wrong
+        if line is None or config is None:   # a default: the file itself is what is wrong
             return InputError(paths[key], None, f"{key}: {message}")
         return InputError(config.path, line, f"{key}: {message}")
 

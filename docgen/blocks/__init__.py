@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
 from docgen.rules import RULES
-from docgen.fences import COMMENT, FENCED, Region, code_spans, regions
+from docgen.fences import COMMENT, Region, code_spans, regions
 from docgen.model.digests import digest
 
 if TYPE_CHECKING:
@@ -146,7 +146,8 @@ def _live_marker_lines(text: str, found: tuple[Region, ...], lines: tuple[str, .
             if not region.closed:
                 yield region.start, region
         return
-    line_at, live = -1, []
+    line_at = -1
+    live: list[tuple[int, int, str, str, bool]] = []   # (start, end, kind, rest, closes) of each marker
     for region in found:
         if region.kind != COMMENT:
             if not region.closed:
@@ -277,7 +278,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
             raise fail(index, f"docgen:value {value_open[0]} is not closed by docgen:end-value on the same line")
     if open_block is not None:
         raise fail(open_block[0], f"docgen:begin {open_block[1]} is never closed by docgen:end {open_block[1]}")
-    if unclosed is not None and unclosed.kind == FENCED:
+    if unclosed is not None and unclosed.fence is not None:   # FENCED: a fenced region holds its opening fence
         # An unclosed fence runs to the end of the page, so every marker after it would silently become
         # code and its block would never be checked again.
         hidden = _marker_after(lines, unclosed.start)
@@ -366,7 +367,7 @@ def _not_inert(body: str) -> str | None:
             return f"holds a docgen marker at its line {region.start + 1}"
         last = region
     if last is not None and not last.closed:
-        return f"leaves a code fence {last.fence.run} open" if last.kind == FENCED else "leaves an HTML comment open"
+        return f"leaves a code fence {last.fence.run} open" if last.fence is not None else "leaves an HTML comment open"
     return None
 
 

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from docgen.errors import InputError
 from docgen.model import class_name_of
 from docgen.model.stages import build_arg_value, published
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
@@ -259,8 +260,7 @@ def check_provenance(model: "ImageModel") -> list[Finding]:
 def check_against(model: "ImageModel", rl_dir: str) -> list[Finding]:
     """`docgen check --against DIR`: the files the snapshot read, as the recorded commit holds them in the
     NeMo-RL repository at DIR (a clone or a mirror), blob for blob. DIR without the commit is bad input."""
-    from docgen.errors import InputError
-    from docgen.snapshot.build import resolve_commit, tree_digests
+    from docgen.snapshot.build import resolve_commit, tree_digests  # noqa: PLC0415  # only --against needs it
 
     provenance = model.snapshot.provenance or {}
     fix = fix_provenance(model)

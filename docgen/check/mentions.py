@@ -23,7 +23,6 @@ from docgen.check.lint import Finding
 from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim,
                                 Coverage, _singular, _sort_lines, claims_coverage)
 from docgen.model.facts import KINDS, TEXT, VERSION, Fact, fact_base
-from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 from docgen.render.values import VALUES
 
@@ -161,8 +160,9 @@ def _versions_in(value: str, kind: str = "") -> set[str]:
 def _version_agrees(stated: str, fact: Fact) -> bool:
     stated = stated.lstrip("v")
     if fact.kind in ("python", "uv"):
-        from packaging.specifiers import InvalidSpecifier, SpecifierSet
-        from packaging.version import InvalidVersion, Version
+        # packaging's version parsers: loaded only when a sentence states a python or uv version
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet  # noqa: PLC0415  # (the line above)
+        from packaging.version import InvalidVersion, Version  # noqa: PLC0415  # (the line above)
         try:
             spec = SpecifierSet(fact.value)
             if spec.contains(Version(stated), prereleases=True):
@@ -281,7 +281,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     for at, token, in_span in [*((at, span, True) for at, span in spans),
                                *((m.start(), m.group(0), False) for m in _TOKEN.finditer(text))]:
         token = token.strip("`'\",;()")
-        for f in index.exact.get(token, ()) + index.exact.get(token.rstrip("."), ()):
+        for f in index.exact.get(token, []) + index.exact.get(token.rstrip("."), []):
             named.setdefault(f.key, (f, at))
         for f in index.code.get(token, ()) if in_span else ():
             named.setdefault(f.key, (f, at))

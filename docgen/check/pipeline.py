@@ -13,7 +13,7 @@ from pathlib import Path
 from stat import S_ISLNK
 from typing import NamedTuple
 
-from docgen.blocks import parse_document, refresh
+from docgen.blocks import Document, parse_document, refresh
 from docgen.check.facts import dump_facts, facts_of
 from docgen.check.lint import check_coverage, check_value_line_start, lint
 from docgen.check.mentions import allowed_rules, dockerfile_comments, record_of, review_findings, scan
@@ -23,7 +23,8 @@ from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.inputs.image_size import load_image_size
 from docgen.io import Output, decode, read_bytes, read_input, read_record, write_files
 from docgen.model.build import build_model
-from docgen.model.facts import fact_base
+from docgen.model import ImageModel
+from docgen.model.facts import FactBase, fact_base
 from docgen.project import Project
 from docgen.rules import rule
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
@@ -34,7 +35,7 @@ from docgen.snapshot.load import load_snapshot
 class Page(NamedTuple):
     path: Path
     raw: bytes                       # exactly what was read: the writer refuses to replace a changed page
-    doc: object                      # blocks.Document
+    doc: Document
     new_text: str                    # the page with every block and value re-rendered
     block_changes: list
     value_changes: list
@@ -42,7 +43,7 @@ class Page(NamedTuple):
 
 class Run(NamedTuple):
     project: Project
-    model: object
+    model: ImageModel
     pages: list[Page]
     explicit_paths: bool
     facts: dict
@@ -50,8 +51,8 @@ class Run(NamedTuple):
     recorded_facts_raw: bytes | None       # None: there is no record yet
     recorded_facts: dict | None            # None: missing, or it cannot be read
     recorded_facts_unreadable: str | None  # why it cannot be read (file:line: what), for check and write to say
-    mentions: list = []              # check.mentions.Mention: every hand-written sentence that names facts
-    fact_base: object = None         # model.facts.FactBase: every fact of the inputs, the quoted files included
+    mentions: list                   # check.mentions.Mention: every hand-written sentence that names facts
+    fact_base: FactBase              # every fact of the inputs, the quoted files included
 
 
 def _read_owned(path: Path, project: Project, what: str, shown: str | None = None) -> bytes:
@@ -79,7 +80,7 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
     model = build_model(parse_dockerfile(dockerfile_text, project.display(project.dockerfile)),
                         load_snapshot(project.snapshot, shown=project.display(project.snapshot)))
     explicit = bool(paths)
-    page_paths = [Path.cwd() / p for p in paths] if explicit else project.page_paths()
+    page_paths = [Path.cwd() / p for p in paths] if paths else project.page_paths()
     params = {name: g.params for name, g in GENERATORS.items()}
     docs = []
     value_keys = frozenset(VALUES)
@@ -146,8 +147,9 @@ def findings_of(run: Run):
         required = run.project.required if run.project.required is not None else REQUIRED_GENERATORS
         findings += check_coverage([p.doc for p in run.pages], required, " + ".join(run.project.pages))
     # an allow marker silences exactly the rules it names, on its own line
-    allows = {(p.doc.path, i + 1): allowed_rules(line) for p in run.pages for i, line in enumerate(p.doc.lines)
-              if "docgen:allow" in line}
+    allows: dict[tuple[str, int | None], frozenset[str]] = {
+        (p.doc.path, i + 1): allowed_rules(line) for p in run.pages for i, line in enumerate(p.doc.lines)
+        if "docgen:allow" in line}
     return list(dict.fromkeys(f for f in findings if rule(f.check).id not in allows.get((f.path, f.line), ())))
 
 

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.fences import COMMENT, FENCED, INDENTED
 from docgen.check.lint import Finding
 from docgen.errors import InputError
-from docgen.fences import opening_fence
 from docgen.model.claims import (ALIASES, ARG_ALIASES, builds_of, known_names, package_in, package_mentions,
                                  source_builds)
 from docgen.names import NUMBER_WORD_PATTERN, number_value
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.blocks import Document
     from docgen.model import ImageModel
+    from docgen.model.claims import KnownNames
 
 CHECK = "prose"
 
@@ -139,15 +139,15 @@ class _Facts:
 
     def __init__(self, model: "ImageModel") -> None:
         self.model = model
-        self._names = None
-        self._packages = None
-        self._values: dict[str, str] | None = None
+        self._names: KnownNames | None = None
+        self._packages: frozenset[str] | None = None
+        self._values: _LazyValues | None = None
         self._version_keys: list[str] | None = None
         self._path_roots: dict[str, str] | None = None
-        self._spans: dict[str, tuple] = {}
+        self._spans: dict[str, tuple | None] = {}
 
     @property
-    def names(self):
+    def names(self) -> KnownNames:
         if self._names is None:
             self._names = known_names(self.model)
         return self._names
@@ -192,7 +192,7 @@ class _Facts:
         """`_span_verdict` once per distinct span text: the pages repeat the same few names (and most span
         texts come once, so a miss is no exception)."""
         verdict = self._spans.get(span, self)   # the facts themselves stand for "not judged yet"
-        if verdict is self:
+        if isinstance(verdict, _Facts):
             verdict = self._spans[span] = _span_verdict(span, self.names)
         return verdict
 
@@ -201,7 +201,8 @@ class _LazyValues:
     """The model's values, each rendered on first use: most pages need none or a few of them."""
 
     def __init__(self, model: "ImageModel") -> None:
-        self._model, self._fns, self._done = model, VALUES, {}
+        self._model, self._fns = model, VALUES
+        self._done: dict[str, str | None] = {}
 
     def get(self, key: str) -> str | None:
         if key not in self._done:
@@ -321,7 +322,7 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
         hidden[start:stop] = b"\x01" * (stop - start)
         if region.kind == INDENTED:
             code += range(start, stop)
-        elif region.kind == FENCED and region.fence.language != "console":
+        elif region.kind == FENCED and region.fence is not None and region.fence.language != "console":
             code += range(start + 1, stop - 1 if region.closed else stop)
     outside = bytearray(len(lines))
     for start, stop in _outside_blocks(doc):
@@ -457,7 +458,7 @@ def _span_verdict(raw: str, names) -> tuple | None:
     name the model does not know as an extra (a finding if the words around it call it one), and its
     unknown `--extra` flags. None when there is nothing to report or to look at."""
     span = raw.strip()
-    unknown = None
+    unknown: tuple[str | None, str, object] | None = None
     maybe_extra = False
     m = _SPAN_KIND.match(span)
     kind, variable = (m.lastgroup, m.group("variable")) if m else (None, None)
@@ -515,7 +516,7 @@ def _uids(path: str, lines: list[str], facts: _Facts) -> list[Finding]:
             continue
         for m in _UID.finditer(_mask_spans(line)):
             word, number = m.group(1).lower(), m.group(2)
-            keys = _UID_KEYS[word]
+            keys: tuple[str, ...] = _UID_KEYS[word]
             if "runtime" in line.lower() and "build" not in line.lower():
                 keys = tuple(reversed(keys))
             exact = [k for k in keys if facts.values.get(k) == number]

@@ -10,10 +10,12 @@ drops the least relevant ones, with a last annotation saying how many more there
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from typing import NamedTuple
 
+from docgen import __version__
 from docgen.blocks import STAMP_VERSION, block_diff
 from docgen.check.facts import diff_facts
 from docgen.rules import rule
@@ -187,12 +189,11 @@ def fenced_log(log: str) -> str:
     """`log` between GitHub's `stop-commands` and its end, so no line of it is read as a workflow command (a
     diff quotes pages, and a page quotes its inputs). The token is the log's own digest: the same log gives
     the same output, and no input can hold the digest of a text that holds it."""
-    import hashlib   # ~3 ms at import (python -X importtime); only the github format with findings uses it
     token = hashlib.sha256(log.encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return f"::stop-commands::{token}\n{log}::{token}::\n"
 
 
-def annotations(items: list[Item], limit: int) -> list[str]:
+def workflow_annotations(items: list[Item], limit: int) -> list[str]:
     """At most `limit` annotations; when there are more, the last one says how many and on which files."""
     if len(items) <= limit:
         return [annotation(i) for i in items]
@@ -277,8 +278,6 @@ def _rule_id(title: str) -> str:
 def sarif(run: Run, items: list[Item]) -> dict:
     """Every item as a SARIF 2.1.0 result, for code scanning: no cap like the annotations', each on its file
     and line (relative to the repository root), drift with the command that fixes it."""
-    from docgen import __version__
-
     rules: dict[str, dict] = {}
     results = []
     for i in items:
@@ -287,7 +286,7 @@ def sarif(run: Run, items: list[Item]) -> dict:
                                 "shortDescription": {"text": f"docgen: {i.title}"},
                                 "help": {"text": f"`{fix_command(run)}` re-renders the docs" if i.kind != "finding"
                                          else "edit the inputs this names; `docgen lint` re-checks them"}})
-        location = {"artifactLocation": {"uri": i.path, "uriBaseId": "%SRCROOT%"}}
+        location: dict[str, object] = {"artifactLocation": {"uri": i.path, "uriBaseId": "%SRCROOT%"}}
         if i.line:
             location["region"] = {"startLine": i.line}
         fix = f" Run `{fix_command(run)}`." if i.kind != "finding" else ""
@@ -340,7 +339,7 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
             print(verdict(run, items, include_drift, diff_shown=False), file=sys.stderr)
         return drift
     if fmt == "github":
-        out.writelines(annotations(items, options.max_annotations))
+        out.writelines(workflow_annotations(items, options.max_annotations))
     if not options.quiet and items:
         log = "".join(i.text + "\n" + (i.diff if options.diff else "") for i in items)
         out.write(fenced_log(log) if fmt == "github" else log)

@@ -62,7 +62,8 @@ class Engine:
     and every later call fails at once instead of waiting out its own timeout."""
 
     def __init__(self, client: Any) -> None:
-        self.client, self.api, self.hung = client, client.api, None
+        self.client, self.api = client, client.api
+        self.hung: str | None = None
         timeout = getattr(client.api, "timeout", None)
         self.timeout = float(timeout) if isinstance(timeout, (int, float)) else engine_timeout()
 
@@ -194,7 +195,7 @@ class ExecTransport:
             pass   # the shell is gone; the next recv reports the end of the stream
 
     def recv(self, timeout: float) -> tuple[int, bytes]:
-        from docker.utils.socket import next_frame_header, read_exactly   # loaded with docker already
+        from docker.utils.socket import next_frame_header, read_exactly  # noqa: PLC0415  # docker: the console extra
 
         while select.select([self._sock], [], [], timeout)[0]:
             stream, size = next_frame_header(self._sock)   # the engine's multiplexed frames, read by its SDK

@@ -57,7 +57,7 @@ class ConsoleSession:
         if self._failed is not None:
             raise self._failed
         if self.engine is None:
-            import docker   # only sessions that run image blocks pay for it: its cost is in python -X importtime
+            import docker  # noqa: PLC0415  # only sessions that run image blocks pay for it
 
             try:
                 client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
@@ -73,7 +73,7 @@ class ConsoleSession:
     def pinned_image(self, engine: Engine) -> str:
         """The image ID the session runs: found from the name once; later containers reuse it, and a tag
         that now names another image is reported, not followed."""
-        import docker   # as in _engine: an import a session of host blocks only never pays
+        import docker  # noqa: PLC0415  # as in _engine: a session of host blocks only never pays for it
 
         try:
             found = engine.call("look up the image", engine.client.images.get, self.image)
@@ -244,8 +244,7 @@ def _oom_note(container: PageContainer) -> list[str]:
 
 
 def _skip(reason: str) -> None:
-    import pytest   # loaded already under the test runner; a script importing this module for its constants
-                    # would pay for it (python -X importtime)
+    import pytest  # noqa: PLC0415  # loaded under pytest already; a script reading the constants need not load it
 
     pytest.skip(reason)
 

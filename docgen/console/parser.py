@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Iterator, NoReturn
 
-from docgen.fences import COMMENT, FENCED, Fence, regions
+from docgen.fences import COMMENT, Fence, regions
 from docgen.errors import InputError
 
 DEFAULT_TIMEOUT = 30.0
@@ -212,7 +212,7 @@ def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:
     other = bytearray(len(lines))                # 1: a line of indented code or inside a comment
     options_at: set[int] = set()                 # lines holding one comment in the page's flow and nothing else
     for region in regions(text):
-        if region.kind == FENCED:
+        if region.fence is not None:   # FENCED: a fenced region holds its opening fence
             fences[region.start] = (region.stop - 1 if region.closed else region.stop, region.fence)
         elif region.kind == COMMENT and region.stop == region.start + 1:
             options_at.add(region.start)
@@ -230,8 +230,8 @@ def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:
                 raise InputError(path, pending_options[0], "console options comment is not directly above a ```console block")
             if other[i]:
                 pass
-            elif i in options_at and (options := _OPTIONS.match(raw)) is not None:
-                pending_options = (i + 1, options["args"])
+            elif i in options_at and (comment := _OPTIONS.match(raw)) is not None:
+                pending_options = (i + 1, comment["args"])
             elif (found := _ATX_HEADING.match(raw)) is not None:
                 heading = slugify(found["text"])
             i += 1

@@ -68,12 +68,14 @@ def count_statement(line: str, number: int) -> CountStatement | None:
             return None
         if before_arrow and after_arrow and before_arrow[:2] != after_arrow[:2]:
             return None
-        pairs.append((segment, before_arrow or after_arrow))
+        pair = before_arrow or after_arrow
+        assert pair is not None   # the check above: a pair before the arrow, or after it
+        pairs.append((segment, pair))
     numbers = [_number(segment[p[0]:p[1]]) for segment, p in pairs]
-    if None in numbers:
+    counted = [(n, _plural(segment[p[2]:p[3]])) for n, (segment, p) in zip(numbers, pairs) if n is not None]
+    if len(counted) < len(pairs):   # a word that is no number
         return None
-    return CountStatement(tuple((n, _plural(segment[p[2]:p[3]])) for n, (segment, p) in zip(numbers, pairs)),
-                          text, number)
+    return CountStatement(tuple(counted), text, number)
 
 
 # A count pair found in a segment is read as (number start, number end, noun start, noun end, end of the

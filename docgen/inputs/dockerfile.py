@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple
+from typing import Literal, NamedTuple, overload
 
 from docgen.errors import InputError
 from docgen.inputs.comments import (
@@ -137,6 +137,11 @@ class DockerfileFacts(NamedTuple):
         of the last stage). None: nothing sets it there (BuildKit expands it to ""); UNKNOWN: only the base image's
         config could set it."""
         return self._scope.value(name, self._at(at))
+
+    @overload
+    def expand(self, text: str, at=None, *, shell: Literal[True]) -> str: ...
+    @overload
+    def expand(self, text: str, at=None, *, shell: bool = False) -> str | Unknown: ...
 
     def expand(self, text: str, at=None, *, shell: bool = False) -> str | Unknown:
         """``text`` expanded as at ``at`` (see ``value``): as BuildKit expands an instruction's words, or,
@@ -459,8 +464,7 @@ def _verify(shell: list[ShellCommand], path: str) -> tuple[VerifyList | None, tu
         return None, ()
     notes = tuple(Note(v.line, "verify-list", f"a second verification loop (first at line {found[0].line}); "
                                               "docgen reads the loops' actors together") for v in found[1:])
-    actors = tuple(dict.fromkeys(a for v in found for a in v.actors))
-    return VerifyList(actors, found[0].line), notes
+    return VerifyList(tuple(dict.fromkeys(a for v in found for a in v.actors)), found[0].line), notes
 
 
 _RESERVED = frozenset("if then else elif fi for in do done while until case esac ! { }".split())

@@ -24,7 +24,7 @@ reference as written.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import NamedTuple
+from typing import Literal, NamedTuple, cast, overload
 
 from docgen.errors import InputError
 from docgen.inputs.comments import Note
@@ -48,7 +48,7 @@ class Unknown:
     def __str__(self) -> str:
         return "unknown (set by the base image, if at all)"
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> Literal[False]:
         return False
 
 
@@ -106,7 +106,7 @@ class Scope:
         if at is None:
             return self.stages[-1], float("inf")
         if isinstance(at, Stage):
-            return self.stages[at.index], float("inf")
+            return self.stages[at.position], float("inf")
         line = at.start_line if isinstance(at, Instruction) else int(at)
         index = bisect_right(self._starts, line) - 1
         if index < 0 or self._starts[index] == line:
@@ -130,6 +130,11 @@ class Scope:
         if stage is not None and stage.external and name not in self.declared:
             return UNKNOWN
         return None
+
+    @overload
+    def expand(self, text: str, at=None, *, shell: Literal[True]) -> str: ...
+    @overload
+    def expand(self, text: str, at=None, *, shell: bool = False) -> str | Unknown: ...
 
     def expand(self, text: str, at=None, *, shell: bool = False) -> str | Unknown:
         """``text`` with every reference expanded as at ``at``. An instruction's words (``shell=False``), as
@@ -158,13 +163,13 @@ class Scope:
 
     def base(self, stage: Stage) -> tuple[str, bool]:
         """(what ``stage`` starts FROM, expanded, whether that is an earlier stage rather than an image)."""
-        scope = self.stages[stage.index]
+        scope = self.stages[stage.position]
         return scope.base, scope.parent is not None
 
     def stage_env(self, stage: Stage) -> tuple[EnvVar, ...]:
         """The ENV records in force at the end of ``stage`` (inherited ones included), in the order set."""
-        scope = self.stages[stage.index]
-        return tuple(sorted((b.record for b in scope.env.values()), key=lambda e: e.line))
+        scope = self.stages[stage.position]
+        return tuple(sorted((cast(EnvVar, b.record) for b in scope.env.values()), key=lambda e: e.line))
 
     def user(self, at=None) -> tuple[str | Unknown, int | None]:
         """The USER in force at ``at`` (expanded as at its own line), with its line: the stage's own, else
@@ -211,7 +216,7 @@ class Scope:
             current = current.parent
         found = []
         for link in reversed(chain):
-            found += [i for i in self.settings.get((keyword, link.stage.index), ())
+            found += [i for i in self.settings.get((keyword, link.stage.position), ())
                       if link is not stage or i.start_line < line]
         return found
 
@@ -223,7 +228,7 @@ class Scope:
                 stage = self._enter(syntax.stages[len(self.stages)])
                 continue
             if ins.keyword in ("USER", "WORKDIR") and stage is not None:
-                self.settings.setdefault((ins.keyword, stage.stage.index), []).append(ins)
+                self.settings.setdefault((ins.keyword, stage.stage.position), []).append(ins)
                 continue
             if ins.keyword in ("ARG", "ENV"):
                 self._declare(ins, stage)
@@ -254,8 +259,8 @@ class Scope:
     def _lookup(self, stage: _StageScope | None, line: int):
         def lookup(name: str) -> str | None:
             if stage is None:
-                found = self.meta.get(name)
-                return found[-1].value if found else None
+                meta = self.meta.get(name)
+                return meta[-1].value if meta else None
             found = stage.current(name, line)
             return found.value if found else None
         return lookup
@@ -345,7 +350,7 @@ def _env_words(words: list[tuple[str, int]], raw: list[str], ins, path: str) -> 
 
 def _declared_names(syntax: Syntax, path: str) -> set[str]:
     """Every name an ARG of the file declares, wherever it is."""
-    names = set()
+    names: set[str] = set()
     for ins in syntax.instructions:
         if ins.keyword == "ARG":
             try:

@@ -103,7 +103,9 @@ def _scan_shell_line(line: str, quote: str) -> tuple[str, str, str]:
             start = closed.end() if closed else 0
         if start == 0:
             return line, "", quote
-    end = _CODE.match(line, start).end()
+    code = _CODE.match(line, start)
+    assert code is not None   # `*`: it matches everywhere, if only the empty string
+    end = code.end()
     if end == len(line):
         return line, "", ""
     if line[end] == "#":
@@ -122,7 +124,9 @@ def _join_shell(
     joined; the body of a heredoc inside the script (``cat > f <<'X'``) is data, never commands. A trailing
     comment continues on the comment lines right below it whose `#` sits in its column (a wrapped comment),
     and a `for` loop's comment reaches the commands of its body as ``loop_above``."""
-    commands, pieces, above = [], [], []
+    commands: list[ShellCommand] = []
+    pieces: list[tuple[int, str]] = []
+    above: list[str] = []
     guards: list[str] = []
     loops: list[tuple[str, tuple[str, ...]]] = []
     loop_aboves: list[str] = []  # the comment above each open loop, innermost last
@@ -296,7 +300,7 @@ _OPERATORS = "();<>|&"
 
 def command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """The words of one simple command: up to the next operator or redirection (`&&`, `|`, `> log`, `2>&1`)."""
-    words = []
+    words: list[tuple[str, int]] = []
     for token in tokens:
         if token[0] and not token[0].strip(_OPERATORS):  # only operator characters
             if token[0][0] in "<>" and words and words[-1][0].isdigit():

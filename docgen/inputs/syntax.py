@@ -47,7 +47,7 @@ class Instruction(NamedTuple):
 
 class Stage(NamedTuple):
     name: str | None
-    index: int
+    position: int   # its place among the stages, from 0 (BuildKit names an unnamed stage by it)
     base: str
     line: int
     instructions: tuple[Instruction, ...]
@@ -223,7 +223,7 @@ def without_flags(args: str) -> str:
 
 
 def stage_label(stage: Stage) -> str:
-    return stage.name if stage.name is not None else str(stage.index)
+    return stage.name if stage.name is not None else str(stage.position)
 
 
 def _stages(instructions: list[Instruction], path: str) -> tuple[tuple[Stage, ...], tuple[Instruction, ...]]:
@@ -247,7 +247,7 @@ def _stages(instructions: list[Instruction], path: str) -> tuple[tuple[Stage, ..
             members[-1].append(ins)
         labelled.append(ins)
     stages = tuple(
-        Stage(name=name, index=index, base=base, line=line, instructions=tuple(members[index]))
+        Stage(name=name, position=index, base=base, line=line, instructions=tuple(members[index]))
         for index, (name, base, line) in enumerate(heads)
     )
     return stages, tuple(labelled)

@@ -182,7 +182,7 @@ class ImageModel(NamedTuple):
         return pkg.version if pkg else None
 
     @property
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> dict[str, int | None]:
         return {
             "filters": len(self.filters),
             "venvs": len(self.venvs),

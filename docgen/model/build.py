@@ -167,7 +167,8 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
                                             for c in calls])
     uv_actors = [a for a in actors if not a.is_system]
 
-    filters, negative = [], []
+    filters: list[PrefetchFilter] = []
+    negative: list[PrefetchFilter] = []
     for call in calls:
         called = run_prefetch(actors, call.filters, call.negative_filters, venv_dir)
         lines = call.filter_lines or (call.line,) * len(call.filters)
@@ -178,7 +179,6 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
         negative += [PrefetchFilter(text=n, line=call.line, negative=True,
                                     actors=tuple(a.fqn for a in uv_actors if n in a.fqn), extras=())
                      for n in call.negative_filters]
-    filters, negative = tuple(filters), tuple(negative)
 
     warmed = {normalize(e) for e in warm_extras}
     documented = dict(dockerfile.not_prefetched.actors) if dockerfile.not_prefetched else {}
@@ -207,8 +207,8 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
         warm_extras=tuple(warm_extras),
         actors=actors,
         actors_system=actors_system,
-        filters=filters,
-        negative_filters=negative,
+        filters=tuple(filters),
+        negative_filters=tuple(negative),
         venvs=outcome.venvs,
         venvs_system=outcome_system.venvs,
         system_actors=tuple(a for a in actors if a.is_system),

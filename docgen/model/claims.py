@@ -28,6 +28,7 @@ from docgen.snapshot.registry import extras_of
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
+    from docgen.snapshot.load import SnapshotPackage
 
 # Short names -> the package (normalised) they stand for. Lower-case keys; matched as whole words.
 ALIASES: dict[str, str] = {
@@ -289,7 +290,7 @@ def source_builds(model: "ImageModel") -> tuple[SourceBuild, ...]:
 
 
 def _compute_source_builds(model: "ImageModel") -> tuple[SourceBuild, ...]:
-    found: dict[tuple, tuple[object, list[str]]] = {}
+    found: dict[tuple, tuple[SnapshotPackage, list[str]]] = {}
     for step in model.warm_steps:
         try:
             packages = installed(model, step.extras).values()
@@ -349,7 +350,7 @@ class KnownNames(NamedTuple):
 
 def known_names(model: "ImageModel") -> KnownNames:
     fqns = {a.fqn for a in model.actors}
-    modules = set()
+    modules: set[str] = set()
     for fqn in fqns:
         parts = fqn.split(".")
         modules.update(".".join(parts[:i]) for i in range(1, len(parts)))
@@ -381,7 +382,7 @@ def installed(model: "ImageModel", extras) -> dict:
     return _INSTALLED.answer(snap, combo_key(extras), lambda: {p.name: p for p in snap.install_set(extras)})
 
 
-def package_in(model: "ImageModel", name: str, extras) -> "object | None":
+def package_in(model: "ImageModel", name: str, extras) -> "SnapshotPackage | None":
     """`model.snapshot.package(name, extras)` through the per-model index: the prose blocks and values ask
     it for every venv, and walking an install set of ~500 packages each time cost more than their rendering."""
     return installed(model, extras).get(normalize(name))

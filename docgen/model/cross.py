@@ -167,7 +167,9 @@ def cuda_mismatches(model: "ImageModel") -> list[Mismatch]:
     if base is None:
         return []
     image, line = base
-    major = int(_IMAGE_CUDA.search(image).group(1))
+    cuda = _IMAGE_CUDA.search(image)
+    assert cuda is not None   # _base_image gives only an image whose tag names its CUDA
+    major = int(cuda.group(1))
     found = []
     seen = set()
     for pkg in model.snapshot.packages.values():
@@ -194,8 +196,8 @@ class ArchList(NamedTuple):
     archs: tuple[tuple[int, int], ...]      # compute capabilities, (major, minor)
 
     @property
-    def minimum(self) -> tuple[int, int] | None:
-        return min(self.archs) if self.archs else None
+    def minimum(self) -> tuple[int, int]:
+        return min(self.archs)   # arch_lists keeps no list without an architecture
 
 
 def _capability(word: str) -> tuple[int, int] | None:

@@ -92,8 +92,8 @@ def image_value(dockerfile: "DockerfileFacts", name: str):
     directory); (None, None) when nothing sets it."""
     stage = published(dockerfile)
     seen = set()
-    while stage is not None and stage.index not in seen:
-        seen.add(stage.index)
+    while stage is not None and stage.position not in seen:
+        seen.add(stage.position)
         value = dockerfile.value(name, stage)
         if isinstance(value, str):
             return value, dockerfile.origin(name, stage)

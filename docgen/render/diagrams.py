@@ -90,6 +90,7 @@ def diagram_build(model: "ImageModel") -> str:
         lines.append("    venvs->>cache: link installed files")
     if model.dockerfile.verify is not None:
         verify_stage = stage_at(model, model.dockerfile.verify.line) or prefetch_stage
+        assert verify_stage is not None   # the verify loop is a RUN step: a stage holds it
         lines.append(f"    {ids[verify_stage]}->>venvs: verify each of {len(model.dockerfile.verify.actors)} "
                      "venv interpreters")
     for (src, target), copies in _copies(model).items():

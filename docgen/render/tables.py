@@ -9,7 +9,6 @@ from docgen.model import DEFAULT_GYM_VENV_DIR, REASON_NOT_SELECTED, REASON_SYSTE
 from docgen.model.build import venv_dir_of
 from docgen.model.claims import build_claims, installed
 from docgen.model.cross import arch_names, capabilities, without_arch_names
-from docgen.model.digests import input_digest
 from docgen.model.stages import (
     base_of, base_venv, build_arg_value, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
 )
@@ -19,6 +18,7 @@ from docgen.render.values import TE_PACKAGE
 
 if TYPE_CHECKING:
     from docgen.model import Actor, ImageModel
+    from docgen.snapshot.load import SnapshotPackage
 
 NONE = "—"
 
@@ -256,7 +256,8 @@ def _check_extra(model: "ImageModel", extra: str) -> None:
 def extra_packages(model: "ImageModel", extra: str | None = None) -> str:
     if extra is not None:
         _check_extra(model, extra)
-        rows = [(code(p.name), code(p.version or NONE), _how(p)) for p in model.key_packages(extra)]
+        rows: list[tuple[str, ...]] = [(code(p.name), code(p.version or NONE), _how(p))
+                                       for p in model.key_packages(extra)]
         return table(("Package", "Version", "Installed as"), rows)
     rows = [(code(e), code(p.name), code(p.version or NONE), _how(p))
             for e in model.warm_extras for p in model.key_packages(e)]
@@ -279,7 +280,7 @@ def shared_builds(model: "ImageModel") -> str:
 
 
 def editable_sources(model: "ImageModel") -> str:
-    found: dict[str, tuple] = {}
+    found: dict[str, SnapshotPackage] = {}
     users: dict[str, list[str]] = {}
     for extra in ("",) + tuple(model.warm_extras):
         for pkg in model.snapshot.install_set([extra] if extra else []):
@@ -367,7 +368,7 @@ def human_size(n: float) -> str:
 def _size_rows(measurement: dict, image_title: str) -> list[tuple[str, str]]:
     """The summary rows of one measurement (the record itself, or its `production` entry): image, platform,
     date, where, size and the parts."""
-    rows = []
+    rows: list[tuple[str, str]] = []
     for key, title in (("image", image_title), ("platform", "Platform"), ("measured_at", "Measured"),
                        ("where", "Where")):
         if measurement.get(key):

@@ -11,14 +11,13 @@ if TYPE_CHECKING:
 
 
 def inventory_text(model: "ImageModel") -> str:
-    c = model.counts
     if not model.dockerfile.prefetch_calls:
         head = "No actor prefetch"
     elif not model.filters:
         head = "No filters (every uv actor)"
     else:
-        head = f"{number_word(c['filters']).capitalize()} filters"
-    out = [f"{head} -> {number_word(c['venvs'])} venvs in {model.venv_dir}",
+        head = f"{number_word(len(model.filters)).capitalize()} filters"
+    out = [f"{head} -> {number_word(len(model.venvs))} venvs in {model.venv_dir}",
            "", "Warm steps (uv sync, in Dockerfile order):"]
     out += [f"  {s.label:<12} {s.comment}".rstrip() for s in model.warm_steps]
     out += ["", "Filters:"]

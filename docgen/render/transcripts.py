@@ -50,9 +50,9 @@ def console_package(model: "ImageModel", package: str = "transformer-engine", ab
     if not have:
         out = f"No prefetched venv has `{package}`.\n"
     else:
-        extras = sorted({e for v, _ in have for e in v.extras})
+        have_extras = sorted({e for v, _ in have for e in v.extras})
         out = (f"`{package}` is in the prefetched venvs of " + ", ".join(code(v.class_name) for v, _ in have)
-               + f" (extras {', '.join(code(e) for e in extras)}):\n\n")
+               + f" (extras {', '.join(code(e) for e in have_extras)}):\n\n")
         lines = []
         for venv, pkg in have:
             lines += [f"$ version_in {shell(venv.actor)} {shell(package)}", pkg.version or "..."]

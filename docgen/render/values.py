@@ -8,7 +8,7 @@ through `text`, so a path or name from an input that holds HTML or a marker show
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from docgen.errors import ArgError
 from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
@@ -59,7 +59,7 @@ def _count(key: str) -> Callable[["ImageModel"], str]:
 
 
 def _count_word(key: str) -> Callable[["ImageModel"], str]:
-    return lambda model: number_word(model.counts[key])
+    return lambda model: number_word(cast(int, model.counts[key]))   # a count values name is never None
 
 
 # value key -> its text, as a function of the model (a stale value shows old -> new text in `check`)
@@ -105,7 +105,7 @@ def _any_count(key: str, word: bool) -> Callable[["ImageModel"], str]:
     def value(model: "ImageModel") -> str:
         counts = model.counts
         n = counts[key] if key in counts else _extra_counts(model)[key]
-        return number_word(n) if word else str(n)
+        return number_word(cast(int, n)) if word else str(n)   # (only gym_venvs_by_default may be None)
     return value
 
 

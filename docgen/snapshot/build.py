@@ -21,7 +21,7 @@ from docgen.snapshot.load import FORMAT, PLATFORM, check_identities, combo_key
 # pyproject; registry_source) are imported only when one is made (`python -X importtime` shows their cost).
 
 def _sha256(*chunks: bytes) -> str:
-    import hashlib
+    import hashlib  # noqa: PLC0415  # only a snapshot hashes files (the note above)
     digest = hashlib.sha256()
     for chunk in chunks:
         digest.update(chunk)
@@ -29,7 +29,7 @@ def _sha256(*chunks: bytes) -> str:
 
 
 def _git(rl_dir: Path, *args: str) -> str | None:
-    import subprocess
+    import subprocess  # noqa: PLC0415  # only a snapshot asks git (the note above)
     try:
         out = subprocess.run(["git", "-C", str(rl_dir), *args], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
@@ -117,7 +117,7 @@ def _gitdir_is_own(rl_dir: Path) -> bool:
 
 def blob_id(data: bytes) -> str:
     """The git blob id of a file's bytes (`git hash-object`): what a commit's tree records for it."""
-    import hashlib
+    import hashlib  # noqa: PLC0415  # only a snapshot and --against hash files (the note above)
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
@@ -180,16 +180,16 @@ def build_snapshot(rl_dir: str | Path, registry_facts: str | Path | None = None,
     which were not). `files` records the git blob id of every file read from DIR, so `docgen check --against`
     can hold them to the recorded commit later. `commit` is given by a caller that extracted DIR from a known
     commit itself (docgen bump), and then nothing is asked of DIR's git."""
-    from docgen.snapshot.lockfile import read_lock
-    from docgen.snapshot.pyproject import read_pyproject
-    from docgen.snapshot.registry_source import read_registry_source
+    from docgen.snapshot.lockfile import read_lock  # noqa: PLC0415  # the checkout readers (the note above)
+    from docgen.snapshot.pyproject import read_pyproject  # noqa: PLC0415  # (as read_lock)
+    from docgen.snapshot.registry_source import read_registry_source  # noqa: PLC0415  # (as read_lock)
 
     rl_dir = Path(rl_dir)
     pyproject_path = rl_dir / "pyproject.toml"
     lock_path = rl_dir / "uv.lock"
-    for p in (pyproject_path, lock_path):
-        if not p.is_file():
-            raise InputError(p, None, "missing: `docgen snapshot --from DIR` needs DIR/pyproject.toml and DIR/uv.lock")
+    for needed in (pyproject_path, lock_path):
+        if not needed.is_file():
+            raise InputError(needed, None, "missing: `docgen snapshot --from DIR` needs DIR/pyproject.toml and DIR/uv.lock")
     project = read_pyproject(pyproject_path)
     lock = read_lock(lock_path, root=project.name)
 

@@ -11,7 +11,7 @@ import keyword
 import posixpath
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from docgen import __version__
 from docgen.errors import CONTROL_CHARS, InputError
@@ -71,7 +71,7 @@ class Snapshot(NamedTuple):
     overrides: tuple[str, ...]
     sources: tuple[dict, ...]
     workspace_members: tuple[str, ...]
-    registry: "object"                            # docgen.snapshot.registry.Registry
+    registry: Registry
     packages: dict[str, SnapshotPackage]
     install_sets: dict[str, tuple[str, ...]]
     shared_builds: tuple[SharedBuildFact, ...]
@@ -181,7 +181,7 @@ def _expected(schema: object) -> str:
     return "an object"
 
 
-def _flat_record(shape: object) -> bool:
+def _flat_record(shape: object) -> TypeGuard[dict]:
     """An object schema whose every field is a plain type check (a lock package)."""
     return type(shape) is dict and all(type(field) is tuple for field in shape.values())
 
@@ -198,7 +198,7 @@ def _fits_record(value: object, shape: dict) -> bool:
 def schema_errors(data: object, schema: object = SCHEMA, path: tuple = ()) -> "Iterable[tuple[tuple, str]]":
     """(key path, message) for every place `data` does not fit `schema`; iterative, so nesting depth
     costs no recursion."""
-    stack = [(data, schema, path)]
+    stack: list[tuple[Any, Any, tuple]] = [(data, schema, path)]   # JSON values, and the schema's shapes
     while stack:
         value, shape, where = stack.pop()
         if shape is object:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -178,9 +178,9 @@ class Lock:
             queue.append((root, extra))
         installed: dict[int, LockPackage] = {}
 
-        def follow(edges: list[tuple[Dependency, LockPackage]], owner: LockPackage) -> None:
+        def follow(edges: Sequence[tuple[Dependency, LockPackage]], owner: LockPackage) -> None:
             for dep, target in edges:
-                fresh = ()
+                fresh: Set[str] = frozenset()   # the empty frozenset is a shared constant: nothing is built
                 if dep.extras:
                     fresh = {markers.conflict_item("extra", dep.name, x) for x in dep.extras} - activated
                 try:
@@ -201,8 +201,8 @@ class Lock:
         for group in wanted_groups:
             follow(self._edges[(root_index, "group:" + group)], root)
         while queue:
-            package, extra = queue.popleft()
-            follow(self._edges.get((id(package), extra), ()), package)
+            package, package_extra = queue.popleft()
+            follow(self._edges.get((id(package), package_extra), ()), package)
         installed.pop(root_index, None)
         self._refuse_conflicts(activated, root)
         return tuple(sorted(installed.values(), key=lambda p: p.key))

@@ -90,7 +90,8 @@ class _Lines:
     def key(self, table: str, key: str) -> int:
         return self.keys.get((table, key)) or self.tables.get(table) or 1
 
-    def find(self, start: int, pattern: re.Pattern[str], taken: set | None = None) -> int | None:
+    def find(self, start: int, pattern: re.Pattern[str] | _Quoted,
+             taken: set[tuple[int, str]] | None = None) -> int | None:
         """First line >= start (1-based) matching pattern and not yet `taken` for this pattern
         (so a value repeated in one array gets its own line each time)."""
         for number in range(start, len(self.lines) + 1):
@@ -138,7 +139,8 @@ def _requirements(lines: _Lines, table: str, key: str, values: object, path: Pat
     if not isinstance(values, list):
         raise InputError(path, key_line, f"[{table}] {key} must be a list of requirement strings")
     out: list[Requirement] = []
-    cursor, taken = key_line, set()
+    cursor = key_line
+    taken: set[tuple[int, str]] = set()
     for value in values:
         if not isinstance(value, str):
             continue  # e.g. {include-group = ...}: expanded by the caller
@@ -177,7 +179,8 @@ def _conflicts(lines: _Lines, raw: object, facts_name: str, extras: dict, groups
         raise InputError(path, key_line, "[tool.uv] conflicts must be a list of lists")
     known_extras = {normalize(e) for e in extras}
     known_groups = {normalize(g) for g in groups}
-    cursor, taken = key_line, set()
+    cursor = key_line
+    taken: set[tuple[int, str]] = set()
     sets = []
     for conflict_set in raw:
         items = []

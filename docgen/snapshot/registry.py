@@ -50,7 +50,7 @@ class RegistryEntry(NamedTuple):
     command_system: str  # NEMO_RL_PY_EXECUTABLES_SYSTEM=1
     source: str  # 'upstream' or 'fork <ref>'
     file: str
-    line: int
+    line: int | None   # None: a snapshot whose registry spells the actor so that no line holds it
 
     @property
     def extras(self) -> tuple[str, ...]:
@@ -94,10 +94,13 @@ def _entry_lines(text: str) -> list[int]:
     match = re.search(r'"registry"\s*:\s*\[', text)
     if not match:
         return []
-    decoder, pos, lines = json.JSONDecoder(), match.end(), []
+    decoder, pos = json.JSONDecoder(), match.end()
+    lines: list[int] = []
     separators = re.compile(r"[\s,]*")
     while True:
-        pos = separators.match(text, pos).end()
+        skipped = separators.match(text, pos)
+        assert skipped is not None   # `*`: it matches everywhere, if only the empty string
+        pos = skipped.end()
         if pos >= len(text) or text[pos] == "]":
             return lines
         lines.append(_line_at(text, pos))

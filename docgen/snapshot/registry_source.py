@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 from docgen.errors import InputError
 from docgen.io import read_input
@@ -93,6 +93,7 @@ class _Module(NamedTuple):
 
     def source_of(self, value: ast.expr) -> str:
         """'fork <ref>' when the entry's line ends in such a comment, else 'upstream'."""
+        assert value.end_lineno is not None   # ast.parse sets it on every expression
         line = self.lines[value.end_lineno - 1].encode()  # ast columns count UTF-8 bytes
         match = _FORK_COMMENT.match(line[value.end_col_offset :].decode(errors="replace"))
         return match.group(1) if match else UPSTREAM
@@ -110,10 +111,10 @@ class _SourceTree:
 
     def namespace(self, path: Path) -> dict[str, object]:
         if path in self._namespaces:
-            ns = self._namespaces[path]
-            if ns is None:
+            known = self._namespaces[path]
+            if known is None:
                 raise InputError(path, 1, "circular import")
-            return ns
+            return known
         text = read_input(path, "module")
         try:
             tree = ast.parse(text, filename=str(path))
@@ -220,14 +221,16 @@ class _SourceTree:
         return _Class(stmt.name, members)
 
     def _update(self, call: ast.Call, ns: dict[str, object], module: _Module) -> None:
+        func = call.func
+        assert isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)   # _is_update_call
         try:
-            target = self._force(ns.get(call.func.value.id))
+            target = self._force(ns.get(func.value.id))
         except InputError:
             return  # not something the registry could be
         if isinstance(target, _Registry):
             other = self._eval(call.args[0], ns, module)
             if not isinstance(other, _Registry):
-                raise module.error(call, f"{call.func.value.id}.update() needs a registry dict")
+                raise module.error(call, f"{func.value.id}.update() needs a registry dict")
             target.slots.update(other.slots)  # dict.update: known keys keep their position
 
     # -- expressions ----------------------------------------------------------------------------
@@ -292,27 +295,31 @@ class _SourceTree:
         return "1" if self.system else (args[1] if len(args) == 2 else None)
 
     def _fstring(self, node: ast.JoinedStr, ns: dict[str, object], module: _Module) -> str:
-        text = []
+        text: list[str] = []
         for part in node.values:
             if isinstance(part, ast.Constant):
-                text.append(part.value)
+                text.append(str(part.value))   # (an f-string's constant parts are str)
                 continue
+            assert isinstance(part, ast.FormattedValue)   # a JoinedStr holds only these two
             field = part.value
             plain = isinstance(field, ast.Name) and part.conversion == -1 and part.format_spec is None
+            name = field.id if plain and isinstance(field, ast.Name) else None   # a bare {name}
             unknown = f"unknown f-string placeholder {{{ast.unparse(field)}}}"
-            if plain and field.id not in ns:
-                raise module.error(field, f"{unknown}: {field.id} is not defined at module level")
-            if not (plain and self._force(ns[field.id]) is _GIT_ROOT):
+            if name is not None and name not in ns:
+                raise module.error(field, f"{unknown}: {name} is not defined at module level")
+            if name is None or self._force(ns[name]) is not _GIT_ROOT:
                 raise module.error(field, f"{unknown}: only {GIT_ROOT_PLACEHOLDER} is understood")
             text.append(GIT_ROOT_PLACEHOLDER)
         return "".join(text)
 
-    def _command(self, value: object, node: ast.AST, module: _Module) -> _Command:
+    def _command(self, value: object, node: ast.AST | int, module: _Module) -> _Command:
+        """`node`: the expression, or the line of a class member (whose expression is evaluated already)."""
         if isinstance(value, _Command):
             return value
         if isinstance(value, str):
             return _Command(value)
-        raise module.error(node, f"{_short(node)} is not an executable command")
+        what = _short(node) if isinstance(node, ast.AST) else f"a {EXECUTABLES_CLASS} member"
+        raise module.error(node, f"{what} is not an executable command")
 
     def _dict(self, node: ast.Dict, ns: dict[str, object], module: _Module) -> _Registry:
         registry = _Registry({})
@@ -354,7 +361,7 @@ class _SourceTree:
         }
 
 
-def _is_update_call(node: ast.expr) -> bool:
+def _is_update_call(node: ast.expr) -> TypeGuard[ast.Call]:
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)

@@ -225,7 +225,7 @@ def test_stages_with_platform_flag_names_and_indexes():
         FROM scratch as final
         COPY --from=build /out /
         """)
-    assert [(s.name, s.index, s.base, s.line) for s in facts.stages] == [
+    assert [(s.name, s.position, s.base, s.line) for s in facts.stages] == [
         ("build", 0, "${BASE}", 2),
         (None, 1, "build", 4),
         ("final", 2, "scratch", 5),
@@ -233,7 +233,7 @@ def test_stages_with_platform_flag_names_and_indexes():
     assert facts.instructions[1].flags == {"platform": ("$BUILDPLATFORM",)}
     assert [i.keyword for i in facts.stage("build").instructions] == ["FROM", "RUN"]
     assert facts.stage("1").instructions[0].stage == "1"
-    assert facts.stage("FINAL").index == 2
+    assert facts.stage("FINAL").position == 2
     assert facts.instructions[0].stage is None  # the global ARG
     with pytest.raises(KeyError):
         facts.stage("missing")
@@ -713,7 +713,7 @@ def test_fixture_stages_and_args():
     facts = read_dockerfile(EIGHT_FILTERS)
     assert facts.path == str(EIGHT_FILTERS)
     assert facts.syntax_directive is None
-    assert [(s.name, s.index, s.base) for s in facts.stages] == [
+    assert [(s.name, s.position, s.base) for s in facts.stages] == [
         ("nemo-rl", 0, "scratch"),
         ("base", 1, "${BASE_IMAGE}"),
         ("builder", 2, "base"),

@@ -232,6 +232,8 @@ SOURCE_ERRORS = {
     "placeholder not imported": (MODELOPT_MODULE, "import PY_EXECUTABLES, git_root", "import PY_EXECUTABLES",
                                  "unknown f-string placeholder {git_root}: git_root is not defined",
                                  (MODELOPT_MODULE, '--extra modelopt --extra vllm --directory {git_root}"')),
+    "member not a command": (VIRTUAL_CLUSTER, 'FSDP = f"uv run --locked --extra fsdp --directory {git_root}"',
+                             "FSDP = 5", "a PY_EXECUTABLES member is not an executable command", None),
     "class absent": (VIRTUAL_CLUSTER, "class PY_EXECUTABLES:", "class PY_EXECUTABLES_V2:",
                      "class PY_EXECUTABLES is not defined", (VIRTUAL_CLUSTER, None)),
     "syntax error": (MODELOPT_MODULE, "MODELOPT_ACTOR_REGISTRY = {", "MODELOPT_ACTOR_REGISTRY = = {",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from docgen.check.report import Item, annotation, annotations, summary_markdown
+from docgen.check.report import Item, annotation, workflow_annotations, summary_markdown
 
 
 def items(n: int, path: str = "docs/a.md") -> list[Item]:
@@ -19,15 +19,15 @@ def test_annotation_escapes_properties_and_data():
 
 
 def test_no_cap_needed_prints_every_annotation():
-    assert len(annotations(items(10), 10)) == 10
+    assert len(workflow_annotations(items(10), 10)) == 10
 
 
 def test_cap_keeps_the_first_and_names_the_rest_by_file():
-    lines = annotations(items(9) + items(3, "README.md") + items(1, "docs/b.md"), 10)
+    lines = workflow_annotations(items(9) + items(3, "README.md") + items(1, "docs/b.md"), 10)
     assert len(lines) == 10 and all(ln.startswith("::error file=docs/a.md") for ln in lines[:9])
     assert lines[-1] == ("::error title=docgen%3A 4 more::4 more not annotated (GitHub shows 10 per step): "
                          "3 in README.md, 1 in docs/b.md. All of them are in this step's log and in the job summary.\n")
-    assert len(annotations(items(5), 1)) == 1 and "5 more" in annotations(items(5), 1)[0]
+    assert len(workflow_annotations(items(5), 1)) == 1 and "5 more" in workflow_annotations(items(5), 1)[0]
 
 
 def fake_run(facts_changed: bool):
