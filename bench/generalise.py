@@ -56,9 +56,12 @@ def main(argv: list[str] | None = None) -> int:
             for r in results:
                 cov = "n/a" if r.coverage is None else f"{r.coverage:.1f}%"
                 note = f" ({r.note})" if r.note else ""
-                print(f"{'at-line' if r.at_line else 'missed':8} {r.id}  check={r.check} coverage={cov}{note}")
+                print(f"{'at-line' if r.at_line else 'missed':8} {r.id}  check={r.check} coverage={cov} "
+                      f"rules={','.join(sorted(set(r.rules))) or '-'}{note}")
             covs = [r.coverage for r in results if r.coverage is not None]
             moved = sum(1 for c in covs if before is not None and c != before)
+            judged = sum(bool(set(r.rules) - {"unrecorded-sentence"}) for r in results)
+            print(f"judged false at their line (a rule other than unrecorded-sentence): {judged}")
             print(f"total {args.which} planted: {len(results)}: {sum(r.at_line for r in results)} fail at their line, "
                   f"{sum(r.check == 1 for r in results)} fail check at all; coverage before "
                   f"{'n/a' if before is None else f'{before:.1f}%'}, after: "

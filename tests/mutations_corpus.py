@@ -93,12 +93,15 @@ def remaining(case: Case, root: Path) -> list[str]:
     return [old for old in case.old if old in text]
 
 
-def plant(p: Planted) -> Callable[[Path], None]:
-    def apply(root: Path) -> None:
+def plant(p: Planted) -> Callable[[Path], int]:
+    """Plant the sentence; the line it landed on (the pages move under the cases: the line recorded with the
+    case is where it landed when the case was written, the nearest occurrence to it is the one planted)."""
+    def apply(root: Path) -> int:
         edit(p.file, p.old, p.new)(root)
         lines = (root / p.file).read_text().splitlines()
-        assert p.line <= len(lines) and p.false in lines[p.line - 1], \
-            f"{p.id}: {p.false!r} is not on {p.file}:{p.line} after planting: update the case"
+        found = [i + 1 for i, line in enumerate(lines) if p.false in line]
+        assert found, f"{p.id}: {p.false!r} is not in {p.file} after planting: update the case"
+        return min(found, key=lambda n: abs(n - p.line))
     return apply
 
 
@@ -272,6 +275,7 @@ class PlantedResult(NamedTuple):
     check: int | None
     coverage: float | None
     note: str
+    rules: tuple[str, ...] = ()   # the rules that fired at the planted line
 
 
 def load(kind: str, which: str) -> list:
@@ -340,13 +344,13 @@ def coverage_of(out: str) -> float | None:
 
 def run_planted(p: Planted, scratch: Path) -> PlantedResult:
     root = copy_case_repo(scratch / p.id)
-    plant(p)(root)
+    line = plant(p)(root)
     try:
         code, out = run("--verbose", "check", "--root", str(root))
     except Exception as exc:
         return PlantedResult(p.id, False, None, None, f"{type(exc).__name__}: {exc}"[:200])
-    at_line = code == 1 and re.search(rf"(?m)^{re.escape(p.file)}:{p.line}:", out) is not None
-    return PlantedResult(p.id, at_line, code, coverage_of(out), "")
+    rules = tuple(re.findall(rf"(?m)^{re.escape(p.file)}:{line}: \[([\w-]+)\]", out))
+    return PlantedResult(p.id, code == 1 and bool(rules), code, coverage_of(out), "", rules)
 
 
 def baseline_coverage(scratch: Path) -> float | None:

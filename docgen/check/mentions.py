@@ -471,8 +471,11 @@ def _states_part_of(fact: Fact, sentence_words: set[str]) -> bool:
 _FILLER = frozenset("extras extra venv no prebuilt from in a the of to and or yes not".split())
 
 
+_NEAR_WORD = re.compile(r"[\w-]+")
+
+
 def _beside_kind_word(text: str, start: int, stop: int, kind: str, index: _Index) -> bool:
-    near = " ".join(text[:start].split()[-2:]) + " " + " ".join(text[stop:].split()[:2])
+    near = " ".join(_NEAR_WORD.findall(text[:start])[-2:] + _NEAR_WORD.findall(text[stop:])[:2])
     return any(pattern.search(near) for pattern, k in index.kind_words if k == kind)
 
 
