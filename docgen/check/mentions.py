@@ -438,8 +438,21 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             # new value cannot make the sentence false, only the thing going away can
             tied.append((f"{key}#named", "yes", REVIEWED))
             continue
+        parts = value_parts(fact.value)
+        if status is None and len(parts) > 1 and key not in by_kind_words and key not in by_value:
+            # a value of several parts (an actor's extras; its venv): the sentence is tied to the parts it states
+            stated = [aspect for aspect, part in parts.items() if _states_part_of(fact._replace(value=part),
+                                                                               sentence_words)]
+            tied += [(f"{key}#{aspect}", parts[aspect], REVIEWED) for aspect in stated]
+            continue
         tied.append((key, fact.value, status or REVIEWED))
     return Mention(path, line, text, tuple(tied), tuple(findings), allow)
+
+
+def value_parts(value: str) -> dict[str, str]:
+    """A value of several parts ("extras vllm; venv /opt/...") by each part's first word; one part: {}-like."""
+    parts = [p.strip() for p in value.split("; ") if p.strip()]
+    return {p.split()[0]: p for p in parts} if len(parts) > 1 else {"": value}
 
 
 _IS_SPAN = re.compile(r"`?\s*(?:is|=|:|defaults to|is set to)\s+`([^`\s]+)`", re.I)
@@ -554,13 +567,15 @@ def _keys(recorded: object) -> set[str]:
 
 
 def current_value(key: str, facts: dict[str, Fact]) -> str:
-    """What a recorded key holds today: the fact's value, "yes" for a named-only key whose fact is there, and
-    "(gone)" when no input states the fact any more."""
+    """What a recorded key holds today: the fact's value (or the part of it the key names: `#extras` of an
+    actor), "yes" for a named-only key whose fact is there, and "(gone)" when no input states it any more."""
     base, _, aspect = key.partition("#")
     fact = facts.get(base)
     if fact is None:
         return "(gone)"
-    return "yes" if aspect else fact.value
+    if aspect == "named":
+        return "yes"
+    return value_parts(fact.value).get(aspect, "(gone)") if aspect else fact.value
 
 
 def review_findings(mentions: list[Mention], record: dict | None, facts: dict[str, Fact]) -> list[Finding]:
