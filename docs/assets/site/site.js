@@ -109,10 +109,11 @@ window.siteDiagramCSS = [
     if (!box || box.querySelector(".diagram-fold")) return;
     var note = document.createElement("div");   // a control, not a paragraph of the page
     note.className = "diagram-fold";
-    // the table that follows the diagram (a legend line may stand between), as Material wraps it
+    // the table that follows the diagram in its section (legend lines and what the table counts may stand
+    // between), as Material wraps it: up to the next heading or the next diagram
     var table = false;
-    for (var next = box.nextElementSibling, i = 0; next && i < 2 && !table && !/^H\d$/.test(next.tagName);
-         next = next.nextElementSibling, i++)
+    for (var next = box.nextElementSibling; next && !table && !/^H\d$/.test(next.tagName) &&
+         !next.classList.contains("panzoom-box"); next = next.nextElementSibling)
       table = next.tagName === "TABLE" || !!next.querySelector("table");
     note.appendChild(document.createTextNode("This diagram is too wide to read on this screen"
       + (table ? "; the table below lists what it shows. " : ". ")));
