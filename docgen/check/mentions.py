@@ -76,6 +76,8 @@ class _Index(NamedTuple):
     kind_words: list[tuple[re.Pattern, str]]   # a kind's own words -> the kind
     by_kind: dict[str, list[Fact]]
     counted: dict[str, list[Fact]]       # a word of a variable's name -> the variables holding a plain number
+    any_kind_word: "re.Pattern"          # every kind's words, as one search (lower-cased text)
+    word_kinds: dict[str, set[str]]      # a kind's word -> the kinds it names
 
 
 _INDEX = Memo()
@@ -126,15 +128,20 @@ def _index(facts: "FactBase") -> _Index:
             if len(head) >= 3 and head not in _GENERIC_NAME_WORDS:
                 counted.setdefault(head, []).append(f)
     kind_words = []
+    word_kinds: dict[str, set[str]] = {}
     for kind in KINDS.values():
         if kind.words:
             alternatives = "|".join(re.escape(w) for w in sorted(kind.words, key=len, reverse=True))
             kind_words.append((re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I), kind.id))
+            for w in kind.words:
+                word_kinds.setdefault(w, set()).add(kind.id)
+    every_word = "|".join(re.escape(w) for w in sorted(word_kinds, key=len, reverse=True))
+    any_kind_word = re.compile(rf"(?<![\w-])(?:{every_word})(?![\w-])")   # on lower-cased text
     phrases = None
     if folded:
         alternatives = "|".join(re.escape(p) for p in sorted(folded, key=len, reverse=True))
-        phrases = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I)
-    return _Index(exact, code, folded, phrases, words, values, kind_words, by_kind, counted)
+        phrases = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")   # on lower-cased text
+    return _Index(exact, code, folded, phrases, words, values, kind_words, by_kind, counted, any_kind_word, word_kinds)
 
 
 # The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
@@ -275,7 +282,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
     spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
     low = text.lower()
-    kinds_here = {kind for pattern, kind in index.kind_words if pattern.search(text)}
+    kinds_here = {k for w in index.any_kind_word.findall(low) for k in index.word_kinds[w]}
     by_value: set[str] = set()
     # a whole code span, then every word: a name that counts only as code must be a span's whole text
     for at, token, in_span in [*((at, span, True) for at, span in spans),
@@ -293,7 +300,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in index.values.get(token, ()):
             by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
-    for m in index.phrases.finditer(text) if index.phrases else ():
+    for m in index.phrases.finditer(low) if index.phrases else ():
         for f in index.folded.get(m.group(0).lower(), ()):
             named.setdefault(f.key, (f, m.start()))
     by_kind_words: set[str] = set()

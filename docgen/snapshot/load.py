@@ -81,7 +81,9 @@ class Snapshot(NamedTuple):
 
     def line_of(self, needle: str) -> int | None:
         """The line of the snapshot where ``needle`` (a JSON string, quotes included) first appears."""
-        return _line_of(self.text, needle) if self.text else None
+        if not self.text:
+            return None
+        return _STRING_LINES.answer(self, "lines", lambda: _string_lines(self.text)).get(needle)
 
     def install_set(self, extras: Iterable[str] = ()) -> tuple[SnapshotPackage, ...]:
         key = combo_key(extras)
@@ -585,6 +587,22 @@ def _actor_lines(text: str, actors: list[str]) -> list[int | None]:
         line += text.count("\n", pos, found)
         pos = found
         out.append(line)
+    return out
+
+
+_STRING_LINES = Memo()   # per snapshot: each JSON string's first line, from one pass over the text
+_JSON_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _string_lines(text: str) -> dict[str, int]:
+    """Every JSON string of the text (as written between its quotes) -> the line it first appears on."""
+    out: dict[str, int] = {}
+    line, pos = 1, 0
+    for m in _JSON_STRING.finditer(text):
+        if m.group(1) not in out:
+            line += text.count("\n", pos, m.start())
+            pos = m.start()
+            out[m.group(1)] = line
     return out
 
 
