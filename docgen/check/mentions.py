@@ -24,7 +24,7 @@ from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED
                                 Coverage, _singular, _sort_lines, claims_coverage)
 from docgen.model.facts import KINDS, TEXT, VERSION, Fact, fact_base
 from docgen.records import Memo
-from docgen.render.values import VALUES
+from docgen.render.values import VALUES, render_value
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -73,7 +73,6 @@ class _Index(NamedTuple):
     phrases: "re.Pattern | None"          # all of `folded`, as one search
     words: dict[str, list[Fact]]         # a plain word that names a subject only beside its kind's words
     values: dict[str, list[Fact]]        # a distinctive current value
-    kind_words: list[tuple[re.Pattern, str]]   # a kind's own words -> the kind
     by_kind: dict[str, list[Fact]]
     counted: dict[str, list[Fact]]       # a word of a variable's name -> the variables holding a plain number
     any_kind_word: "re.Pattern"          # every kind's words, as one search (lower-cased text)
@@ -127,21 +126,17 @@ def _index(facts: "FactBase") -> _Index:
             head = _singular_word(re.split(r"[_:/.\s-]+", f.subject.lower())[-1])   # what the number counts
             if len(head) >= 3 and head not in _GENERIC_NAME_WORDS:
                 counted.setdefault(head, []).append(f)
-    kind_words = []
     word_kinds: dict[str, set[str]] = {}
     for kind in KINDS.values():
-        if kind.words:
-            alternatives = "|".join(re.escape(w) for w in sorted(kind.words, key=len, reverse=True))
-            kind_words.append((re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I), kind.id))
-            for w in kind.words:
-                word_kinds.setdefault(w, set()).add(kind.id)
+        for w in kind.words:
+            word_kinds.setdefault(w, set()).add(kind.id)
     every_word = "|".join(re.escape(w) for w in sorted(word_kinds, key=len, reverse=True))
     any_kind_word = re.compile(rf"(?<![\w-])(?:{every_word})(?![\w-])")   # on lower-cased text
     phrases = None
     if folded:
         alternatives = "|".join(re.escape(p) for p in sorted(folded, key=len, reverse=True))
         phrases = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")   # on lower-cased text
-    return _Index(exact, code, folded, phrases, words, values, kind_words, by_kind, counted, any_kind_word, word_kinds)
+    return _Index(exact, code, folded, phrases, words, values, by_kind, counted, any_kind_word, word_kinds)
 
 
 # The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
@@ -207,7 +202,7 @@ def _sentences(lines: list[str]) -> "Iterable[tuple[int, str]]":
                 line = max(n for off, n in offsets if off <= start + (len(piece) - len(piece.lstrip())))
                 yield line + 1, piece.strip()
             elif piece.strip():
-                # inside a code span: join to the previous sentence (rare; keep it simple: its own)
+                # the split fell inside a code span: the piece is still a sentence of its own, from its line
                 line = max(n for off, n in offsets if off <= start)
                 yield line + 1, piece.strip()
             if m:
@@ -239,15 +234,11 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
     Dockerfile comments the pages copy) that names a fact, with the facts it names and what it states."""
     facts = fact_base(model, quoted)
     index = _INDEX.answer(facts, "index", lambda: _index(facts))
-    rendered_cache: dict[str, str | None] = {}
-
     def rendered(key: str) -> str | None:
-        if key not in rendered_cache:
-            try:
-                rendered_cache[key] = VALUES[key](model) if key in VALUES else None
-            except Exception:   # a value the model cannot give: the pipeline reports it where it is used
-                rendered_cache[key] = None
-        return rendered_cache[key]
+        try:
+            return render_value(key, model) if key in VALUES else None
+        except Exception:   # a value the model cannot give: the pipeline reports it where it is used
+            return None
 
     out: list[Mention] = []
     for doc in docs:
@@ -282,7 +273,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
     spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
     low = text.lower()
-    kinds_here = {k for w in index.any_kind_word.findall(low) for k in index.word_kinds[w]}
+    kinds_here = _kinds_named(low, index)
     by_value: set[str] = set()
     # a whole code span, then every word: a name that counts only as code must be a span's whole text
     for at, token, in_span in [*((at, span, True) for at, span in spans),
@@ -496,7 +487,12 @@ _NEAR_WORD = re.compile(r"[\w-]+")
 
 def _beside_kind_word(text: str, start: int, stop: int, kind: str, index: _Index) -> bool:
     near = " ".join(_NEAR_WORD.findall(text[:start])[-2:] + _NEAR_WORD.findall(text[stop:])[:2])
-    return any(pattern.search(near) for pattern, k in index.kind_words if k == kind)
+    return kind in _kinds_named(near.lower(), index)
+
+
+def _kinds_named(low: str, index: _Index) -> set[str]:
+    """The kinds whose own words a lower-cased text holds (one search for every kind's words)."""
+    return {k for w in index.any_kind_word.findall(low) for k in index.word_kinds[w]}
 
 
 def _words_between(text: str, start: int, stop: int) -> int:
