@@ -26,7 +26,7 @@ from docgen.inputs.shellwords import variables
 from docgen.inputs.syntax import stage_label
 from docgen.model import class_name_of, venv_path
 from docgen.model.build import actors_from_registry, build_model, filter_lines, prefetch_all, venv_dir_of
-from docgen.model.claims import ARG_ALIASES
+from docgen.fact import ARG_ALIASES
 from docgen.records import Memo
 from docgen.snapshot.build import build_snapshot, dump_snapshot
 from docgen.snapshot.load import combo_key, load_snapshot

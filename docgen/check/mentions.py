@@ -2,7 +2,7 @@
 
 A sentence names a fact by its subject (an ARG name, an extra, a package, an actor class, a path), by the
 fact's current value where that value is distinctive (a version, a base image), or by the few words its kind
-declares for its subject ("uid", "runs as"; `docgen/model/facts.py`). Two things follow from a mention:
+declares for its subject ("uid", "runs as"; `docgen/fact.py`). Two things follow from a mention:
 
 - **Compared.** Where the sentence also states a value of the fact's shape (a version, a user id, a state such
   as "not warmed"), the value is held to the fact. A stated value the fact does not have is a finding.
@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.check.lint import Finding
 from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim,
                                 Coverage, _singular, _sort_lines, claims_coverage)
-from docgen.model.facts import KINDS, TEXT, VERSION, Fact, fact_base
+from docgen.fact import KINDS, TEXT, VERSION, Fact
+from docgen.model.facts import fact_base
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.blocks import Document
     from docgen.model import ImageModel
-    from docgen.model.facts import FactBase
+    from docgen.fact import FactBase
 
 REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
@@ -228,11 +229,11 @@ def _sentences(lines: list[str]) -> "Iterable[tuple[int, str]]":
     yield from flush()
 
 
-def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable[tuple[str, int, str]]" = (),
-         quoted: dict[str, str] | None = None) -> list[Mention]:
+def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable[tuple[str, int, str]]" = ()
+         ) -> list[Mention]:
     """Every sentence of the pages' hand-written text (and of `extra_texts`: (path, first line, text), the
     Dockerfile comments the pages copy) that names a fact, with the facts it names and what it states."""
-    facts = fact_base(model, quoted)
+    facts = fact_base(model)
     index = _INDEX.answer(facts, "index", lambda: _index(facts))
     def rendered(key: str) -> str | None:
         try:
@@ -630,7 +631,7 @@ def coverage(run) -> Coverage:
     record = part if isinstance(part, dict) else {}
     values, sentences, pending = record.get("values", {}), record.get("sentences", {}), record.get("pending", {})
     claims = list(base.claims)
-    facts = run.fact_base.by_key()
+    facts = fact_base(run.model).by_key()
     for m in run.mentions:
         recorded = _keys(sentences.get(m.path, {}).get(m.digest))
         was = pending.get(m.path, {}).get(m.digest, {})

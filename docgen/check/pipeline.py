@@ -21,10 +21,11 @@ from docgen.check.prose import prose_findings
 from docgen.errors import ArgError, InputError
 from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.inputs.image_size import load_image_size
+from docgen.inputs.quoted import QuotedFile
 from docgen.io import Output, decode, read_bytes, read_input, read_record, write_files
 from docgen.model.build import build_model
 from docgen.model import ImageModel
-from docgen.model.facts import FactBase, fact_base
+from docgen.model.facts import fact_base
 from docgen.project import Project
 from docgen.rules import rule
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
@@ -52,7 +53,6 @@ class Run(NamedTuple):
     recorded_facts: dict | None            # None: missing, or it cannot be read
     recorded_facts_unreadable: str | None  # why it cannot be read (file:line: what), for check and write to say
     mentions: list                   # check.mentions.Mention: every hand-written sentence that names facts
-    fact_base: FactBase              # every fact of the inputs, the quoted files included
 
 
 def _read_owned(path: Path, project: Project, what: str, shown: str | None = None) -> bytes:
@@ -77,8 +77,10 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
         raise InputError(project.display(project.config_file or project.root), None,
                          f"required: unknown generator(s) {', '.join(required_unknown)}")
     dockerfile_text = read_input(project.dockerfile, "the Dockerfile", newline="")
+    quoted = [QuotedFile(project.display(q), read_input(q, "a file [tool.docgen] quoted names", newline=""))
+              for q in project.quoted]
     model = build_model(parse_dockerfile(dockerfile_text, project.display(project.dockerfile)),
-                        load_snapshot(project.snapshot, shown=project.display(project.snapshot)))
+                        load_snapshot(project.snapshot, shown=project.display(project.snapshot)), quoted)
     explicit = bool(paths)
     page_paths = [Path.cwd() / p for p in paths] if paths else project.page_paths()
     params = {name: g.params for name, g in GENERATORS.items()}
@@ -111,19 +113,16 @@ def prepare(project: Project, paths: list[Path] | None = None, *, render: bool =
         new_text, block_changes, value_changes = refresh(doc, render_one, value_one) if render else (doc.text, [], [])
         pages.append(Page(path, raw, doc, new_text, block_changes, value_changes))
 
-    quoted = {project.display(q): read_input(q, "a file [tool.docgen] quoted names", newline="")
-              for q in project.quoted}
-    mentions = scan(model, [p.doc for p in pages], dockerfile_comments(model), quoted)
+    mentions = scan(model, [p.doc for p in pages], dockerfile_comments(model))
     recorded_raw = recorded = unreadable = None
     if project.facts.exists() or project.facts.is_symlink():
         shown = project.display(project.facts)
         recorded_raw = _read_owned(project.facts, project, "the facts record", shown)
         recorded, problem = read_record(shown, recorded_raw, "facts")   # someone else's file: InputError
         unreadable = str(problem) if problem else None
-    base = fact_base(model, quoted)
-    facts = {**facts_of(model), "mentions": record_of(mentions, mentions_part(recorded), base.by_key(), confirm)}
+    facts = {**facts_of(model), "mentions": record_of(mentions, mentions_part(recorded), fact_base(model).by_key(), confirm)}
     return Run(project, model, pages, explicit, facts, dump_facts(facts), recorded_raw, recorded, unreadable,
-               mentions, base)
+               mentions)
 
 
 def mentions_part(recorded: dict | None) -> dict | None:
@@ -137,7 +136,7 @@ def findings_of(run: Run):
     findings = lint(run.model)
     findings += prose_findings(run)
     findings += [f for m in run.mentions for f in m.findings]
-    findings += review_findings(run.mentions, mentions_part(run.recorded_facts), run.fact_base.by_key())
+    findings += review_findings(run.mentions, mentions_part(run.recorded_facts), fact_base(run.model).by_key())
     findings += check_value_line_start(p.doc for p in run.pages)
     if run.project.image_size.exists():
         # Measured figures are not derived from the inputs, so inputs that moved since the measurement are no

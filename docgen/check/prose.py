@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.fences import COMMENT, FENCED, INDENTED
 from docgen.check.lint import Finding
 from docgen.errors import InputError
-from docgen.model.claims import (ALIASES, ARG_ALIASES, builds_of, known_names, package_in, package_mentions,
+from docgen.fact import ALIASES, ARG_ALIASES
+from docgen.model.claims import (builds_of, known_names, package_in, package_mentions,
                                  source_builds)
 from docgen.names import NUMBER_WORD_PATTERN, number_value
 from docgen.records import Memo

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple, overload
 
 from docgen.errors import InputError
+from docgen.fact import ARG_ALIASES, Fact, spoken
 from docgen.inputs.comments import (
     CountStatement, MappingRow, Note, NotPrefetchedList, count_statement, mapping_rows, mixed_extras, not_prefetched_list,
     warm_rows,
@@ -104,6 +105,7 @@ class RunStep(NamedTuple):
     instruction: Instruction
     commands: tuple[ShellCommand, ...]
     variables: tuple[str, ...]      # names the script assigns (`export A=..`, `A=..`, `for A in`, `read A`)
+    assigned: tuple[tuple[str, str, int], ...]   # (name, value as written, line) of each `A=value` among them
     programs: tuple[str, ...]       # the first word of each simple command
     scripts: tuple[str, ...]        # words naming a script file (`*.py`, `*.sh`)
     paths: tuple[str, ...]          # absolute paths among its words
@@ -183,6 +185,14 @@ class DockerfileFacts(NamedTuple):
     def _at(self, at):
         return self.stage(at) if isinstance(at, str) else at
 
+    # -- facts --------------------------------------------------------------------------------------
+    @property
+    def facts(self) -> tuple[Fact, ...]:
+        """What the Dockerfile states, as facts (docgen.fact): every ARG default and ENV value, every named
+        stage with its base, the CUDA arch lists, the absolute paths ARG and ENV set, the scripts RUN steps
+        run and the variables they set for their own commands."""
+        return tuple(_stated_facts(self))
+
     # -- stages -------------------------------------------------------------------------------------
     def stage(self, name: str | Stage) -> Stage:
         """The stage called ``name`` (case-insensitive, as Docker), or by ``str(index)`` if unnamed."""
@@ -242,7 +252,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
               + tuple(scope.notes),
         scope=scope,
         runs=tuple(sorted(_run_steps(runs, scope) + tuple(
-            RunStep(ins, (), (), (), (), ()) for ins in instructions
+            RunStep(ins, (), (), (), (), (), ()) for ins in instructions
             if ins.keyword == "RUN" and all(i is not ins for i, _ in runs)), key=lambda r: r.instruction.start_line)),
     )
 
@@ -482,20 +492,23 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
     steps = []
     for ins, commands in by_ins.values():
         names: list[str] = []
+        assigned: list[tuple[str, str, int]] = []
         programs: list[str] = []
         words: list[str] = []
         for cmd in commands:
             try:
-                tokens = [w for w, _ in cmd.words()]
+                located = cmd.words()
             except ValueError:
                 continue
+            tokens = [w for w, _ in located]
             start = True
             for index, word in enumerate(tokens):
                 if word and not word.strip("();<>|&"):
                     start = True
                     continue
-                if start and (assigned := _ASSIGNMENT.match(word)):
-                    names.append(assigned.group(0))   # `A=1 cmd` or `A=1` alone
+                if start and (assignment := _ASSIGNMENT.match(word)):
+                    names.append(assignment.group(0))   # `A=1 cmd` or `A=1` alone
+                    assigned.append((assignment.group(0), word[assignment.end() + 1:], cmd.line_at(located[index][1])))
                     continue
                 if start and word in _RESERVED:
                     if word == "for" and index + 1 < len(tokens):
@@ -505,13 +518,18 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                 if start:
                     programs.append(word)
                     if word == "export" or word == "read" or word == "local":
-                        names += [m.group(0) if (m := _ASSIGNMENT.match(w)) else w
-                                  for w in _until_operator(tokens[index + 1:]) if _NAME_WORD.fullmatch(w)]
+                        for offset, w in enumerate(_until_operator(tokens[index + 1:]), index + 1):
+                            if not _NAME_WORD.fullmatch(w):
+                                continue
+                            m = _ASSIGNMENT.match(w)
+                            names.append(m.group(0) if m else w)
+                            if m and word != "read":
+                                assigned.append((m.group(0), w[m.end() + 1:], cmd.line_at(located[offset][1])))
                     start = word in ("time", "sudo", "env", "exec", "command")
                 words.append(word)
         expanded = [scope.expand(w, ins, shell=True) if "$" in w else w for w in words]
         steps.append(RunStep(
-            ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(programs)),
+            ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(assigned), tuple(dict.fromkeys(programs)),
             tuple(dict.fromkeys(script for w in expanded if (script := w.rpartition("=")[2]).endswith(_SCRIPT_SUFFIXES)
                                 and not any(c.isspace() for c in script))),
             tuple(dict.fromkeys(w for w in expanded if w.startswith("/") and len(w) > 1))))
@@ -525,3 +543,32 @@ def _until_operator(tokens: list[str]) -> list[str]:
             break
         out.append(word)
     return out
+
+
+def _stated_facts(df: DockerfileFacts):
+    path = df.path
+    arg_aliases: dict[str, list[str]] = {}
+    for alias, name in ARG_ALIASES.items():
+        arg_aliases.setdefault(name, []).append(alias)
+    for arg in df.args:
+        if arg.default is not None:
+            yield Fact("arg", arg.name, arg.default, f"{path}:{arg.line}", (arg.name,),
+                       (spoken(arg.name), *arg_aliases.get(arg.name, ())))
+            if "ARCH" in arg.name.upper() and arg.default:
+                yield Fact("cuda-arch", arg.name, arg.default, f"{path}:{arg.line}", (arg.name,))
+            if arg.default.startswith("/") and " " not in arg.default:
+                yield Fact("path", arg.default, "present", f"{path}:{arg.line}", (arg.default,))
+    for env in df.envs:
+        yield Fact("env", env.key, env.value, f"{path}:{env.line}", (env.key,), (spoken(env.key),))
+        if env.value.startswith("/"):
+            yield Fact("path", env.value, "present", f"{path}:{env.line}", (env.value,))
+    for stage in df.stages:
+        if stage.name:
+            yield Fact("stage", stage.name, stage.base, f"{path}:{stage.line}", (stage.name,))
+    for run in df.runs:
+        for script in run.scripts:
+            yield Fact("script", script, "run by a build step", f"{path}:{run.instruction.start_line}", (script,))
+        for name, value, line in run.assigned:
+            # an environment-style name set to a literal: what the step's commands see (`export UV_LINK_MODE=copy`)
+            if name.isupper() and value and not value.startswith("$"):
+                yield Fact("run-var", name, value, f"{path}:{line}", (name,), (spoken(name),))

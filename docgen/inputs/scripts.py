@@ -30,7 +30,7 @@ class ShellCommand:
     (A plain class, not a NamedTuple: it never leaves the reader, and its joined ``code``, which every
     convention reader looks at, is built once here.)"""
 
-    __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code", "loop_above", "_words")
+    __slots__ = ("pieces", "comment", "stage", "above", "guards", "loops", "code", "loop_above", "_words", "_starts")
 
     def __init__(
         self,
@@ -46,6 +46,7 @@ class ShellCommand:
         self.guards, self.loops, self.loop_above = guards, loops, loop_above
         self.code = " ".join(text.strip() for _, text in pieces)
         self._words: list[tuple[str, int]] | None = None
+        self._starts: list[int] | None = None
 
     def words(self) -> list[tuple[str, int]]:
         """Shell words and operators of the whole command with their offsets in ``code``, split once (several
@@ -73,11 +74,16 @@ class ShellCommand:
             words = split_words(code[: stop.start()], operators=True) if stop else self.words()
         except ValueError as exc:
             raise InputError(path, self.line_of(pattern), f"cannot split shell command: {exc}") from None
-        starts, offset = [], 0
-        for _, text in self.pieces:
-            starts.append(offset)
-            offset += len(text.strip()) + 1
-        return [(word, self.pieces[bisect_right(starts, at) - 1][0]) for word, at in words]
+        return [(word, self.line_at(at)) for word, at in words]
+
+    def line_at(self, offset: int) -> int:
+        """The physical line of the character at ``offset`` in ``code``."""
+        if self._starts is None:
+            self._starts, at = [], 0
+            for _, text in self.pieces:
+                self._starts.append(at)
+                at += len(text.strip()) + 1
+        return self.pieces[bisect_right(self._starts, offset) - 1][0]
 
 
 _DQ_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)

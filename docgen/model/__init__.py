@@ -14,6 +14,7 @@ from docgen.snapshot.registry import SYSTEM_COMMAND
 
 if TYPE_CHECKING:  # keep start-up lean: these are only needed for type names
     from collections.abc import Iterable
+    from docgen.inputs.quoted import QuotedFile
     from docgen.snapshot.load import Snapshot, SnapshotPackage
     from docgen.inputs.dockerfile import DockerfileFacts
 
@@ -168,6 +169,7 @@ class ImageModel(NamedTuple):
     extras_not_warmed: tuple[str, ...]
     gym: tuple[GymVenvs, ...] = ()                 # NeMo-Gym's prefetch calls (the second venv layer)
     driver_installs: tuple[DriverInstall, ...] = ()
+    quoted: tuple["QuotedFile", ...] = ()          # other files of the repository whose values the pages quote
 
     # -- lookups -----------------------------------------------------------------------------------
     def actor(self, fqn: str) -> Actor:

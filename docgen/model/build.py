@@ -25,6 +25,7 @@ from docgen.snapshot.registry import extras_of
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from docgen.inputs.dockerfile import DockerfileFacts
+    from docgen.inputs.quoted import QuotedFile
     from docgen.snapshot.load import Snapshot
 
 
@@ -142,7 +143,7 @@ def driver_installs_of(dockerfile: "DockerfileFacts", driver_venv: str, snapshot
     return tuple(out)
 
 
-def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageModel:
+def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot", quoted: "Iterable[QuotedFile]" = ()) -> ImageModel:
     venv_dir = venv_dir_of(dockerfile)
     steps = warm_steps_of(dockerfile)
     warm_extras: list[str] = []
@@ -218,6 +219,7 @@ def build_model(dockerfile: "DockerfileFacts", snapshot: "Snapshot") -> ImageMod
         extras_not_warmed=tuple(e for e in snapshot.extras if normalize(e) not in warmed),
         gym=gym_venvs_of(dockerfile),
         driver_installs=driver_installs_of(dockerfile, driver_venv_of(dockerfile), snapshot),
+        quoted=tuple(quoted),
     )
 
 

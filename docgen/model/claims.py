@@ -1,8 +1,6 @@
 """Model facts the pages state in their prose and blocks, kept apart from `ImageModel`'s
 fields so the core model stays small: each is a pure function of the model.
 
-- `ALIASES`: the one place that says which short names the prose and Dockerfile comments use for a
-  package or a build argument ("TE" is transformer-engine);
 - `vllm_copies`: whether the published stage gives venvs private copies of `vllm/`, and which;
 - `py_executables`: NeMo-RL's `PY_EXECUTABLES` members, their commands and who uses them;
 - `skip_reason`: why a uv actor has no prebuilt venv, derived from the model (a Dockerfile comment may
@@ -19,6 +17,7 @@ from fnmatch import fnmatch
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
+from docgen.fact import ALIASES
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
 from docgen.model.stages import published_stage, role_of
 from docgen.names import normalize
@@ -30,28 +29,7 @@ if TYPE_CHECKING:
     from docgen.model import ImageModel
     from docgen.snapshot.load import SnapshotPackage
 
-# Short names -> the package (normalised) they stand for. Lower-case keys; matched as whole words.
-ALIASES: dict[str, str] = {
-    "te": "transformer-engine",
-    "transformer-engine": "transformer-engine",
-    "transformerengine": "transformer-engine",
-    "vllm": "vllm",
-    "deep_ep": "deep-ep",
-    "deepep": "deep-ep",
-    "deep_gemm": "deep-gemm",
-    "modelopt": "nvidia-modelopt",
-    "flashinfer": "flashinfer-python",
-    "megatron-core": "megatron-core",
-    "nvrx": "nvidia-resiliency-ext",
-}
 
-# Names that stand for a build argument's value in prose ("Python 3.13.14", "uv 0.11.33").
-ARG_ALIASES: dict[str, str] = {
-    "python": "PYTHON_VERSION",
-    "uv": "UV_VERSION",
-    "cmake": "CMAKE_VERSION",
-    "compute capability": "TORCH_CUDA_ARCH_LIST",
-}
 
 # Environment variables NeMo-RL itself reads that the image deliberately leaves unset; the model knows
 # their effect (ImageModel.actors_system) although no Dockerfile line names them.

@@ -10,7 +10,7 @@ import re
 
 from docgen.errors import InputError
 from docgen.errors import escape_controls   # the one rule for control characters in input text
-from docgen.model.facts import KINDS
+from docgen.fact import KINDS
 from docgen.model.stages import ROLES, base_venv, role_of
 from docgen.render.diff import diff_markdown, has_sections, plain_summary
 from docgen.render.generators import GENERATORS
@@ -37,7 +37,7 @@ def cli_page(parser: argparse.ArgumentParser) -> str:
 
 def rules_page(model) -> str:
     """The reference of what `docgen check` knows: every rule (as declared in docgen/rules.py), every kind of
-    fact a sentence may name (docgen/model/facts.py), every generator and every value key."""
+    fact a sentence may name (docgen/fact.py), every generator and every value key."""
     out = ["# Rules, facts, generators and values", "",
            "Generated at site build time from docgen's own declarations. A finding names its rule in brackets "
            "(`[stated-value]`); `<!-- docgen:allow RULE WHY -->` at the end of a line silences exactly that rule "

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from docgen import __version__
 from docgen.errors import CONTROL_CHARS, InputError
+from docgen.fact import Fact
 from docgen.io import read_json_object
 from docgen.names import normalize
 from docgen.records import Memo
-from docgen.snapshot.registry import Registry, RegistryEntry
+from docgen.snapshot.registry import REGISTRY_MODULE, Registry, RegistryEntry
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -109,6 +110,26 @@ class Snapshot(NamedTuple):
 
     def base_key_packages(self) -> tuple[SnapshotPackage, ...]:
         return tuple(p for p in self.install_set(()) if _is_notable(p))
+
+    @property
+    def facts(self) -> tuple[Fact, ...]:
+        """What NeMo-RL states alone, as facts (docgen.fact): the module its actor registry is read from, its
+        dependency groups (default or not), its conflicting extras, requires-python and uv's required-version.
+        The extras, packages and actors are the model's facts: which of them the image warms or builds is the
+        Dockerfile's to say."""
+        out = [Fact("source-file", REGISTRY_MODULE, "the actor registry", self.path, (REGISTRY_MODULE,))]
+        out += [Fact("group", group, "default" if group in self.default_groups else "not default",
+                    f"{self.path}:{self.line_of(group) or 1}", (group,)) for group in self.groups]
+        if self.conflicts:
+            sets = sorted("+".join(sorted(f"{k or 'extra'}={n}" for k, n in c)) for c in self.conflicts)
+            out.append(Fact("conflicts", "extras", "; ".join(sets), self.path, ()))
+        if self.requires_python:
+            out.append(Fact("python", "requires-python", self.requires_python, self.path, ("requires-python",),
+                            ("python",)))
+        if self.uv_required_version:
+            out.append(Fact("uv", "required-version", self.uv_required_version, self.path, ("required-version",),
+                            ("uv",)))
+        return tuple(out)
 
 
 # the docs ask for the same install sets and key packages dozens of times a run; each walks ~300 packages

@@ -1,0 +1,134 @@
+"""Facts: the kinds of fact the inputs state, and the `Fact` record every reader and the model give.
+
+A fact is what a hand-written sentence may name and what `docgen check` holds it to. Each *kind* is declared
+once here (`KINDS`): the words that name its subject in prose ("uid", "runs as") and what a stated value of it
+looks like (a version, a count, a path, an id). Each input owns the facts it states: `DockerfileFacts.facts`,
+`Snapshot.facts`, `QuotedFile.facts`; `docgen.model.facts.fact_base(model)` adds what the model derives from
+them and is the fact base every check asks. `ALIASES` and `ARG_ALIASES` are the one place that says which
+short names prose and Dockerfile comments use for a package or a build argument ("TE" is transformer-engine).
+Nothing here knows a page, a sentence or one particular value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from docgen.names import normalize
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+# What a stated value of a kind looks like in a sentence. `version` also takes a range's bounds.
+VERSION = "version"
+COUNT = "count"
+PATH = "path"
+ID = "id"
+TEXT = "text"          # a value compared only when the sentence spells it (a base image, a list)
+
+
+class FactKind(NamedTuple):
+    id: str
+    summary: str
+    shape: str                    # how a stated value of this kind looks (VERSION, COUNT, PATH, ID, TEXT)
+    words: tuple[str, ...] = ()   # words that name the kind's subject in prose (lower case, whole words)
+
+
+KINDS: dict[str, FactKind] = {k.id: k for k in (
+    FactKind("arg", "a build argument's value where the image uses it (Dockerfile ARG)", TEXT),
+    FactKind("env", "an environment variable the image sets (Dockerfile ENV)", TEXT),
+    FactKind("stage", "a build stage and the image it starts from", TEXT, ("stage",)),
+    FactKind("user", "the user the published image runs as, and the user that builds it", ID,
+             ("user", "uid", "gid", "runs as", "run as", "root")),
+    FactKind("cuda-arch", "the CUDA architectures the image compiles for", VERSION,
+             ("arch", "architecture", "architectures", "compute capability", "hopper", "blackwell", "ampere",
+              "ada", "sm_")),
+    FactKind("extra", "a NeMo-RL extra: defined, warmed in the uv cache or not", TEXT, ("extra", "extras")),
+    FactKind("package", "a package the image installs, with its version (the lock, per warmed extra)", VERSION,
+             ("version", "versions", "pinned", "pin", "release")),
+    FactKind("source-build", "a package built from source in a warm step: (name, version, source)", VERSION,
+             ("built", "build", "builds", "compiled", "compiles", "from source", "shared")),
+    FactKind("actor", "a NeMo-RL Ray actor: its executable, its extras and its venv (or why it has none)", TEXT),
+    FactKind("filter", "a prefetch filter and the actors it selects", TEXT, ("filter", "filters")),
+    FactKind("count", "a count the docs state (venvs, filters, extras, actors, stages, ...)", COUNT),
+    FactKind("group", "a dependency group of NeMo-RL, and whether uv installs it by default", TEXT,
+             ("group", "groups", "default group", "default groups")),
+    FactKind("conflicts", "the sets of extras NeMo-RL declares as conflicting", TEXT, ("conflict", "conflicts",
+                                                                                       "conflicting")),
+    FactKind("python", "the Python NeMo-RL requires (requires-python), as a range", VERSION,
+             ("requires-python",)),
+    FactKind("uv", "the uv version NeMo-RL requires ([tool.uv] required-version), as a range", VERSION,
+             ("required-version",)),
+    FactKind("path", "a path in the image (venvs, caches, the checkout)", PATH),
+    FactKind("script", "a script a build step runs", TEXT, ("script",)),
+    FactKind("source-file", "a file of NeMo-RL the snapshot is read from (the actor registry's module)", TEXT),
+    FactKind("run-var", "a variable a build step sets for its own commands (`export NAME=value` in a RUN)", TEXT),
+    FactKind("quoted", "a value assigned in another file of the repository the configuration names (a shell "
+             "variable, a bake variable's default, a bake target)", TEXT),
+)}
+
+
+# Short names -> the package (normalised) they stand for. Lower-case keys; matched as whole words.
+ALIASES: dict[str, str] = {
+    "te": "transformer-engine",
+    "transformer-engine": "transformer-engine",
+    "transformerengine": "transformer-engine",
+    "vllm": "vllm",
+    "deep_ep": "deep-ep",
+    "deepep": "deep-ep",
+    "deep_gemm": "deep-gemm",
+    "modelopt": "nvidia-modelopt",
+    "flashinfer": "flashinfer-python",
+    "megatron-core": "megatron-core",
+    "nvrx": "nvidia-resiliency-ext",
+}
+
+# Names that stand for a build argument's value in prose ("Python 3.13.14", "uv 0.11.33").
+ARG_ALIASES: dict[str, str] = {
+    "python": "PYTHON_VERSION",
+    "uv": "UV_VERSION",
+    "cmake": "CMAKE_VERSION",
+    "compute capability": "TORCH_CUDA_ARCH_LIST",
+}
+
+
+class Fact(NamedTuple):
+    kind: str
+    subject: str                  # what the fact is about ("UV_VERSION", "vllm", an actor's FQN)
+    value: str                    # its value as text (compared and recorded)
+    origin: str                   # file:line where an input states it
+    names: tuple[str, ...] = ()   # the strings that name it as written (code, identifiers); "`x`": in code only
+    prose: tuple[str, ...] = ()   # words or phrases that name it in prose, in any case ("uv", "base image")
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.subject}"
+
+
+class FactBase(NamedTuple):
+    facts: tuple[Fact, ...]
+
+    def by_key(self) -> dict[str, Fact]:
+        return {f.key: f for f in self.facts}
+
+
+def dedupe(facts: "Iterable[Fact]") -> FactBase:
+    """One fact per key: a subject stated twice (an ARG declared in two stages) keeps every distinct value."""
+    out: dict[str, Fact] = {}
+    for f in facts:
+        old = out.get(f.key)
+        if old is None:
+            out[f.key] = f
+        elif f.value not in old.value.split(" | "):
+            out[f.key] = old._replace(value=f"{old.value} | {f.value}", names=tuple(dict.fromkeys(old.names + f.names)),
+                                      prose=tuple(dict.fromkeys(old.prose + f.prose)))
+    return FactBase(tuple(out.values()))
+
+
+def spoken(name: str) -> str:
+    """How prose says a variable's name: `BASE_IMAGE` is "base image", `UV_VERSION` "uv version". A name of one
+    word (`PATH`, `SNAPSHOT`) is not said in prose: "path" and "snapshot" are everyday words there."""
+    return name.lower().replace("_", " ") if "_" in name.strip("_") else ""
+
+
+def normalized_subject(kind: str, subject: str) -> str:
+    return normalize(subject) if kind in ("package", "source-build", "extra", "group") else subject

@@ -1,0 +1,45 @@
+"""Other files of the repository whose values the pages quote (`quoted` in `[tool.docgen]`): a shell script's
+assignments and `${NAME:-default}` defaults, an HCL (bake) file's variable defaults and targets, as facts."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from docgen.fact import Fact, spoken
+
+
+class QuotedFile(NamedTuple):
+    path: str     # as reports show it
+    text: str
+
+    @property
+    def facts(self) -> tuple[Fact, ...]:
+        out = [Fact("quoted", f"{self.path}:{name}", value, f"{self.path}:{line}", (name,), (spoken(name),))
+               for name, value, line in assignments(self.text)]
+        for m in _HCL_TARGET.finditer(self.text):
+            if not m.group(1).startswith("_"):   # a bake target a page may name (`_image`: an abstract base)
+                out.append(Fact("quoted", f"{self.path}:target {m.group(1)}", "a bake target",
+                                f"{self.path}:{self.text.count(chr(10), 0, m.start()) + 1}", (m.group(1),)))
+        return tuple(out)
+
+
+# A file of the repository the pages quote values from: shell or HCL assignments, and HCL variable defaults.
+_ASSIGN = re.compile(r"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Z_][A-Z0-9_]*)\s*(=|\s=\s?)\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#;]+))""",
+                     re.M)
+_SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^}\n]*)\}")
+_HCL_TARGET = re.compile(r'^\s*target\s+"([\w.-]+)"\s*\{', re.M)
+_HCL_VARIABLE = re.compile(r'variable\s+"([A-Za-z_][\w-]*)"\s*\{[^}]*?\bdefault\s*=\s*"([^"\n]*)"', re.S)
+
+
+def assignments(text: str) -> list[tuple[str, str, int]]:
+    """(name, value, line) for every assignment and default in a shell script or an HCL (bake) file."""
+    out: list[tuple[str, str, int]] = []
+    for m in _ASSIGN.finditer(text):
+        value = next(g for g in (m.group(3), m.group(4), m.group(5)) if g is not None)
+        out.append((m.group(1), value, text.count("\n", 0, m.start(1)) + 1))
+    for m in _SHELL_DEFAULT.finditer(text):
+        out.append((m.group(1), m.group(2).strip("\"'"), text.count("\n", 0, m.start()) + 1))
+    for m in _HCL_VARIABLE.finditer(text):
+        out.append((m.group(1), m.group(2), text.count("\n", 0, m.start()) + 1))
+    return [(n, v, line) for n, v, line in out if not v.startswith("$")]   # "": set empty on purpose
