@@ -130,5 +130,22 @@ def spoken(name: str) -> str:
     return name.lower().replace("_", " ") if "_" in name.strip("_") else ""
 
 
+def version_allowed(stated: str, spec: str) -> bool | None:
+    """Whether the version `stated` is allowed by the PEP 440 specifier set `spec` (`>=3.13.14,<3.14`), as
+    `packaging` reads both; None when either cannot be read. A bare major.minor ("3.13") names a release
+    series: it is allowed when one of its releases is."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # noqa: PLC0415  # only a stated version asks
+    from packaging.version import InvalidVersion, Version  # noqa: PLC0415  # (the line above)
+    try:
+        allowed, version = SpecifierSet(spec), Version(stated)
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+    if allowed.contains(version, prereleases=True):
+        return True
+    series = len(version.release) <= 2 and version.public == version.base_version
+    return series and any(allowed.contains(Version(f"{version.public}.{patch}"), prereleases=True)
+                          for patch in range(100))
+
+
 def normalized_subject(kind: str, subject: str) -> str:
     return normalize(subject) if kind in ("package", "source-build", "extra", "group") else subject

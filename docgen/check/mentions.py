@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.check.lint import Finding
 from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim,
                                 Coverage, _singular, _sort_lines, claims_coverage)
-from docgen.fact import KINDS, TEXT, VERSION, Fact
+from docgen.fact import KINDS, TEXT, VERSION, Fact, version_allowed
 from docgen.model.facts import fact_base
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
@@ -162,18 +162,8 @@ def _versions_in(value: str, kind: str = "") -> set[str]:
 
 def _version_agrees(stated: str, fact: Fact) -> bool:
     stated = stated.lstrip("v")
-    if fact.kind in ("python", "uv"):
-        # packaging's version parsers: loaded only when a sentence states a python or uv version
-        from packaging.specifiers import InvalidSpecifier, SpecifierSet  # noqa: PLC0415  # (the line above)
-        from packaging.version import InvalidVersion, Version  # noqa: PLC0415  # (the line above)
-        try:
-            spec = SpecifierSet(fact.value)
-            if spec.contains(Version(stated), prereleases=True):
-                return True
-            # "Python 3.13" names a release series: it agrees when some release of it is in range
-            return any(spec.contains(Version(f"{stated}.{n}"), prereleases=True) for n in range(0, 100))
-        except (InvalidSpecifier, InvalidVersion):
-            return True
+    if fact.kind in ("python", "uv"):   # a range: "Python 3.13" agrees when a release of it is in range
+        return version_allowed(stated, fact.value) is not False
     for v in fact.value.split(" | "):
         for known in _versions_in(v, fact.kind) | {v.strip()}:
             if known == stated or known.startswith(stated + ".") or known.startswith(stated + "+"):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from docgen.fact import version_allowed
 from docgen.inputs.syntax import Arg
 from docgen.model.stages import arg_uses
 from docgen.snapshot.load import PLATFORM
@@ -59,37 +60,6 @@ def _release(text: str) -> tuple[int, ...] | None:
     return tuple(int(p) for p in parts) if parts and all(p.isdigit() for p in parts) else None
 
 
-def _padded(a: tuple[int, ...], size: int) -> tuple[int, ...]:
-    return a + (0,) * (size - len(a))
-
-
-def _satisfies(version: tuple[int, ...], spec: str) -> bool | None:
-    """Whether a release satisfies a PEP 440 specifier set of plain releases (`>=3.13.14,<3.14`,
-    `==3.13.*`, `~=3.12`); None for a clause docgen does not read."""
-    for clause in (c.strip() for c in spec.split(",") if c.strip()):
-        match = re.fullmatch(r"(===|==|!=|~=|<=|>=|<|>)\s*([0-9][0-9.]*)(\.\*)?", clause)
-        if match is None:
-            return None
-        op, text, star = match.groups()
-        bound = _release(text.rstrip("."))
-        if bound is None:
-            return None
-        size = max(len(bound), len(version))
-        v, b = _padded(version, size), _padded(bound, size)
-        if star:
-            same = version[:len(bound)] == bound
-            ok = same if op == "==" else (not same) if op == "!=" else None
-        elif op == "~=":
-            ok = v >= b and version[:len(bound) - 1] == bound[:-1]
-        else:
-            ok = {"==": v == b, "===": v == b, "!=": v != b, "<=": v <= b, ">=": v >= b, "<": v < b, ">": v > b}[op]
-        if ok is None:
-            return None
-        if not ok:
-            return False
-    return True
-
-
 def python_requirement(model: "ImageModel") -> list[Mismatch]:
     """PYTHON_VERSION against `requires-python`, and against the CPython the snapshot resolved for."""
     found = []
@@ -106,9 +76,7 @@ def _python_against(model: "ImageModel", arg: Arg) -> list[Mismatch]:
     spec = model.snapshot.requires_python
     if spec:
         # `3.13` (a system Python) names a series: it fits when some release of it does
-        candidates = [version] if len(version) > 2 else [version + (patch,) for patch in range(100)]
-        verdicts = [_satisfies(c, spec) for c in candidates]
-        if None not in verdicts and not any(verdicts):
+        if version_allowed(arg.default, spec) is False:
             found.append(Mismatch("python-vs-requires", arg.line, _snapshot_where(model, "requires_python"),
                                   f"ARG PYTHON_VERSION={arg.default} does not satisfy NeMo-RL's requires-python "
                                   f"{spec}: `uv sync` refuses to install the project with it"))
@@ -125,15 +93,14 @@ def _python_against(model: "ImageModel", arg: Arg) -> list[Mismatch]:
 def uv_requirement(model: "ImageModel") -> list[Mismatch]:
     """UV_VERSION against NeMo-RL's `[tool.uv] required-version`, when the snapshot records one: uv
     refuses to sync a project whose required version it does not satisfy. A bare version is `==VERSION`,
-    as uv reads it; a specifier docgen cannot read (pre-releases, local versions) is left to uv."""
+    as uv reads it; a specifier `packaging` cannot read is left to uv."""
     spec = model.snapshot.uv_required_version
     if not spec:
         return []
     wanted = f"=={spec.strip()}" if _release(spec) is not None else spec
     found = []
     for arg in _judged_args(model, "UV_VERSION"):
-        version = _release(arg.default) if arg.default else None
-        if version is None or _satisfies(version, wanted) is not False:
+        if not arg.default or _release(arg.default) is None or version_allowed(arg.default, wanted) is not False:
             continue
         found.append(Mismatch("uv-vs-required", arg.line, _snapshot_where(model, "uv_required_version"),
                               f"ARG UV_VERSION={arg.default} does not satisfy NeMo-RL's [tool.uv] required-version "

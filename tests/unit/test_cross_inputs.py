@@ -55,7 +55,10 @@ def test_no_requirement_or_no_uv_arg_or_an_unreadable_one_is_quiet(tmp_path):
     assert uv_requirement(_model(tmp_path)) == []                                  # the snapshot states none
     no_arg = DOCKERFILE.replace("ARG UV_VERSION=0.11.33\n", "")
     assert uv_requirement(_model(tmp_path, no_arg, uv_required=">=9")) == []
-    assert uv_requirement(_model(tmp_path, uv_required=">=0.12.0rc1")) == []       # left to uv itself
+    assert uv_requirement(_model(tmp_path, uv_required=">=0.12.x")) == []          # no PEP 440: left to uv itself
+    assert uv_requirement(_model(tmp_path, uv_required=">=0.11.0rc1")) == []       # packaging reads pre-releases
+    [found] = uv_requirement(_model(tmp_path, uv_required=">=0.12.0rc1"))           # ... and the release below them
+    assert "0.11.33" in found.message
     moved = DOCKERFILE.replace("ARG UV_VERSION=0.11.33", "ARG UV_VERSION=latest")
     assert uv_requirement(_model(tmp_path, moved, uv_required=">=9")) == []
 
