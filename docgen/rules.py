@@ -35,6 +35,14 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "without a record of the values it was written against, a later change would pass unnoticed",
          "run `docgen write` and commit the facts record with the page",
          ((PAGE, "", "The `sglang` extra is not warmed in the image."),), write=True),
+    # --- generated text (docgen/blocks, docgen/render): what `docgen write` renders again
+    Rule("stale-block", "a generated block differs from what the model renders (an input moved, or a hand edit)",
+         "the block states yesterday's facts, or a hand edit the next `docgen write` will silently undo",
+         "run `docgen write` and commit the pages; move a hand edit out of the block first",
+         (("README.md", "| Prefetch filters | 8 |", "| Prefetch filters | 7 |"),), write=True),
+    Rule("stale-value", "an inline value differs from what the model renders",
+         "the sentence around it states yesterday's value", "run `docgen write` and commit the pages",
+         ((PAGE, "-->soluwalana/RL<!--", "-->someone/RL<!--"),), write=True),
     # --- the prose lint (docgen/check/prose.py)
     Rule("prose", "a count, version, path or uid written by hand, or a name the model does not know",
          "a fact typed by hand is not updated when the inputs change",

@@ -46,7 +46,8 @@ def test_each_rules_example_fires_it(rule_id, tmp_path):
     root = copy_repo(tmp_path / "repo")
     _apply(root, RULES[rule_id].example)
     code, report = _lint(root, "check" if RULES[rule_id].write else "lint")   # lint reports no drift
-    fired = {f["check"] for f in report["findings"]}
+    fired = set(report["rules"])
+    assert fired >= {f["check"] for f in report["findings"]}
     assert code == 1 and rule_id in fired, (rule_id, fired)
     assert fired <= set(RULES), f"findings of undeclared rules: {fired - set(RULES)}"
 

@@ -327,6 +327,9 @@ def report(fmt: str, run: Run, findings, *, include_drift: bool, options: Option
                              for c in values],
             "facts_changes": (facts_changes(run) or []) if include_drift else [],
             "findings": [{"path": f.path, "line": f.line, "check": f.check, "message": f.message} for f in findings],
+            # every declared rule this run fired (docgen/rules.py): the findings' and the stale generated text's
+            "rules": sorted({f.check for f in findings} | ({"stale-block"} if drift_blocks else set())
+                            | ({"stale-value"} if values else set())),
             "order": [{"path": i.path, "line": i.line, "title": i.title} for i in items],
             "fix": fix_command(run) if drift else None,
             "claims_coverage": _coverage_json(run),
