@@ -11,6 +11,7 @@ Nothing here knows a page, a sentence or one particular value.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.names import normalize
@@ -64,6 +65,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
     FactKind("run-var", "a variable a build step sets for its own commands (`export NAME=value` in a RUN)", TEXT),
     FactKind("quoted", "a value assigned in another file of the repository the configuration names (a shell "
              "variable, a bake variable's default, a bake target)", TEXT),
+    FactKind("comment", "a sentence of such a file's comments, named by a sentence that repeats six words of it "
+             "in a row (a page copying what a script says of itself)", TEXT),
 )}
 
 
@@ -122,6 +125,15 @@ def dedupe(facts: "Iterable[Fact]") -> FactBase:
             out[f.key] = old._replace(value=f"{old.value} | {f.value}", names=tuple(dict.fromkeys(old.names + f.names)),
                                       prose=tuple(dict.fromkeys(old.prose + f.prose)))
     return FactBase(tuple(out.values()))
+
+
+SHINGLE = 6   # words in a row that a sentence and a comment share when one copies the other
+
+
+def shingles(text: str) -> set[tuple[str, ...]]:
+    """Every run of `SHINGLE` words of a text, lower-cased, punctuation and markup dropped."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {tuple(words[i:i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)}
 
 
 def spoken(name: str) -> str:

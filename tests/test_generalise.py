@@ -18,10 +18,7 @@ from tests.mutations_corpus import check_ids_unique, run_mutation, run_planted, 
 
 # What docgen still misses of the dev cases (bench/generalise.py --set dev), with why: the fact base has no fact
 # these sentences could be tied to. Each xfail is strict, so a fix shows as XPASS and the mark must go.
-SLIPS_TODAY = {
-    "script-bootstrap-trixie": "the README repeats a phrase of scripts/bootstrap's header comment: a script's "
-                               "comments are prose, not assignments, and no fact holds the Debian release",
-}
+SLIPS_TODAY: dict[str, str] = {}
 MISSED_TODAY = {
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",

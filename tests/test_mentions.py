@@ -161,3 +161,36 @@ def test_versions_in_a_value():
     assert _versions_in("nvcr.io/nvidia/cuda-dl-base:26.07-cuda13.3-devel-ubuntu24.04") >= {"26.07", "13.3", "24.04"}
     assert _versions_in("90;100", "cuda-arch") >= {"9.0", "10.0"}
     assert "2.9" not in _versions_in("29")   # a count is no version
+
+
+def test_a_sentence_repeating_a_scripts_comment_is_reviewed_when_the_comment_changes(repo: Path):
+    """A page that copies six words or more in a row of a quoted file's comment block is tied to that block:
+    the comment changing fails `check` at the sentence, `write` keeps the finding, `review` ends it."""
+    line = _plant(repo, "Bootstrap the tools, idempotent: a second run only redoes what changed, step by step.")
+    assert run("write", "--root", str(repo))[0] == 0
+    assert run("check", "--root", str(repo))[0] == 0
+    edit("scripts/bootstrap", "a second run only redoes what changed", "a second run only redoes what is stale")(repo)
+    for command in ("check", "write", "check"):
+        code, out = run(command, "--root", str(repo))
+        if command == "check":
+            assert code == 1 and f"{PAGE}:{line}: [review] mentions comment:scripts/bootstrap: " in out, out
+    assert run("review", "--root", str(repo), f"{PAGE}:{line}")[0] == 0
+    assert run("check", "--root", str(repo))[0] == 0
+
+
+def test_a_sentence_sharing_fewer_words_with_a_comment_is_not_tied_to_it(repo: Path):
+    _plant(repo, "A second run only redoes the steps whose inputs moved.")   # four words in a row, not six
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("scripts/bootstrap", "a second run only redoes what changed", "a second run only redoes what is stale")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 0, out
+
+
+def test_no_fact_key_holds_the_records_separator():
+    """The facts record lists a sentence's facts joined by ", ": a key holding it would be read back as two."""
+    from docgen.check.pipeline import prepare
+    from docgen.model.facts import fact_base
+    from docgen.project import find_project
+    from tests.test_mutations import REPO
+    keys = [f.key for f in fact_base(prepare(find_project(REPO)).model).facts]
+    assert keys and [k for k in keys if ", " in k] == []

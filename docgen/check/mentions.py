@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.check.lint import Finding
 from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim,
                                 Coverage, _singular, _sort_lines, claims_coverage)
-from docgen.fact import KINDS, TEXT, VERSION, Fact, version_allowed
+from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, version_allowed
 from docgen.model.facts import fact_base
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
@@ -78,6 +78,7 @@ class _Index(NamedTuple):
     counted: dict[str, list[Fact]]       # a word of a variable's name -> the variables holding a plain number
     any_kind_word: "re.Pattern"          # every kind's words, as one search (lower-cased text)
     word_kinds: dict[str, set[str]]      # a kind's word -> the kinds it names
+    copied: dict[tuple[str, ...], list[Fact]]   # a run of words of a comment block -> the block
 
 
 _INDEX = Memo()
@@ -137,7 +138,11 @@ def _index(facts: "FactBase") -> _Index:
     if folded:
         alternatives = "|".join(re.escape(p) for p in sorted(folded, key=len, reverse=True))
         phrases = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")   # on lower-cased text
-    return _Index(exact, code, folded, phrases, words, values, by_kind, counted, any_kind_word, word_kinds)
+    copied: dict[tuple[str, ...], list[Fact]] = {}
+    for f in by_kind.get("comment", ()):
+        for run in shingles(f.value):
+            copied.setdefault(run, []).append(f)
+    return _Index(exact, code, folded, phrases, words, values, by_kind, counted, any_kind_word, word_kinds, copied)
 
 
 # The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
@@ -285,6 +290,10 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     for m in index.phrases.finditer(low) if index.phrases else ():
         for f in index.folded.get(m.group(0).lower(), ()):
             named.setdefault(f.key, (f, m.start()))
+    if index.copied:   # a sentence repeating a comment block's words: it states what the block says
+        for f in {f.key: f for run in shingles(text) for f in index.copied.get(run, ())}.values():
+            by_value.add(f.key)
+            named.setdefault(f.key, (f, 0))
     by_kind_words: set[str] = set()
     for kind in kinds_here & {"user", "cuda-arch", "conflicts"}:   # kinds with few subjects: the words name them
         for f in index.by_kind.get(kind, ()):

@@ -1,12 +1,13 @@
 """Other files of the repository whose values the pages quote (`quoted` in `[tool.docgen]`): a shell script's
-assignments and `${NAME:-default}` defaults, an HCL (bake) file's variable defaults and targets, as facts."""
+assignments and `${NAME:-default}` defaults, an HCL (bake) file's variable defaults and targets, and each
+sentence of its comments (what the file says of itself, which a page may repeat), as facts."""
 
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 
-from docgen.fact import Fact, spoken
+from docgen.fact import SHINGLE, Fact, spoken
 
 
 class QuotedFile(NamedTuple):
@@ -21,6 +22,12 @@ class QuotedFile(NamedTuple):
             if not m.group(1).startswith("_"):   # a bake target a page may name (`_image`: an abstract base)
                 out.append(Fact("quoted", f"{self.path}:target {m.group(1)}", "a bake target",
                                 f"{self.path}:{self.text.count(chr(10), 0, m.start()) + 1}", (m.group(1),)))
+        for line, block in comment_blocks(self.text):
+            for sentence in _COMMENT_SENTENCE_END.split(block):
+                words = re.findall(r"[a-z0-9]+", sentence.lower())   # as shingles read it; a key holds no ", "
+                if len(words) >= SHINGLE:   # shorter than a shingle: it cannot be repeated as one
+                    out.append(Fact("comment", f"{self.path}: {' '.join(words[:SHINGLE])}…", sentence,
+                                    f"{self.path}:{line}"))
         return tuple(out)
 
 
@@ -43,3 +50,24 @@ def assignments(text: str) -> list[tuple[str, str, int]]:
     for m in _HCL_VARIABLE.finditer(text):
         out.append((m.group(1), m.group(2), text.count("\n", 0, m.start()) + 1))
     return [(n, v, line) for n, v, line in out if not v.startswith("$")]   # "": set empty on purpose
+
+
+# a comment's sentence ends at ". " (or "!", "?") before a capital or a backtick; a page copies sentences
+_COMMENT_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
+_COMMENT_LINE = re.compile(r"^[ \t]*(?:#(?!!)|//)[ \t]?(.*)$")
+
+
+def comment_blocks(text: str) -> list[tuple[int, str]]:
+    """(first line, text with blanks collapsed) of every run of whole-line comments (`#`, and `//` of HCL; not a
+    `#!` line)."""
+    blocks: list[tuple[int, str]] = []
+    start, lines = 0, []
+    for number, line in enumerate([*text.splitlines(), ""], 1):
+        m = _COMMENT_LINE.match(line)
+        if m:
+            start = start or number
+            lines.append(m.group(1))
+        elif lines:
+            blocks.append((start, " ".join(" ".join(lines).split())))
+            start, lines = 0, []
+    return blocks

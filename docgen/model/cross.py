@@ -70,16 +70,15 @@ def python_requirement(model: "ImageModel") -> list[Mismatch]:
 
 def _python_against(model: "ImageModel", arg: Arg) -> list[Mismatch]:
     version = _release(arg.default) if arg.default else None
-    if version is None:
+    if version is None or arg.default is None:
         return []
     found = []
     spec = model.snapshot.requires_python
-    if spec:
-        # `3.13` (a system Python) names a series: it fits when some release of it does
-        if version_allowed(arg.default, spec) is False:
-            found.append(Mismatch("python-vs-requires", arg.line, _snapshot_where(model, "requires_python"),
-                                  f"ARG PYTHON_VERSION={arg.default} does not satisfy NeMo-RL's requires-python "
-                                  f"{spec}: `uv sync` refuses to install the project with it"))
+    # `3.13` (a system Python) names a series: it fits when some release of it does
+    if spec and version_allowed(arg.default, spec) is False:
+        found.append(Mismatch("python-vs-requires", arg.line, _snapshot_where(model, "requires_python"),
+                              f"ARG PYTHON_VERSION={arg.default} does not satisfy NeMo-RL's requires-python "
+                              f"{spec}: `uv sync` refuses to install the project with it"))
     resolved = re.search(r"CPython (\d+)\.(\d+)", PLATFORM)
     if resolved and version[:2] != (int(resolved.group(1)), int(resolved.group(2))):
         found.append(Mismatch("python-vs-snapshot", arg.line, model.snapshot.path,
