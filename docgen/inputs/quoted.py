@@ -22,6 +22,9 @@ class QuotedFile(NamedTuple):
             if not m.group(1).startswith("_"):   # a bake target a page may name (`_image`: an abstract base)
                 out.append(Fact("quoted", f"{self.path}:target {m.group(1)}", "a bake target",
                                 f"{self.path}:{self.text.count(chr(10), 0, m.start()) + 1}", (m.group(1),)))
+        for target, key, value, line in target_attributes(self.text):
+            # named by its value where that is distinctive (a tag, a path): `tags`, `output` are everyday words
+            out.append(Fact("quoted", f"{self.path}:target {target}.{key}", value, f"{self.path}:{line}"))
         for line, block in comment_blocks(self.text):
             for sentence in _COMMENT_SENTENCE_END.split(block):
                 words = re.findall(r"[a-z0-9]+", sentence.lower())   # as shingles read it; a key holds no ", "
@@ -71,3 +74,45 @@ def comment_blocks(text: str) -> list[tuple[int, str]]:
             blocks.append((start, " ".join(" ".join(lines).split())))
             start, lines = 0, []
     return blocks
+
+
+_HCL_ATTRIBUTE = re.compile(r'^\s*([a-z][\w-]*)\s*=\s*(?:"([^"\n]*)"|\[([^\]\n]*)\]|(\{)\s*$)')
+_HCL_STRING = re.compile(r'"([^"\n]*)"')
+_HCL_CLOSE = re.compile(r"^\s*\}")
+_HCL_INTERPOLATION = re.compile(r"\$\{([A-Za-z_][\w-]*)\}")
+
+
+def target_attributes(text: str) -> list[tuple[str, str, str, int]]:
+    """(target, key, value, line) of every literal attribute of every bake target: a string, each string of a
+    list (`tags`, `output`), each entry of a map (`contexts.nemo-rl`), of abstract targets (`_image`) too, whose
+    attributes the others inherit; `${VAR}` read from the file's variable defaults. The `args` map is left out: its entries are the file's assignments already. A value docgen cannot
+    read as a literal (a conditional, a function call) is no fact."""
+    defaults = {m.group(1): m.group(2) for m in _HCL_VARIABLE.finditer(text)}
+
+    def literal(value: str) -> str:
+        return _HCL_INTERPOLATION.sub(lambda m: defaults.get(m.group(1), m.group(0)), value)
+
+    out: list[tuple[str, str, str, int]] = []
+    target, depth, inside = "", 0, ""
+    for number, line in enumerate(text.splitlines(), 1):
+        if depth == 0:
+            m = _HCL_TARGET.match(line)
+            if m:
+                target, depth = m.group(1), 1
+            continue
+        if _HCL_CLOSE.match(line):
+            depth, inside = depth - 1, ""
+            continue
+        m = _HCL_ATTRIBUTE.match(line)
+        if m is None:
+            continue
+        key, string, listed, opens = m.groups()
+        if opens:
+            depth, inside = 2, key
+        elif depth == 2 and inside != "args" and string is not None:
+            out.append((target, f"{inside}.{key}", literal(string), number))
+        elif depth == 1 and string is not None:
+            out.append((target, key, literal(string), number))
+        elif depth == 1 and listed is not None:
+            out += [(target, key, literal(v), number) for v in _HCL_STRING.findall(listed)]
+    return [(t, k, v, n) for t, k, v, n in out if v and "${" not in v]

@@ -1,0 +1,58 @@
+"""The other files of the repository the pages quote (docgen/inputs/quoted.py): what each states as facts."""
+
+from __future__ import annotations
+
+from docgen.inputs.quoted import QuotedFile, assignments, comment_blocks, target_attributes
+
+BAKE = '''\
+// Build targets (see scripts/check-engine).
+variable "OUT" {
+  default = "build/out"
+}
+target "_base" {
+  dockerfile = "Dockerfile"
+}
+target "ci" {
+  inherits = ["_base"]
+  contexts = {
+    src = "${OUT}"
+  }
+  args = {
+    PY = "3.13"
+  }
+  tags   = ["img:ci", "img:latest"] // two tags
+  cache-to = OUT == "" ? [] : ["type=local,dest=${OUT}"]
+}
+'''
+
+
+def test_every_literal_attribute_of_every_target_is_read():
+    assert target_attributes(BAKE) == [
+        ("_base", "dockerfile", "Dockerfile", 6),
+        ("ci", "inherits", "_base", 9),
+        ("ci", "contexts.src", "build/out", 11),        # ${OUT} from the variable's default
+        ("ci", "tags", "img:ci", 16),
+        ("ci", "tags", "img:latest", 16),
+    ]   # args are assignments (below); a conditional is no literal
+
+
+def test_assignments_and_defaults_of_scripts_and_bake_files():
+    assert ("PY", "3.13", 14) in assignments(BAKE) and ("OUT", "build/out", 2) in assignments(BAKE)
+    script = 'MIN=28.5.0\nDIR=${DIR:-build/x}\nNEXT=$MIN\n'
+    # `${DIR:-build/x}` is read as its default; `NEXT=$MIN` copies another variable and states nothing
+    assert assignments(script) == [("MIN", "28.5.0", 1), ("DIR", "build/x", 2)]
+
+
+def test_comment_blocks_are_runs_of_whole_line_comments_without_the_shebang():
+    text = "#!/usr/bin/env bash\n# One. Two\n#   three.\nx=1  # trailing\n\n// hcl\n"
+    assert comment_blocks(text) == [(2, "One. Two three."), (6, "hcl")]
+
+
+def test_each_comment_sentence_long_enough_to_be_copied_is_a_fact_keyed_by_its_first_words():
+    text = "# Set up the machine from scratch, twice if you like. Short one.\n# Then it runs each step in order.\n"
+    facts = [f for f in QuotedFile("scripts/x", text).facts if f.kind == "comment"]
+    assert [(f.subject, f.value, f.origin) for f in facts] == [
+        ("scripts/x: set up the machine from scratch…", "Set up the machine from scratch, twice if you like.",
+         "scripts/x:1"),
+        ("scripts/x: then it runs each step in…", "Then it runs each step in order.", "scripts/x:1"),
+    ]   # "Short one." has fewer words than a copy is made of
