@@ -2,8 +2,8 @@
 desktop's width and a phone's: its text meets WCAG's 4.5:1 contrast against what is drawn behind it, and its
 lines, arrowheads, outlines and bars 3:1 (WCAG 1.4.11, graphical objects). Its text is at least 12 px as
 drawn at 1280 px; at 390 px a diagram that cannot be drawn that large in the column gives way to a notice
-with a button that opens it full screen (where its text is at least 12 px), above the table that lists
-what it shows where the page has one.
+with a button that opens it full screen (where its text is at least 12 px), above its phone form: the
+table under it, at 12 px or more, which names everything the diagram draws.
 
 The pages are loaded once per width (the diagram tour, tests/site/visits.py); READING is measured there in
 each scheme. The last test gives the probe diagrams drawn to fail, so a probe that saw nothing cannot pass."""
@@ -78,10 +78,15 @@ def test_diagram_text_is_readable_as_drawn_or_gives_way_on_a_phone(diagram_tour,
                 folded += 1
                 assert width < 500, f"{where}: folded on a wide screen: {fold}"
                 assert fold["button"] and fold["note"] and "too wide" in fold["note"], fold
-                if url == "concepts/workflows/":   # each workflow diagram has its participants' table
-                    assert "table below" in fold["note"], fold
-                if url == "":   # the image graph: the next section's table is not about it
-                    assert "table below" not in fold["note"], fold
+                # its phone form: the table under it, shown at a readable size, names everything the diagram
+                # draws (each line of every participant's, node's, edge's or axis' label)
+                table = fold["table"]
+                assert table and table["shown"], f"{where}: folded with no table under it to read instead"
+                assert "table below" in fold["note"], fold
+                assert table["px"] >= READABLE, f"{where}: its table's text is {table['px']} px"
+                missing = [w for w in fold["words"] if w not in table["text"]]
+                assert len(fold["words"]) >= 3 and missing == [], \
+                    f"{where}: its table does not name what the diagram shows: {missing}"
             else:
                 assert smallest >= READABLE - 0.05, f"{where}: text {smallest:.2f} px as drawn: {d['texts'][:3]}"
     assert checked >= 5
