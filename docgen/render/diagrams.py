@@ -196,7 +196,8 @@ def _details(model: "ImageModel", job: str, lanes: list[_Lane], system: tuple[st
     for, with its role (as the model states it), its extra and its venv; above it, the actors each lifeline
     of several stands for, by name."""
     driver_venv = code(base_venv(model))
-    rows = [(f"{job} driver", "the job's driver script", "driver", "", f"base venv {driver_venv}")]
+    rows: list[tuple[str, ...]] = [(f"{job} driver", "the job's driver script", "driver", "",
+                                    f"base venv {driver_venv}")]
 
     def lane_rows(lane: _Lane) -> list[tuple[str, ...]]:
         return [(text(lane.title), code(w.fqn), ROLES[role_of(w.fqn)].noun, ", ".join(code(e) for e in w.extras),
