@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from tests.site.visits import READING, SCHEMES, diagram_pages
+from tests.site.visits import FOLDS, READING, SCHEMES, diagram_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -119,3 +119,33 @@ def test_the_reading_probe_catches_faint_text_lines_and_arrowheads(browser, site
     lines = {l["what"]: l["contrast"] for l in d["lines"]}
     assert lines["line"] < 1.5 and lines["path (marker)"] < 1.5, d["lines"]
     assert len([l for l in d["lines"] if l["what"] == "path (marker)"]) == 1, d["lines"]   # the unused one skipped
+
+
+# A folded sequence diagram whose table names one participant but not the other, and a flowchart with no
+# table before the next heading: the fold probe must see the gap and the missing table.
+FOLDED = """
+<div class="panzoom-box diagram-folded"><div class="diagram-fold">too wide; the table below
+  <button class="diagram-open">Open</button></div>
+  <div class="mermaid" style="display: none"><svg aria-roledescription="sequence">
+    <g><rect class="actor"></rect><text class="actor">named worker</text><text class="actor">vllm</text></g>
+    <g><rect class="actor"></rect><text class="actor">unnamed helper</text></g></svg></div></div>
+<p>legend</p>
+<table><tr><th>In the diagram</th></tr><tr><td>named worker (<code>vllm</code>)</td></tr></table>
+<div class="panzoom-box diagram-folded"><div class="mermaid"><svg aria-roledescription="flowchart-v2">
+  <g class="node"><foreignObject><div><span class="nodeLabel"><p>first<br>stage</p></span></div></foreignObject></g>
+</svg></div></div>
+<h2>Next</h2>
+<table><tr><td>first stage</td></tr></table>
+"""
+
+
+@pytest.mark.browser
+def test_the_fold_probe_sees_a_label_its_table_leaves_out_and_a_missing_table(browser, site_server):
+    browser.open(site_server)
+    browser.evaluate(f"document.querySelector('article').innerHTML = {json.dumps(FOLDED)}; true")
+    sequence, flowchart = browser.evaluate(FOLDS)
+    assert sequence["folded"] and sequence["button"] and not sequence["diagramShown"]
+    assert sequence["words"] == ["named worker", "vllm", "unnamed helper"]
+    assert sequence["table"]["shown"] and sequence["table"]["px"] >= READABLE
+    assert [w for w in sequence["words"] if w not in sequence["table"]["text"]] == ["unnamed helper"]
+    assert flowchart["words"] == ["first", "stage"] and flowchart["table"] is None
