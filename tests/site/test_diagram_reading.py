@@ -72,6 +72,10 @@ def test_diagram_text_is_readable_as_drawn_or_gives_way_on_a_phone(diagram_tour,
             with capsys.disabled():
                 print(f"\n{where}: text {smallest:.2f} px in the column"
                       f"{' (folded)' if fold['folded'] else ''}, {full['px']:.2f} px full screen", end="")
+                if fold["folded"] and fold["table"]:
+                    code = fold["table"]["codePx"]   # None: no code span in it
+                    print(f"; its table {fold['table']['px']:.2f} px, code in it "
+                          f"{f'{code:.2f} px' if code else 'none'}", end="")
             checked += 1
             assert full["px"] >= READABLE, f"{where}: text under {READABLE} px even full screen: {full}"
             if fold["folded"]:

@@ -231,8 +231,9 @@ def unfolded(browser):
 
 # How each diagram is offered (docs/assets/site/site.js): drawn in the column, drawn at a readable scale and
 # scrolled in its box ("wide"), or folded to a notice with a button that opens it full screen ("folded").
-# Its phone form: the table that follows it in its section (up to the next heading or diagram), its text and
-# its smallest font as laid out (0 when not shown), and the diagram's own words it must hold: each line of a
+# Its phone form: the table that follows it in its section (up to the next heading or diagram), its text, the
+# font size of its cells and of the code spans in them (Material draws code at 0.85 em) as laid out (0 when
+# not shown), and the diagram's own words it must hold: each line of a
 # participant's or a node's label, each edge label's line, a chart's category and axis labels.
 FOLDS = r"""[...document.querySelectorAll('div.mermaid')].map(d => {
   const box = d.closest('.panzoom-box'), note = box && box.querySelector('.diagram-fold');
@@ -255,7 +256,9 @@ FOLDS = r"""[...document.querySelectorAll('div.mermaid')].map(d => {
           button: !!button && button.getBoundingClientRect().height > 0,
           words: [...new Set(words.filter(Boolean))],
           table: table ? {shown, text: table.textContent.replace(/\s+/g, ' '),
-                          px: shown ? Math.min(...cells.map(c => parseFloat(getComputedStyle(c).fontSize))) : 0} : null};
+                          px: shown ? Math.min(...cells.map(c => parseFloat(getComputedStyle(c).fontSize))) : 0,
+                          codePx: shown ? Math.min(...[...table.querySelectorAll('code')].map(c =>
+                            parseFloat(getComputedStyle(c).fontSize)), Infinity) : 0} : null};
 })"""
 
 
