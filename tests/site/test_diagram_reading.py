@@ -88,6 +88,8 @@ def test_diagram_text_is_readable_as_drawn_or_gives_way_on_a_phone(diagram_tour,
                 assert table and table["shown"], f"{where}: folded with no table under it to read instead"
                 assert "table below" in fold["note"], fold
                 assert table["px"] >= READABLE, f"{where}: its table's text is {table['px']} px"
+                assert not table["codePx"] or table["codePx"] >= READABLE, \
+                    f"{where}: the code in its table is {table['codePx']} px"
                 missing = [w for w in fold["words"] if w not in table["text"]]
                 assert len(fold["words"]) >= 3 and missing == [], \
                     f"{where}: its table does not name what the diagram shows: {missing}"

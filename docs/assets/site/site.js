@@ -113,10 +113,12 @@ window.siteDiagramCSS = [
     note.className = "diagram-fold";
     // the table that follows the diagram in its section (legend lines and what the table counts may stand
     // between), as Material wraps it: up to the next heading or the next diagram
-    var table = false;
+    var table = null;
     for (var next = box.nextElementSibling; next && !table && !/^H\d$/.test(next.tagName) &&
          !next.classList.contains("panzoom-box"); next = next.nextElementSibling)
-      table = next.tagName === "TABLE" || !!next.querySelector("table");
+      table = next.tagName === "TABLE" ? next : next.querySelector("table");
+    // the diagram's phone form: on a phone its code spans are drawn at 12 px too (diagrams.css)
+    if (table) table.setAttribute("data-diagram-form", "");
     note.appendChild(document.createTextNode("This diagram is too wide to read on this screen"
       + (table ? "; the table below lists what it shows. " : ". ")));
     var open = document.createElement("button");
