@@ -60,7 +60,23 @@ def image_graph(model: "ImageModel") -> str:
     if publish in stages:
         lines.append("    classDef published stroke-width:3px")
         lines.append(f"    class {node_id('stage_' + publish)} published")
-    return mermaid(lines)
+    return mermaid(lines) + _stage_table(model)
+
+
+def _stage_table(model: "ImageModel") -> str:
+    """The image graph as a table, which reads on a phone where the graph is too wide (the site folds the
+    graph to it): every stage, what it starts FROM and what it copies in from another stage or image."""
+    publish, rows = published_stage(model), []
+    copies_into: dict[str, list[str]] = {}
+    for (src, target), copies in _copies(model).items():
+        copies_into.setdefault(target, []).append(
+            ", ".join(code("COPY " + c) for c in copies) + f" from {code(src)}")
+    for stage in model.dockerfile.stages:
+        name = stage_label(stage)
+        base, is_stage = base_of(model, stage)
+        rows.append((code(name) + (", the published image" if name == publish else ""),
+                     f"stage {code(base)}" if is_stage else code(base), "; ".join(copies_into.get(name, []))))
+    return "\n" + table(("Stage", "FROM", "COPY into it"), rows)
 
 
 def diagram_build(model: "ImageModel") -> str:
@@ -99,8 +115,22 @@ def diagram_build(model: "ImageModel") -> str:
             lines.append(f"    {ids[src]}->>{ids[target]}: {what}")
     publish = published_stage(model)
     if publish in ids:
-        lines.append(f"    Note over {ids[publish]}: published as {label(publish)}")
-    return mermaid(lines)
+        # short: a note wider than its participant pushes its neighbours apart (the stage's name is above it)
+        lines.append(f"    Note over {ids[publish]}: published image")
+    rows = [("docker build", "the build: it starts each stage from its base (`FROM`)")]
+    for stage in model.dockerfile.stages:
+        name = stage_label(stage)
+        base, is_stage = base_of(model, stage)
+        does = [f"starts `FROM` {'stage ' if is_stage else ''}{code(base)}"]
+        does += [f"runs the {len(model.warm_steps)} warm steps"] if name == warm_stage else []
+        does += [f"links the venvs ({len(model.filters)} filters)"] if name == prefetch_stage else []
+        does += ["is published"] if name == publish else []
+        rows.append((f"stage {code(name)}", ", ".join(does)))
+    if warm_stage:
+        rows.append((f"uv cache {code(cache_dir) if cache_dir else ''}".strip(),
+                     "what the warm steps build and install, which the venvs link to"))
+    rows.append((f"{len(model.venvs)} worker venvs {code(model.venv_dir)}", "one venv per prefetched actor"))
+    return mermaid(lines) + "\n" + table(("In the diagram", "What it is"), rows)
 
 
 class _Worker(NamedTuple):
@@ -122,20 +152,27 @@ def _workers(model: "ImageModel", role: str, extra: str | None = None) -> list[_
 
 
 class _Lane(NamedTuple):
-    """One participant: one or more actors of the same extra drawn as a single lifeline."""
+    """One participant: one or more actors of the same role and extra drawn as a single lifeline, named by
+    both (the table under the diagram names each actor it stands for)."""
     pid: str
     workers: tuple[_Worker, ...]
 
     @property
+    def noun(self) -> str:
+        return ROLES[role_of(self.workers[0].fqn)].noun
+
+    @property
+    def runs(self) -> str:
+        w = self.workers[0]
+        return ", ".join(w.extras) + ("" if w.prefetched else ", first use")
+
+    @property
     def title(self) -> str:
-        first = self.workers[0].class_name
-        return first if len(self.workers) == 1 else f"{first} +{len(self.workers) - 1}"
+        return f"{self.noun} ({self.runs})"
 
 
-def _lanes(prefix: str, workers: list[_Worker], *, group: bool) -> list[_Lane]:
-    """One lane per worker, or (group) one per extra: five Gym actors are one lifeline, not five."""
-    if not group:
-        return [_Lane(f"{prefix}{n}", (w,)) for n, w in enumerate(workers, 1)]
+def _lanes(prefix: str, workers: list[_Worker]) -> list[_Lane]:
+    """One lane per extra: five Gym actors are one lifeline, not five."""
     by_extra: dict[tuple[str, ...], list[_Worker]] = {}
     for w in workers:
         by_extra.setdefault(w.extras, []).append(w)
@@ -143,37 +180,41 @@ def _lanes(prefix: str, workers: list[_Worker], *, group: bool) -> list[_Lane]:
 
 
 def _participant(lane: _Lane) -> str:
-    # Short on purpose, class and extra: the venv path and how it is built are in the table under the
-    # diagram. Participant boxes holding them made the diagrams 2,000-3,500 px wide.
-    w = lane.workers[0]
-    first_use = "" if w.prefetched else ", first use"
-    return f"    participant {lane.pid} as {label(lane.title)}<br/>{label(', '.join(w.extras))}{first_use}"
+    # Short on purpose, the role (the model's noun) and the extra: the class names, the venv path and how it
+    # is built are in the table under the diagram. Participant boxes holding class names made the job
+    # diagrams wider than the text column at a readable size (docs/assets/site/site.js).
+    return f"    participant {lane.pid} as {label(lane.noun)}<br/>{label(lane.runs)}"
 
 
 def _driver(job: str) -> str:
     return f"    participant driver as {job} driver<br/>base venv"
 
 
-def _details(model: "ImageModel", job: str, lanes: list[_Lane], system: tuple[str, list[str]] | None = None) -> str:
-    """The table under a sequence diagram: the driver and every actor a lane stands for, with its role (as
-    the model states it), its extra and its venv; above it, what each "+N" lifeline leaves out, by name."""
+def _details(model: "ImageModel", job: str, lanes: list[_Lane], system: tuple[str, list[str]] | None = None,
+             last: _Lane | None = None) -> str:
+    """The table under a sequence diagram, in the diagram's order: the driver and every actor a lane stands
+    for, with its role (as the model states it), its extra and its venv; above it, the actors each lifeline
+    of several stands for, by name."""
     driver_venv = code(base_venv(model))
-    rows = [(f"{job} driver", "the job's driver script", "driver", "", f"base venv {driver_venv}")]
+    rows: list[tuple[str, ...]] = [(f"{job} driver", "the job's driver script", "driver", "",
+                                    f"base venv {driver_venv}")]
+
+    def lane_rows(lane: _Lane) -> list[tuple[str, ...]]:
+        return [(text(lane.title), code(w.fqn), ROLES[role_of(w.fqn)].noun, ", ".join(code(e) for e in w.extras),
+                 f"{'prefetched venv' if w.prefetched else 'venv built on first use,'} {code(w.path)}")
+                for w in lane.workers]
     for lane in lanes:
-        for w in lane.workers:
-            how = "prefetched venv" if w.prefetched else "venv built on first use,"
-            rows.append((text(lane.title), code(w.fqn), ROLES[role_of(w.fqn)].noun,
-                         ", ".join(code(e) for e in w.extras), f"{how} {code(w.path)}"))
+        rows += lane_rows(lane)
     if system:
         title, fqns = system
         rows += [(text(title), code(fqn), ROLES[role_of(fqn)].noun, "",
                   f"the driver venv {driver_venv} (`sys.executable`), no venv of its own") for fqn in fqns]
+    rows += lane_rows(last) if last else []
     groups = [(lane.title, [w.class_name for w in lane.workers]) for lane in lanes if len(lane.workers) > 1]
     if system is not None and len(system[1]) > 1:
         groups.append((system[0], [fqn.rsplit(".", 1)[-1] for fqn in system[1]]))
-    legend = "".join(
-        f"The lifeline {code(title)} is {text(names[0])} and stands for the {len(names) - 1} actor(s) of the same "
-        f"extra it leaves out of the diagram: {', '.join(text(n) for n in names[1:])}.\n\n" for title, names in groups)
+    legend = "".join(f"The lifeline {code(title)} stands for {len(names)} actors: "
+                     f"{', '.join(text(n) for n in names)}.\n\n" for title, names in groups)
     shown = len(rows) - 1
     counted = (f"The table lists the driver and each of the {shown} actor(s) the diagram draws or stands for; the "
                f"registry's other {len(model.actors) - shown} actor(s) are left out (the Actors reference lists "
@@ -185,12 +226,12 @@ def diagram_dpo(model: "ImageModel") -> str:
     policies = _workers(model, "policy")
     if not policies:
         raise ArgError("no prefetched policy worker venv to draw a DPO job with")
-    lanes = _lanes("policy", policies, group=False)
+    lanes = _lanes("policy", policies)
     lines = ["sequenceDiagram", _driver("DPO")]
     lines += [_participant(lane) for lane in lanes]
     lines.append(f"    Note over driver,{lanes[-1].pid}: no generation workers: DPO trains on fixed preference pairs")
     for n, lane in enumerate(lanes):
-        lines.append(f"    {'alt' if n == 0 else 'else'} policy backend {label(', '.join(lane.workers[0].extras))}")
+        lines.append(f"    {'alt' if n == 0 else 'else'} policy backend {label(lane.runs)}")
         lines.append(f"        driver->>{lane.pid}: start workers in its venv")
         lines.append("        loop each batch of chosen and rejected responses")
         lines.append(f"            driver->>{lane.pid}: reference log-probs of the batch")
@@ -210,22 +251,24 @@ def diagram_grpo(model: "ImageModel", policy: str, generation: str = "vllm") -> 
     if not generators:
         raise ArgError(f"no generation worker in the registry runs with extra {generation!r}")
     policy_lane = _Lane("policy", (workers[0],))
-    gen_lanes = _lanes("gen", generators, group=True)
+    gen_lanes = _lanes("gen", generators)
     # one lane per extra within a role: what the driver asks of a lane is its role's (ROLES), so two roles
     # never share a lifeline
-    helper_lanes = [(lane, ROLES["environment"]) for lane in _lanes("env", _workers(model, "environment"), group=True)]
-    helper_lanes += [(lane, ROLES["rollout"]) for lane in _lanes("roll", _workers(model, "rollout"), group=True)]
+    helper_lanes = [(lane, ROLES["environment"]) for lane in _lanes("env", _workers(model, "environment"))]
+    helper_lanes += [(lane, ROLES["rollout"]) for lane in _lanes("roll", _workers(model, "rollout"))]
     env_lanes = [lane for lane, _ in helper_lanes]
-    lines = ["sequenceDiagram", _driver("GRPO"), _participant(policy_lane)]
+    # the policy last: the messages between neighbouring lifelines set how far apart they are drawn, and the
+    # policy's (a train step, the refit) are the longest
+    lines = ["sequenceDiagram", _driver("GRPO")]
     lines += [_participant(lane) for lane in gen_lanes + env_lanes]
     asks = [(lane.pid, role) for lane, role in helper_lanes]
     system_envs = [a for a in model.system_actors if role_of(a.fqn) == "environment"]
     system = None
     if system_envs:  # environments like math scoring run on sys.executable: the driver venv, no venv of their own
         asks.append(("sysenv", ROLES["environment"]))
-        more = f" +{len(system_envs) - 1}" if len(system_envs) > 1 else ""
-        system = (system_envs[0].class_name + more, [a.fqn for a in system_envs])
-        lines.append(f"    participant sysenv as {label(system[0])}<br/>driver venv")
+        system = (f"{ROLES['environment'].noun} (driver venv)", [a.fqn for a in system_envs])
+        lines.append(f"    participant sysenv as {label(ROLES['environment'].noun)}<br/>driver venv")
+    lines.append(_participant(policy_lane))
     gen = gen_lanes[0].pid
     lines.append("    loop each GRPO step")
     lines.append(f"        driver->>{gen}: generate responses<br/>for a batch of prompts")
@@ -236,4 +279,4 @@ def diagram_grpo(model: "ImageModel", policy: str, generation: str = "vllm") -> 
     lines.append("        driver->>policy: log-probs, then a train step<br/>on group-relative advantages")
     lines.append(f"        policy->>{gen}: refit: push the updated weights")
     lines.append("    end")
-    return mermaid(lines) + _details(model, "GRPO", [policy_lane, *gen_lanes, *env_lanes], system)
+    return mermaid(lines) + _details(model, "GRPO", [*gen_lanes, *env_lanes], system, policy_lane)

@@ -1,6 +1,6 @@
 """Every diagram of the built site, laid out by a real Chromium at a desktop width (1280 px) and a phone's
-(390 px): it fits the text column without scrolling, or (too wide to read at 12 px) scrolls in its own box
-on a desktop and is folded on a phone (the page itself never gets wider); no label overlaps
+(390 px): on a desktop it fits the text column without scrolling (at 12 px or more: test_diagram_reading);
+on a phone it fits, or (too wide to read at 12 px) is folded to its table (the page itself never gets wider); no label overlaps
 another (participant names, messages, notes, nodes, edge labels), nor spills out of its own box; and one tap
 on its fullscreen button shows it at its natural size, to pan.
 
@@ -21,7 +21,7 @@ WIDTHS = (1280, 390)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_every_diagram_fits_its_column_and_no_label_overlaps(diagram_tour, site, width):
+def test_every_diagram_fits_its_column_and_no_label_overlaps(diagram_tour, site, width, capsys):
     pages = diagram_pages(site)
     assert len(pages) >= 3, pages
     tour = diagram_tour(width)   # also writes artifacts/site-workflows-{width}.png
@@ -38,6 +38,12 @@ def test_every_diagram_fits_its_column_and_no_label_overlaps(diagram_tour, site,
                 assert not fold["diagramShown"] and fold["button"], f"{where}: folded, but shown: {fold}"
                 continue
             assert d["labels"] >= 3, f"{where}: no labels found, the layout probe sees nothing: {d}"
+            with capsys.disabled():
+                print(f"\n{where}: {d['width']} px drawn in a {d['column']} px box,"
+                      f" {max(0, d['scrollWidth'] - d['column'])} px beyond it", end="")
+            if width >= 1000:   # a desktop: every diagram fits its column at a readable size, none scrolls
+                assert not fold["wide"] and not d["scrolled"] and d["scrollWidth"] <= d["column"], \
+                    f"{where}: {d['scrollWidth'] - d['column']} px wider than its box, scrolled sideways: {d}"
             if fold["wide"]:   # kept readable: wider than the column, it scrolls in its own box
                 assert d["width"] > d["column"] and d["scrolled"] and d["overflowX"] == "auto", \
                     f"{where}: marked wide, but does not scroll in its box: {d}"

@@ -2,8 +2,8 @@
 desktop's width and a phone's: its text meets WCAG's 4.5:1 contrast against what is drawn behind it, and its
 lines, arrowheads, outlines and bars 3:1 (WCAG 1.4.11, graphical objects). Its text is at least 12 px as
 drawn at 1280 px; at 390 px a diagram that cannot be drawn that large in the column gives way to a notice
-with a button that opens it full screen (where its text is at least 12 px), above the table that lists
-what it shows where the page has one.
+with a button that opens it full screen (where its text is at least 12 px), above its phone form: the
+table under it, at 12 px or more, which names everything the diagram draws.
 
 The pages are loaded once per width (the diagram tour, tests/site/visits.py); READING is measured there in
 each scheme. The last test gives the probe diagrams drawn to fail, so a probe that saw nothing cannot pass."""
@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from tests.site.visits import READING, SCHEMES, diagram_pages
+from tests.site.visits import FOLDS, READING, SCHEMES, diagram_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -72,16 +72,27 @@ def test_diagram_text_is_readable_as_drawn_or_gives_way_on_a_phone(diagram_tour,
             with capsys.disabled():
                 print(f"\n{where}: text {smallest:.2f} px in the column"
                       f"{' (folded)' if fold['folded'] else ''}, {full['px']:.2f} px full screen", end="")
+                if fold["folded"] and fold["table"]:
+                    code = fold["table"]["codePx"]   # None: no code span in it
+                    print(f"; its table {fold['table']['px']:.2f} px, code in it "
+                          f"{f'{code:.2f} px' if code else 'none'}", end="")
             checked += 1
             assert full["px"] >= READABLE, f"{where}: text under {READABLE} px even full screen: {full}"
             if fold["folded"]:
                 folded += 1
                 assert width < 500, f"{where}: folded on a wide screen: {fold}"
                 assert fold["button"] and fold["note"] and "too wide" in fold["note"], fold
-                if url == "concepts/workflows/":   # each workflow diagram has its participants' table
-                    assert "table below" in fold["note"], fold
-                if url == "":   # the image graph: the next section's table is not about it
-                    assert "table below" not in fold["note"], fold
+                # its phone form: the table under it, shown at a readable size, names everything the diagram
+                # draws (each line of every participant's, node's, edge's or axis' label)
+                table = fold["table"]
+                assert table and table["shown"], f"{where}: folded with no table under it to read instead"
+                assert "table below" in fold["note"], fold
+                assert table["px"] >= READABLE, f"{where}: its table's text is {table['px']} px"
+                assert not table["codePx"] or table["codePx"] >= READABLE, \
+                    f"{where}: the code in its table is {table['codePx']} px"
+                missing = [w for w in fold["words"] if w not in table["text"]]
+                assert len(fold["words"]) >= 3 and missing == [], \
+                    f"{where}: its table does not name what the diagram shows: {missing}"
             else:
                 assert smallest >= READABLE - 0.05, f"{where}: text {smallest:.2f} px as drawn: {d['texts'][:3]}"
     assert checked >= 5
@@ -114,3 +125,33 @@ def test_the_reading_probe_catches_faint_text_lines_and_arrowheads(browser, site
     lines = {l["what"]: l["contrast"] for l in d["lines"]}
     assert lines["line"] < 1.5 and lines["path (marker)"] < 1.5, d["lines"]
     assert len([l for l in d["lines"] if l["what"] == "path (marker)"]) == 1, d["lines"]   # the unused one skipped
+
+
+# A folded sequence diagram whose table names one participant but not the other, and a flowchart with no
+# table before the next heading: the fold probe must see the gap and the missing table.
+FOLDED = """
+<div class="panzoom-box diagram-folded"><div class="diagram-fold">too wide; the table below
+  <button class="diagram-open">Open</button></div>
+  <div class="mermaid" style="display: none"><svg aria-roledescription="sequence">
+    <g><rect class="actor"></rect><text class="actor">named worker</text><text class="actor">vllm</text></g>
+    <g><rect class="actor"></rect><text class="actor">unnamed helper</text></g></svg></div></div>
+<p>legend</p>
+<table><tr><th>In the diagram</th></tr><tr><td>named worker (<code>vllm</code>)</td></tr></table>
+<div class="panzoom-box diagram-folded"><div class="mermaid"><svg aria-roledescription="flowchart-v2">
+  <g class="node"><foreignObject><div><span class="nodeLabel"><p>first<br>stage</p></span></div></foreignObject></g>
+</svg></div></div>
+<h2>Next</h2>
+<table><tr><td>first stage</td></tr></table>
+"""
+
+
+@pytest.mark.browser
+def test_the_fold_probe_sees_a_label_its_table_leaves_out_and_a_missing_table(browser, site_server):
+    browser.open(site_server)
+    browser.evaluate(f"document.querySelector('article').innerHTML = {json.dumps(FOLDED)}; true")
+    sequence, flowchart = browser.evaluate(FOLDS)
+    assert sequence["folded"] and sequence["button"] and not sequence["diagramShown"]
+    assert sequence["words"] == ["named worker", "vllm", "unnamed helper"]
+    assert sequence["table"]["shown"] and sequence["table"]["px"] >= READABLE
+    assert [w for w in sequence["words"] if w not in sequence["table"]["text"]] == ["unnamed helper"]
+    assert flowchart["words"] == ["first", "stage"] and flowchart["table"] is None

@@ -231,13 +231,34 @@ def unfolded(browser):
 
 # How each diagram is offered (docs/assets/site/site.js): drawn in the column, drawn at a readable scale and
 # scrolled in its box ("wide"), or folded to a notice with a button that opens it full screen ("folded").
+# Its phone form: the table that follows it in its section (up to the next heading or diagram), its text, the
+# font size of its cells and of the code spans in them (Material draws code at 0.85 em) as laid out (0 when
+# not shown), and the diagram's own words it must hold: each line of a
+# participant's or a node's label, each edge label's line, a chart's category and axis labels.
 FOLDS = r"""[...document.querySelectorAll('div.mermaid')].map(d => {
   const box = d.closest('.panzoom-box'), note = box && box.querySelector('.diagram-fold');
   const button = note && note.querySelector('button.diagram-open');
+  const svg = d.querySelector('svg'), role = svg && svg.getAttribute('aria-roledescription');
+  const lines = (e) => e.innerHTML.split(/<br\s*\/?>/i).map(h => { const t = document.createElement('div');
+    t.innerHTML = h; return t.textContent.replace(/\s+/g, ' ').trim(); });
+  const words = !svg ? [] : role === 'sequence' ? [...svg.querySelectorAll('text.actor')].map(t => t.textContent.trim())
+    : role === 'xychart' ? [...svg.querySelectorAll('.left-axis text, .bottom-axis text')].map(t => t.textContent.trim())
+    : [...svg.querySelectorAll('.nodeLabel, span.edgeLabel')].flatMap(lines);
+  let table = null;
+  for (let next = (box || d).nextElementSibling; next && !table && !/^H\d$/.test(next.tagName)
+       && !next.classList.contains('panzoom-box') && !next.querySelector('div.mermaid'); next = next.nextElementSibling)
+    table = next.tagName === 'TABLE' ? next : next.querySelector('table');
+  const shown = !!table && table.getBoundingClientRect().height > 0;
+  const cells = table ? [...table.querySelectorAll('th, td')] : [];
   return {folded: !!box && box.classList.contains('diagram-folded'), wide: !!box && box.classList.contains('diagram-wide'),
           diagramShown: d.getBoundingClientRect().height > 0,
           note: note && note.getBoundingClientRect().height > 0 ? note.textContent.trim() : null,
-          button: !!button && button.getBoundingClientRect().height > 0};
+          button: !!button && button.getBoundingClientRect().height > 0,
+          words: [...new Set(words.filter(Boolean))],
+          table: table ? {shown, text: table.textContent.replace(/\s+/g, ' '),
+                          px: shown ? Math.min(...cells.map(c => parseFloat(getComputedStyle(c).fontSize))) : 0,
+                          codePx: shown ? Math.min(...[...table.querySelectorAll('code')].map(c =>
+                            parseFloat(getComputedStyle(c).fontSize)), Infinity) : 0} : null};
 })"""
 
 

@@ -135,32 +135,44 @@ def test_diagrams_take_participants_from_the_model(model):
     assert 'image2[("example/cuda:12")]' in graph and 'image1[("scratch")]' in graph and "stage_base -->|FROM| stage_builder" in graph
     assert 'stage_builder -.->|"COPY /opt/ray_venvs"| stage_nmp_rl_base' in graph
     assert 'stage_nmp_rl_base["nmp-rl-base<br/>published image"]' in graph and "class stage_nmp_rl_base published" in graph
+    # the graph as a table under it (what a phone shows in its place): each stage, its FROM and its COPYs
+    assert "| Stage | FROM | COPY into it |" in graph
+    assert "| `base` | `example/cuda:12` |  |" in graph
+    assert "| `nmp-rl-base`, the published image | stage `base` | `COPY /opt/ray_venvs` from `builder` |" in graph
     build = render_block("diagram-build", {}, src)
     assert "participant venvs as 4 worker venvs<br/>/opt/ray_venvs" in build
     assert "3 filters -> 4 venvs" in build and "uv sync mcore" in build and "uv cache<br/>/opt/uv_cache" in build
+    # its participants as a table under it
+    assert "| 4 worker venvs `/opt/ray_venvs` | one venv per prefetched actor |" in build
+    assert "| uv cache `/opt/uv_cache` |" in build and "| stage `builder` | starts `FROM` stage `base`" in build
     dpo = render_block("diagram-dpo", {}, src)
-    # short participant labels, class and extra; the venv each runs in is in the table under the diagram
-    assert "participant policy1 as DTensorPolicyWorkerV2<br/>automodel\n" in dpo
-    assert "MegatronPolicyWorker<br/>mcore\n" in dpo
+    # short participant labels, the role (the model's noun) and the extra; the class, and the venv each runs
+    # in, are in the table under the diagram, whose first column names the lifeline
+    assert "participant policy1 as policy worker<br/>automodel\n" in dpo
+    assert "policy worker<br/>mcore\n" in dpo and "else policy backend mcore" in dpo
     megatron_venv = next(v.path for v in model.venvs if v.class_name == "MegatronPolicyWorker")
     assert megatron_venv not in dpo.split("```")[1]   # not in the diagram itself
+    assert "MegatronPolicyWorker" not in dpo.split("```")[1]
     megatron_fqn = next(v.actor for v in model.venvs if v.class_name == "MegatronPolicyWorker")
-    assert f"| MegatronPolicyWorker | `{megatron_fqn}` " \
+    assert f"| policy worker (mcore) | `{megatron_fqn}` " \
            f"| policy worker | `mcore` | prefetched venv `{megatron_venv}` |" in dpo
-    assert "Vllm" not in dpo
+    assert "Vllm" not in dpo and "generation worker<br/>" not in dpo
     v2 = render_block("diagram-grpo-v2", {}, src)
-    assert "participant policy as DTensorPolicyWorkerV2<br/>automodel" in v2
-    # the two vLLM workers share an extra: one lifeline, both named in the table
-    assert "participant gen1 as VllmGenerationWorker +1<br/>vllm" in v2
-    assert "VllmAsyncGenerationWorker` | generation worker | `vllm`" in v2
-    assert "MathEnvironment<br/>driver venv" in v2 and "refit" in v2
-    assert ("| MathEnvironment | `rl.environments.math_environment.MathEnvironment` | environment |  | the driver "
-            "venv `/opt/nemo_rl_venv` (`sys.executable`), no venv of its own |") in v2
-    # a "+N" lifeline names the actors it leaves out of the diagram
-    assert ("The lifeline `VllmGenerationWorker +1` is VllmGenerationWorker and stands for the 1 actor(s) of the "
-            "same extra it leaves out of the diagram: VllmAsyncGenerationWorker.") in v2
+    assert "participant policy as policy worker<br/>automodel" in v2
+    # the two vLLM workers share an extra: one lifeline, both named in the table and above it
+    assert "participant gen1 as generation worker<br/>vllm" in v2
+    assert "| generation worker (vllm) | `rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker` " \
+           "| generation worker | `vllm`" in v2
+    assert "participant sysenv as environment<br/>driver venv" in v2 and "refit" in v2
+    assert ("| environment (driver venv) | `rl.environments.math_environment.MathEnvironment` | environment |  | the "
+            "driver venv `/opt/nemo_rl_venv` (`sys.executable`), no venv of its own |") in v2
+    assert "The lifeline `generation worker (vllm)` stands for 2 actors: VllmGenerationWorker, " \
+           "VllmAsyncGenerationWorker." in v2
     megatron = render_block("diagram-grpo-megatron", {}, src)
-    assert "participant policy as MegatronPolicyWorker<br/>mcore" in megatron
+    assert "participant policy as policy worker<br/>mcore" in megatron
+    # the policy is the last lifeline: its long messages never set the gap between two neighbours
+    participants = [ln for ln in megatron.split("```")[1].splitlines() if ln.strip().startswith("participant ")]
+    assert participants[0].split()[1] == "driver" and participants[-1].split()[1] == "policy"
 
 
 def test_a_diagram_table_says_what_it_counts_and_what_it_leaves_out(model):
@@ -193,15 +205,16 @@ def test_an_actors_role_is_stated_once_by_the_model_and_drawn_by_it(model):
 
     v2 = render_block("diagram-grpo-v2", {}, RenderInputs(model))
     source = v2.split("```")[1]
-    lanes = {line.split()[1]: line.split(" as ", 1)[1].split("<br/>")[0].split(" +")[0]
+    # each lifeline is labelled with its role's noun, and each row of the table under it names the lifeline
+    lanes = {line.split()[1]: line.split(" as ", 1)[1].split("<br/>")[0]
              for line in source.splitlines() if line.strip().startswith("participant ")}
-    fqn_of = {a.class_name: a.fqn for a in model.actors}
+    by_noun = {r.noun: r for r in ROLES.values()}
     checked = set()
     for line in source.splitlines():
         line = line.strip()
-        if line.startswith("driver->>") and lanes.get(line[9:].split(":")[0]) in fqn_of:
+        if line.startswith("driver->>") and lanes.get(line[9:].split(":")[0]) in by_noun:
             pid, message = line[9:].split(": ", 1)
-            role = ROLES[role_of(fqn_of[lanes[pid]])]
+            role = by_noun[lanes[pid]]
             if role.asked:
                 assert message == role.asked, line
                 assert f"{pid}-->>driver: {role.answers}" in source
@@ -211,7 +224,7 @@ def test_an_actors_role_is_stated_once_by_the_model_and_drawn_by_it(model):
     for row in rows(v2)[1:]:
         fqn = row[1].strip("`")
         role = ROLES[role_of(fqn)]
-        assert row[2] == role.noun
+        assert row[2] == role.noun and row[0].startswith(role.noun + " (")
         assert f"is an {role.said}." in page or f"is a {role.said}." in page
 
 
@@ -220,8 +233,11 @@ def test_a_rollout_lane_is_asked_for_experience_not_rewards(repo_model):
     what the model says a rollout helper does, and no rewards come back from it."""
     from docgen.model.stages import ROLES
 
-    source = render_block("diagram-grpo-v2", {}, RenderInputs(repo_model)).split("```")[1]
-    pid = next(line.split()[1] for line in source.splitlines() if " as SyncRolloutActor<br/>" in line)
+    out = render_block("diagram-grpo-v2", {}, RenderInputs(repo_model))
+    source = out.split("```")[1]
+    pid = next(line.split()[1] for line in source.splitlines() if f" as {ROLES['rollout'].noun}<br/>" in line)
+    lane = next(r[0] for r in rows(out) if r[1].endswith(".SyncRolloutActor`"))
+    assert lane.startswith(ROLES["rollout"].noun + " (")
     assert f"driver->>{pid}: {ROLES['rollout'].asked}" in source
     assert f"{pid}-->>driver: {ROLES['rollout'].answers}" in source and f"{pid}-->>driver: rewards" not in source
 
@@ -240,7 +256,7 @@ def test_unprefetched_policy_is_drawn_as_built_on_first_use(tmp_path):
     text = DOCKERFILE.replace("    megatron_policy_worker.MegatronPolicyWorker", "    nothing.Matches")
     model = small_model(tmp_path, text)
     out = render_block("diagram-grpo-megatron", {}, RenderInputs(model))
-    assert "MegatronPolicyWorker<br/>mcore, first use" in out
+    assert "participant policy as policy worker<br/>mcore, first use" in out
     assert "venv built on first use, `/opt/ray_venvs/rl.models.policy.workers.megatron_policy_worker." in out
 
 

@@ -6,11 +6,13 @@
 //    when no earlier page had a diagram, by loading the page in full, as a browser without instant
 //    navigation would have done (the page's own scripts then load and configure mermaid from the site).
 // 2. A diagram shrinks to the text column (mermaid's useMaxWidth), but never so far that its text drops under
-//    12 px (READABLE_PX): a diagram that would is drawn at the smallest scale that keeps its text at 12 px
-//    and scrolls sideways in its own box (the page itself never does). On a narrow screen (under
-//    FOLD_BELOW px) such a diagram gives way instead: the box shows one line with a button that opens it
-//    full screen, and the table under it (each workflow diagram's participants, each chart's figures) is
-//    what reads on the phone. The panzoom plugin's fullscreen button would show the diagram at the screen's
+//    12 px (READABLE_PX). The diagrams are made narrow enough to fit the column of a 1280 px screen that way
+//    (docgen's short labels, mkdocs.yml's sequence settings); one that still does not fit, on a screen
+//    between a phone's and a desktop's, is drawn at the smallest scale that keeps its text at 12 px and
+//    scrolls sideways in its own box (the page itself never does). On a narrow screen (under FOLD_BELOW px)
+//    such a diagram gives way instead to its phone form: the box shows one line with a button that opens it
+//    full screen, above the table docgen renders under every diagram, which names all that it draws (the
+//    image graph's stages, the build's and each job's participants, each chart's figures). The panzoom plugin's fullscreen button would show the diagram at the screen's
 //    width, still too small on a phone, so in fullscreen it is given its natural width (from its viewBox)
 //    and is read by panning; leaving fullscreen gives the column back.
 // 3. A dotted name or a path in inline code, anywhere in a page (tables, lists, prose), may break after each
@@ -111,10 +113,12 @@ window.siteDiagramCSS = [
     note.className = "diagram-fold";
     // the table that follows the diagram in its section (legend lines and what the table counts may stand
     // between), as Material wraps it: up to the next heading or the next diagram
-    var table = false;
+    var table = null;
     for (var next = box.nextElementSibling; next && !table && !/^H\d$/.test(next.tagName) &&
          !next.classList.contains("panzoom-box"); next = next.nextElementSibling)
-      table = next.tagName === "TABLE" || !!next.querySelector("table");
+      table = next.tagName === "TABLE" ? next : next.querySelector("table");
+    // the diagram's phone form: on a phone its code spans are drawn at 12 px too (diagrams.css)
+    if (table) table.setAttribute("data-diagram-form", "");
     note.appendChild(document.createTextNode("This diagram is too wide to read on this screen"
       + (table ? "; the table below lists what it shows. " : ". ")));
     var open = document.createElement("button");
