@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 
 from sybil import Document, Example, Region, Sybil
 
-from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer, engine_timeout, hung_message, timed_out
+from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer, engine_timeout, timed_out
 from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
 from docgen.console.shell import CommandTimeout, HostLifeline, PersistentShell, ShellError, ShellExited, copy_worktree, host_shell
 from docgen.io import Output, decode, read_bytes, write_files
@@ -21,8 +21,6 @@ from docgen.project import find_project
 
 DEFAULT_IMAGE = "nmp-rl-base:hermetic"
 IMAGE_ENV = "NMP_IMAGE"   # the image every image-backed test and the docs' console blocks run against
-BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/docker-engine start)"
-NO_ENGINE = "no Docker engine answers ({}); start one with scripts/docker-engine start"
 UPDATE_ENV = "DOCGEN_CONSOLE_UPDATE"
 REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
 MAX_DIFF_LINES = 2000
@@ -41,17 +39,12 @@ class ConsoleSession:
     def __init__(self, image: str | None = None, repo: Path | None = None, client_factory: Callable[[], Any] | None = None) -> None:
         self.image, self.repo, self._client_factory = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo, client_factory
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
-        self._failed: Exception | None = None   # no engine, no image, or an engine that hung when asked first
         self.engine: Engine | None = None
-        self.image_id: str | None = None   # pinned at the first container: a retag mid-run changes nothing
+        self._failed: Exception | None = None   # no engine, no image, or an engine that hung when asked first
+        self.image_id: str | None = None        # pinned at the first container: a retag mid-run changes nothing
         self._workspace: tuple[Path, HostLifeline] | None = None
-        self._shells: dict[tuple[str, str], PersistentShell] = {}
-        self.containers: dict[tuple[str, str], PageContainer] = {}
+        self.shells: dict[tuple[str, str], PersistentShell] = {}
         self.started: list[PageContainer] = []
-
-    @property
-    def hung(self) -> str | None:
-        return self.engine.hung if self.engine is not None else (str(self._failed) if isinstance(self._failed, EngineHung) else None)
 
     def _engine(self) -> Engine:
         if self._failed is not None:
@@ -59,13 +52,13 @@ class ConsoleSession:
         if self.engine is None:
             import docker  # noqa: PLC0415  # only sessions that run image blocks pay for it
 
-            try:
+            try:   # the client asks the engine its API version on creation
                 client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
-                Engine(client).call("answer a ping", client.ping)
-            except Exception as exc:   # the client asks the engine its API version on creation
-                hung = isinstance(exc, EngineHung) or timed_out(exc)
-                self._failed = (EngineHung(hung_message("say its API version", engine_timeout())) if hung
-                                else ImageUnavailable(NO_ENGINE.format(type(exc).__name__)))
+                client.ping()
+            except Exception as exc:
+                self._failed = (EngineHung("say its API version", engine_timeout()) if timed_out(exc)
+                                else ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one "
+                                                      "with scripts/docker-engine start"))
                 raise self._failed from None
             self.engine = Engine(client)
         return self.engine
@@ -76,67 +69,64 @@ class ConsoleSession:
         import docker  # noqa: PLC0415  # as in _engine: a session of host blocks only never pays for it
 
         try:
-            found = engine.call("look up the image", engine.client.images.get, self.image)
+            found = engine.call("look up the image", engine.client.images.get, self.image).id
         except docker.errors.ImageNotFound:
             if self.image_id is None:
-                self._failed = ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}")
+                self._failed = ImageUnavailable(f"image {self.image} is not built; build it with scripts/build-image "
+                                                "(the engine starts with scripts/docker-engine start)")
                 raise self._failed from None
             found = None
-        if self.image_id is None:
-            self.image_id = found.id
-        elif found is None or found.id != self.image_id:
-            now = "no longer names an image" if found is None else f"now names another image ({found.id[:19]})"
+        self.image_id = self.image_id or found
+        if found != self.image_id:
+            now = "no longer names an image" if found is None else f"now names another image ({found[:19]})"
             warnings.warn(f"{self.image} {now} since this session started; the page's container runs the "
                           f"image the session started with ({self.image_id[:19]})", stacklevel=1)
         return self.image_id
 
     def shell(self, document: str, where: str) -> PersistentShell:
+        """The page's shell in `where` (image or host), started at its first block."""
         key = (document, where)
-        if key in self._shells:
-            return self._shells[key]
+        if key in self.shells:
+            return self.shells[key]
         if where == "host":
-            workspace, lifeline = self.workspace()
-            self._shells[key] = host_shell(workspace, self.repo or Path(), lifeline.mark)
-            return self._shells[key]
+            if self.repo is None:
+                raise RuntimeError("where=host blocks need ConsoleSession(repo=...)")
+            if self._workspace is None:   # removed by its lifeline even when this process is killed
+                folder = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
+                self._workspace = (folder, HostLifeline(folder))
+                copy_worktree(self.repo, folder)
+            self.shells[key] = host_shell(self._workspace[0], self.repo, self._workspace[1].mark)
+            return self.shells[key]
         engine = self._engine()
         self.started.append(container := PageContainer(engine, self.pinned_image(engine), self.session_id))
         try:
-            self._shells[key] = container.shell()
+            self.shells[key] = container.shell()
         except BaseException:
-            container.end()
+            container.close()
             raise
-        self.containers[key] = container
-        return self._shells[key]
+        return self.shells[key]
 
-    def discard_shell(self, document: str, where: str) -> None:
-        """End a page's shell (and its container); the page's next block gets a fresh one."""
-        self.containers.pop((document, where), None)
-        if (shell := self._shells.pop((document, where), None)) is not None:
-            shell.close()
+    def container(self, document: str, where: str) -> PageContainer | None:
+        """The container of the page's image shell, if it has one."""
+        transport = getattr(self.shells.get((document, where)), "transport", None)
+        return transport if isinstance(transport, PageContainer) else None
 
-    def close_document(self, document: str) -> None:
-        """End the page's shells: whatever the page left running ends with them."""
-        for key in [k for k in self._shells if k[0] == document]:
-            self.discard_shell(*key)
-
-    def workspace(self) -> tuple[Path, HostLifeline]:
-        if self.repo is None:
-            raise RuntimeError("where=host blocks need ConsoleSession(repo=...)")
-        if self._workspace is None:
-            folder = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
-            self._workspace = (folder, HostLifeline(folder))   # removed even when this process is killed
-            copy_worktree(self.repo, folder)
-        return self._workspace
+    def close_document(self, document: str, where: str | None = None) -> None:
+        """End the page's shells (or its shell in `where`): whatever the page left running ends with them;
+        its next block gets a fresh one."""
+        for key in [k for k in self.shells if k[0] == document and where in (None, k[1])]:
+            self.shells.pop(key).close()
 
     def close(self) -> list[str]:
         """End every shell and the workspace; return the ids of this session's containers the engine still
         has after waiting for their removal."""
-        for key in list(self._shells):
-            self.discard_shell(*key)
+        for key in list(self.shells):
+            self.shells.pop(key).close()
         if self._workspace is not None:
             self._workspace[1].close()
             self._workspace = None
-        left = [c.id for c in self.started if c.id and self.hung is None and not c.gone()]
+        hung = self.engine is not None and self.engine.hung is not None
+        left = [c.id for c in self.started if c.id and not hung and not c.gone()]
         self.started = []
         return left
 
@@ -151,86 +141,31 @@ def _step_failure(step: ShellStep, output: list[str], status: int | None) -> lis
         lines.append("output (- expected, + actual):")
         # a runaway block's megabytes would make the diff slow and the report unreadable: diff the start
         shown = output[:MAX_DIFF_LINES]
-        diff = difflib.unified_diff(list(step.expected), shown, lineterm="", n=3)
-        lines.extend(line for line in list(diff)[2:])   # drop the ---/+++ file header
+        lines.extend(list(difflib.unified_diff(list(step.expected), shown, lineterm="", n=3))[2:])   # no ---/+++ header
         if len(output) > len(shown):
             lines.append(f"(and {len(output) - len(shown)} more output lines not shown)")
     return lines
 
 
-def _unsafe_for_update(output: tuple[str, ...]) -> str | None:
-    unsafe = next((line for line in output if line.startswith(("$ ", "> ")) or re.fullmatch(r"\[\d{1,3}\]", line)), None)
-    return None if unsafe is None else f"actual output line {unsafe!r} would read back as transcript syntax"
-
-
-class ConsoleEvaluator:
-    """Runs a block's steps in its page's shell and compares output and exit status."""
-
-    def __init__(self, session_key: str) -> None:
-        self.session_key = session_key
-
-    def __call__(self, example: Example) -> str | None:
-        block: ConsoleBlock = example.parsed
-        if block.options.skip:
-            _skip(block.options.skip)
-        session: ConsoleSession = example.namespace[self.session_key]
-        example.namespace["_console_document"] = example.path   # the teardown closes this page's shells
-        header = f"{_relative(block.path)}:{block.line} [{block.test_id}] where={block.options.where}"
-        where, in_image = block.options.where, block.options.where != "host"
-        try:
-            shell = session.shell(example.path, where)
-        except ImageUnavailable as exc:
-            if os.environ.get(REQUIRE_ENV) == "1":
-                return f"{REQUIRE_ENV}=1 and {exc}"
-            _skip(str(exc))
-        except EngineHung as exc:
-            return f"{header}\n{exc}"
-        except Exception as exc:
-            if not in_image:
-                raise
-            return f"{header}\ncould not start the page's container and shell ({type(exc).__name__}: {exc}); the next block tries again"
-        problems: list[str] = []
-        new_steps: list[ShellStep] = []
-        for step in block.steps:
-            try:
-                result = shell.run(step.command, block.options.timeout)
-            except Exception as exc:   # ShellError, or the engine refusing the exec socket
-                partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
-                problems += [f"$ {step.command}", f"timed out after {block.options.timeout:g} s"
-                             if isinstance(exc, CommandTimeout) else str(exc) if isinstance(exc, ShellError)
-                             else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
-                container = session.containers.get((example.path, where))
-                if container is not None and (isinstance(exc, ShellExited) or not isinstance(exc, ShellError)):
-                    try:   # the shell ended by itself, or its connection did: the container may say why
-                        trouble = container.trouble()
-                        problems += [trouble] if trouble else _oom_note(container)
-                    except EngineHung as hung:
-                        problems.append(str(hung))
-                if in_image and any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
-                    problems.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
-                session.discard_shell(example.path, where)
-                if session.hung is None:
-                    problems.append(f"the page continues in a fresh {'container' if in_image else 'shell'}")
-                if partial:
-                    problems += ["output so far:", *("  " + line for line in partial[-20:])]
-                return "\n".join([header, *problems])
-            if result.exit_status == step.exit_status and output_matches(step.expected, result.output):
-                new_steps.append(step)
-                continue
-            problems += _step_failure(step, result.output, result.exit_status)
-            if in_image and session.hung is None:   # one exec, only for a failing step
-                problems += _oom_note(session.containers[(example.path, where)])
-            new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
-        if not problems:
-            return None
-        if os.environ.get(UPDATE_ENV) == "1":
-            unsafe = next(filter(None, (_unsafe_for_update(s.expected) for s in new_steps)), None)
-            if unsafe is None:
-                update_block(example.document, block, new_steps)
-                warnings.warn(f"{header}: expected output rewritten from the real run", stacklevel=1)
-                return None
-            problems.append(f"not updated: {unsafe}")
-        return "\n".join([header, *problems])
+def _lost_shell(session: ConsoleSession, document: str, where: str, exc: Exception, timeout: float) -> list[str]:
+    """What a step that ended its shell says, after which the page's shell is ended (the next block gets a
+    fresh one): why, as far as the shell or its container can tell, and the tail of the output so far."""
+    partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
+    lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
+             if isinstance(exc, ShellError) else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
+    container = session.container(document, where)
+    if container is not None and (isinstance(exc, ShellExited) or not isinstance(exc, ShellError)):
+        try:   # the shell ended by itself, or its connection did: the container may say why
+            trouble = container.trouble()
+            lines += [trouble] if trouble else _oom_note(container)
+        except EngineHung as hung:
+            lines.append(str(hung))
+    if container is not None and any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
+        lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
+    session.close_document(document, where)
+    if session.engine is None or session.engine.hung is None:
+        lines.append(f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
+    return lines + (["output so far:", *("  " + line for line in partial[-20:])] if partial else [])
 
 
 def _oom_note(container: PageContainer) -> list[str]:
@@ -243,10 +178,61 @@ def _oom_note(container: PageContainer) -> list[str]:
             f"memory limit ({container.memory_limit})"]
 
 
-def _skip(reason: str) -> None:
-    import pytest  # noqa: PLC0415  # loaded under pytest already; a script reading the constants need not load it
+class ConsoleEvaluator:
+    """Runs a block's steps in its page's shell and compares output and exit status."""
 
-    pytest.skip(reason)
+    def __init__(self, session_key: str) -> None:
+        self.session_key = session_key
+
+    def __call__(self, example: Example) -> str | None:
+        import pytest  # noqa: PLC0415  # loaded under pytest already; a script reading the constants need not load it
+
+        block: ConsoleBlock = example.parsed
+        if block.options.skip:
+            pytest.skip(block.options.skip)
+        session: ConsoleSession = example.namespace[self.session_key]
+        example.namespace["_console_document"] = example.path   # the teardown closes this page's shells
+        where = block.options.where
+        shown = Path(block.path)
+        header = f"{shown.relative_to(Path.cwd()) if shown.is_relative_to(Path.cwd()) else shown}:{block.line} [{block.test_id}] where={where}"
+        try:
+            shell = session.shell(example.path, where)
+        except ImageUnavailable as exc:
+            if os.environ.get(REQUIRE_ENV) == "1":
+                return f"{REQUIRE_ENV}=1 and {exc}"
+            pytest.skip(str(exc))
+        except EngineHung as exc:
+            return f"{header}\n{exc}"
+        except Exception as exc:
+            if where == "host":
+                raise
+            return f"{header}\ncould not start the page's container and shell ({type(exc).__name__}: {exc}); the next block tries again"
+        problems: list[str] = []
+        new_steps: list[ShellStep] = []
+        for step in block.steps:
+            try:
+                result = shell.run(step.command, block.options.timeout)
+            except Exception as exc:   # ShellError, or the engine refusing the exec socket
+                return "\n".join([header, *problems, f"$ {step.command}",
+                                  *_lost_shell(session, example.path, where, exc, block.options.timeout)])
+            if result.exit_status == step.exit_status and output_matches(step.expected, result.output):
+                new_steps.append(step)
+                continue
+            problems += _step_failure(step, result.output, result.exit_status)
+            if (container := session.container(example.path, where)) is not None and container.engine.hung is None:
+                problems += _oom_note(container)   # one exec, only for a failing step
+            new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
+        if not problems:
+            return None
+        if os.environ.get(UPDATE_ENV) == "1":
+            unsafe = next((line for step in new_steps for line in step.expected
+                           if line.startswith(("$ ", "> ")) or re.fullmatch(r"\[\d{1,3}\]", line)), None)
+            if unsafe is None:
+                update_block(example.document, block, new_steps)
+                warnings.warn(f"{header}: expected output rewritten from the real run", stacklevel=1)
+                return None
+            problems.append(f"not updated: actual output line {unsafe!r} would read back as transcript syntax")
+        return "\n".join([header, *problems])
 
 
 def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]) -> None:
@@ -265,10 +251,6 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
     # folder, and it refuses a page saved by someone else since it was read just above
     write_files(find_project(cwd=path.parent).root, [Output(path, current[:start] + body + current[end:], raw, check_expected=True)])
     shifts.append((block.body_start, len(body) - len(original)))
-
-
-def _relative(path: str) -> str:
-    return str(Path(path).relative_to(Path.cwd())) if Path(path).is_relative_to(Path.cwd()) else path
 
 
 class ConsoleSybil(Sybil):
