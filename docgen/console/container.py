@@ -1,22 +1,18 @@
-"""A page's shell in a hardened container that lives only as long as this process holds its lifeline, and
-every call to the Docker engine bounded in time.
-
-The container's PID 1 is `cat` reading the container's standard input, which is attached to this
-process's connection to the engine. cat has no signal handler, so nothing inside the container can signal
-it; it ends at end-of-file, and the kernel then ends every other process in the container. End-of-file
-comes when the page's shell is closed, and when this process dies in any way, SIGKILL included: the
-engine closes the input when the connection drops (StdinOnce) and removes the stopped container
-(auto-remove). No session, lease or reaper cleans up after another.
+"""A page's shell in a hardened container that lives only as long as this process holds its lifeline (PID 1
+is `cat` reading the container's input, attached to this process's connection to the engine; why that is
+enough is docs/contributing.md's "Who owns a console session's container"), and every call to the Docker
+engine bounded in time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
 import signal
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from docgen.console.shell import PersistentShell
 
@@ -57,8 +53,7 @@ class Engine:
     def __init__(self, client: Any) -> None:
         self.client, self.api = client, client.api
         self.hung: EngineHung | None = None
-        timeout = getattr(client.api, "timeout", None)
-        self.timeout = float(timeout) if isinstance(timeout, (int, float)) else engine_timeout()
+        self.timeout: float = client.api.timeout
 
     def call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self.hung is not None:
@@ -72,33 +67,32 @@ class Engine:
             raise self.hung from None
 
 
+@contextlib.contextmanager
+def _held_back() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held back (main thread only) while the engine creates, attaches and starts
+    a container, then delivered: no interruption leaves a container this process does not know of."""
+    caught: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if main else ()
+    previous = {signum: signal.signal(signum, lambda n, _: caught.append(n)) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if caught:
+            signal.raise_signal(caught[0])
+
+
 def _raw(socket_io: Any) -> Any:
     """The socket under the SDK's attach stream (over TLS the SDK hands out the socket itself)."""
     return getattr(socket_io, "_sock", socket_io)
 
 
-class _HeldBack:
-    """SIGINT, SIGTERM and SIGHUP held back (main thread only) while the engine creates, attaches and starts
-    a container, then delivered: no interruption leaves a container this process does not know of."""
-
-    def __enter__(self) -> None:
-        self.caught: list[int] = []
-        self.previous = {}
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                self.previous[signum] = signal.signal(signum, lambda n, _: self.caught.append(n))
-
-    def __exit__(self, *exc: object) -> None:
-        for signum, handler in self.previous.items():
-            signal.signal(signum, handler)
-        if self.caught:
-            signal.raise_signal(self.caught[0])
-
-
 class PageContainer:
-    """One hardened container for one page's shell, and the shell's connection: bash started with the engine's
-    exec and spoken to over its attach socket (no TTY: the engine's frames carry the shell's one stream). Only the lifeline replaces the image's entrypoint
-    and command: its environment, working directory and default user stay as a user's `docker run` sees them."""
+    """One hardened container for one page's shell, and the shell's transport: bash started with the engine's
+    exec, spoken to over its attach socket. Only the lifeline replaces the image's entrypoint and command: its
+    environment, working directory and default user stay as a user's `docker run` sees them."""
 
     def __init__(self, engine: Engine, image: str, session_id: str) -> None:
         self.engine, api = engine, engine.api
@@ -108,7 +102,7 @@ class PageContainer:
             security_opt=["no-new-privileges"], tmpfs={"/tmp": "rw,size=64m"}, mem_limit=self.memory_limit,
             pids_limit=PIDS_LIMIT)
         self.id, self.oom_seen, self.closed, self._lifeline, self._shell_io = "", 0, False, None, None
-        with _HeldBack():
+        with _held_back():
             try:
                 self.id = engine.call("create the page container", api.create_container, image,
                                       entrypoint=["/bin/sh", "-c"], command=[LIFELINE], stdin_open=True,

@@ -9,7 +9,7 @@ import tempfile
 import uuid
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from sybil import Document, Example, Region, Sybil
 
@@ -36,59 +36,44 @@ class ConsoleSession:
     """Everything one test session shares: the engine, the image it pinned, the host workspace, and one
     persistent shell per (document, where); an image shell has a container of its own."""
 
-    def __init__(self, image: str | None = None, repo: Path | None = None, client_factory: Callable[[], Any] | None = None) -> None:
-        self.image, self.repo, self._client_factory = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo, client_factory
+    def __init__(self, image: str | None = None, repo: Path | None = None) -> None:
+        self.image, self.repo = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
         self.engine: Engine | None = None
         self._failed: Exception | None = None   # no engine, no image, or an engine that hung when asked first
-        self.image_id: str | None = None        # pinned at the first container: a retag mid-run changes nothing
+        self.image_id: str | None = None
         self._workspace: tuple[Path, HostLifeline] | None = None
         self.shells: dict[tuple[str, str], PersistentShell] = {}
         self.started: list[PageContainer] = []
 
-    def _engine(self) -> Engine:
+    def _engine(self) -> tuple[Engine, str]:
+        """The engine, and the ID of the image the session runs: found from the name at the first image block,
+        so a tag retagged mid-run changes nothing."""
+        import docker  # noqa: PLC0415  # only sessions that run image blocks pay for it
+
         if self._failed is not None:
             raise self._failed
         if self.engine is None:
-            import docker  # noqa: PLC0415  # only sessions that run image blocks pay for it
-
             try:   # the client asks the engine its API version on creation
-                client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
-                client.ping()
+                self.engine = Engine(docker.from_env(timeout=engine_timeout()))
             except Exception as exc:
                 self._failed = (EngineHung("say its API version", engine_timeout()) if timed_out(exc)
                                 else ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one "
                                                       "with scripts/docker-engine start"))
                 raise self._failed from None
-            self.engine = Engine(client)
-        return self.engine
-
-    def pinned_image(self, engine: Engine) -> str:
-        """The image ID the session runs: found from the name once; later containers reuse it, and a tag
-        that now names another image is reported, not followed."""
-        import docker  # noqa: PLC0415  # as in _engine: a session of host blocks only never pays for it
-
-        try:
-            found = engine.call("look up the image", engine.client.images.get, self.image).id
-        except docker.errors.ImageNotFound:
-            if self.image_id is None:
+        if self.image_id is None:
+            try:
+                self.image_id = self.engine.call("look up the image", self.engine.client.images.get, self.image).id
+            except docker.errors.ImageNotFound:
                 self._failed = ImageUnavailable(f"image {self.image} is not built; build it with scripts/build-image "
                                                 "(the engine starts with scripts/docker-engine start)")
                 raise self._failed from None
-            found = None
-        self.image_id = self.image_id or found
-        if found != self.image_id:
-            now = "no longer names an image" if found is None else f"now names another image ({found[:19]})"
-            warnings.warn(f"{self.image} {now} since this session started; the page's container runs the "
-                          f"image the session started with ({self.image_id[:19]})", stacklevel=1)
-        return self.image_id
+        return self.engine, self.image_id
 
     def shell(self, document: str, where: str) -> PersistentShell:
         """The page's shell in `where` (image or host), started at its first block."""
         key = (document, where)
-        if key in self.shells:
-            return self.shells[key]
-        if where == "host":
+        if key not in self.shells and where == "host":
             if self.repo is None:
                 raise RuntimeError("where=host blocks need ConsoleSession(repo=...)")
             if self._workspace is None:   # removed by its lifeline even when this process is killed
@@ -96,14 +81,13 @@ class ConsoleSession:
                 self._workspace = (folder, HostLifeline(folder))
                 copy_worktree(self.repo, folder)
             self.shells[key] = host_shell(self._workspace[0], self.repo, self._workspace[1].mark)
-            return self.shells[key]
-        engine = self._engine()
-        self.started.append(container := PageContainer(engine, self.pinned_image(engine), self.session_id))
-        try:
-            self.shells[key] = container.shell()
-        except BaseException:
-            container.close()
-            raise
+        elif key not in self.shells:
+            self.started.append(container := PageContainer(*self._engine(), self.session_id))
+            try:
+                self.shells[key] = container.shell()
+            except BaseException:
+                container.close()
+                raise
         return self.shells[key]
 
     def container(self, document: str, where: str) -> PageContainer | None:
@@ -120,30 +104,28 @@ class ConsoleSession:
     def close(self) -> list[str]:
         """End every shell and the workspace; return the ids of this session's containers the engine still
         has after waiting for their removal."""
-        for key in list(self.shells):
-            self.shells.pop(key).close()
+        for document, _ in list(self.shells):
+            self.close_document(document)
         if self._workspace is not None:
             self._workspace[1].close()
             self._workspace = None
         hung = self.engine is not None and self.engine.hung is not None
-        left = [c.id for c in self.started if c.id and not hung and not c.gone()]
-        self.started = []
+        left, self.started = [c.id for c in self.started if c.id and not hung and not c.gone()], []
         return left
 
 
 # --- evaluation ---------------------------------------------------------------------------------
 
-def _step_failure(step: ShellStep, output: list[str], status: int | None) -> list[str]:
+def _step_failure(step: ShellStep, output: list[str], status: int) -> list[str]:
     lines = ["$ " + step.command.replace("\n", "\n> ")]
-    if status is not None and status != step.exit_status:
+    if status != step.exit_status:
         lines.append(f"exit status: expected {step.exit_status}, got {status}")
     if not output_matches(step.expected, output):
-        lines.append("output (- expected, + actual):")
         # a runaway block's megabytes would make the diff slow and the report unreadable: diff the start
-        shown = output[:MAX_DIFF_LINES]
-        lines.extend(list(difflib.unified_diff(list(step.expected), shown, lineterm="", n=3))[2:])   # no ---/+++ header
-        if len(output) > len(shown):
-            lines.append(f"(and {len(output) - len(shown)} more output lines not shown)")
+        diff = difflib.unified_diff(list(step.expected), output[:MAX_DIFF_LINES], lineterm="", n=3)
+        lines += ["output (- expected, + actual):", *list(diff)[2:]]   # without the ---/+++ header
+        if len(output) > MAX_DIFF_LINES:
+            lines.append(f"(and {len(output) - MAX_DIFF_LINES} more output lines not shown)")
     return lines
 
 
@@ -153,15 +135,14 @@ def _lost_shell(session: ConsoleSession, document: str, where: str, exc: Excepti
     partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
     lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
              if isinstance(exc, ShellError) else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
-    container = session.container(document, where)
-    if container is not None and (isinstance(exc, ShellExited) or not isinstance(exc, ShellError)):
-        try:   # the shell ended by itself, or its connection did: the container may say why
-            trouble = container.trouble()
-            lines += [trouble] if trouble else _oom_note(container)
-        except EngineHung as hung:
-            lines.append(str(hung))
-    if container is not None and any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
-        lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
+    if (container := session.container(document, where)) is not None:
+        if isinstance(exc, ShellExited) or not isinstance(exc, ShellError):
+            try:   # the shell ended by itself, or its connection did: the container may say why
+                lines += [trouble] if (trouble := container.trouble()) else _oom_note(container)
+            except EngineHung as hung:
+                lines.append(str(hung))
+        if any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
+            lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
     session.close_document(document, where)
     if session.engine is None or session.engine.hung is None:
         lines.append(f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
@@ -178,61 +159,51 @@ def _oom_note(container: PageContainer) -> list[str]:
             f"memory limit ({container.memory_limit})"]
 
 
-class ConsoleEvaluator:
-    """Runs a block's steps in its page's shell and compares output and exit status."""
+def evaluate(example: Example) -> str | None:
+    """Run a block's steps in its page's shell and compare output and exit status: None when all hold, else
+    what differs. With DOCGEN_CONSOLE_UPDATE=1 the block's expected output is rewritten instead."""
+    import pytest  # noqa: PLC0415  # loaded under pytest already; a script reading the constants need not load it
 
-    def __init__(self, session_key: str) -> None:
-        self.session_key = session_key
-
-    def __call__(self, example: Example) -> str | None:
-        import pytest  # noqa: PLC0415  # loaded under pytest already; a script reading the constants need not load it
-
-        block: ConsoleBlock = example.parsed
-        if block.options.skip:
-            pytest.skip(block.options.skip)
-        session: ConsoleSession = example.namespace[self.session_key]
-        example.namespace["_console_document"] = example.path   # the teardown closes this page's shells
-        where = block.options.where
-        shown = Path(block.path)
-        header = f"{shown.relative_to(Path.cwd()) if shown.is_relative_to(Path.cwd()) else shown}:{block.line} [{block.test_id}] where={where}"
+    block: ConsoleBlock = example.parsed
+    if block.options.skip:
+        pytest.skip(block.options.skip)
+    session: ConsoleSession = example.namespace["console_session"]
+    example.namespace["_console_document"] = example.path   # the teardown closes this page's shells
+    where, path = block.options.where, Path(block.path)
+    header = f"{path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}:{block.line} [{block.test_id}] where={where}"
+    try:
+        shell = session.shell(example.path, where)
+    except ImageUnavailable as exc:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            return f"{REQUIRE_ENV}=1 and {exc}"
+        pytest.skip(str(exc))
+    except Exception as exc:   # the engine hung or refused: this block fails, the next one tries again
+        if where == "host":
+            raise
+        return f"{header}\n{exc if isinstance(exc, EngineHung) else f'could not start the page container ({exc!r})'}"
+    problems: list[str] = []
+    new_steps: list[ShellStep] = []
+    for step in block.steps:
         try:
-            shell = session.shell(example.path, where)
-        except ImageUnavailable as exc:
-            if os.environ.get(REQUIRE_ENV) == "1":
-                return f"{REQUIRE_ENV}=1 and {exc}"
-            pytest.skip(str(exc))
-        except EngineHung as exc:
-            return f"{header}\n{exc}"
-        except Exception as exc:
-            if where == "host":
-                raise
-            return f"{header}\ncould not start the page's container and shell ({type(exc).__name__}: {exc}); the next block tries again"
-        problems: list[str] = []
-        new_steps: list[ShellStep] = []
-        for step in block.steps:
-            try:
-                result = shell.run(step.command, block.options.timeout)
-            except Exception as exc:   # ShellError, or the engine refusing the exec socket
-                return "\n".join([header, *problems, f"$ {step.command}",
-                                  *_lost_shell(session, example.path, where, exc, block.options.timeout)])
-            if result.exit_status == step.exit_status and output_matches(step.expected, result.output):
-                new_steps.append(step)
-                continue
+            result = shell.run(step.command, block.options.timeout)
+        except Exception as exc:   # ShellError, or the engine refusing the exec socket
+            return "\n".join([header, *problems, f"$ {step.command}",
+                              *_lost_shell(session, example.path, where, exc, block.options.timeout)])
+        if result.exit_status != step.exit_status or not output_matches(step.expected, result.output):
             problems += _step_failure(step, result.output, result.exit_status)
             if (container := session.container(example.path, where)) is not None and container.engine.hung is None:
                 problems += _oom_note(container)   # one exec, only for a failing step
-            new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
-        if not problems:
+            step = ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line)
+        new_steps.append(step)
+    if problems and os.environ.get(UPDATE_ENV) == "1":
+        unsafe = next((line for step in new_steps for line in step.expected
+                       if line.startswith(("$ ", "> ")) or re.fullmatch(r"\[\d{1,3}\]", line)), None)
+        if unsafe is None:
+            update_block(example.document, block, new_steps)
+            warnings.warn(f"{header}: expected output rewritten from the real run", stacklevel=1)
             return None
-        if os.environ.get(UPDATE_ENV) == "1":
-            unsafe = next((line for step in new_steps for line in step.expected
-                           if line.startswith(("$ ", "> ")) or re.fullmatch(r"\[\d{1,3}\]", line)), None)
-            if unsafe is None:
-                update_block(example.document, block, new_steps)
-                warnings.warn(f"{header}: expected output rewritten from the real run", stacklevel=1)
-                return None
-            problems.append(f"not updated: actual output line {unsafe!r} would read back as transcript syntax")
-        return "\n".join([header, *problems])
+        problems.append(f"not updated: actual output line {unsafe!r} would read back as transcript syntax")
+    return "\n".join([header, *problems]) if problems else None
 
 
 def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]) -> None:
@@ -254,24 +225,21 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
 
 
 class ConsoleSybil(Sybil):
-    """Sybil whose test names say where a block is: `<heading-slug>::<n>` under the page's node."""
+    """A Sybil that runs each ```console block of the pages under `path` (the `console_session` fixture
+    holds their shells; a page's end when its last block has run), and names each test after where its
+    block is: `<heading-slug>::<n>` under the page's node."""
+
+    def __init__(self, path: Path) -> None:
+        def parse(document: Document) -> Iterable[Region]:
+            for block in find_blocks(document.text, document.path):
+                yield Region(block.start, block.end, parsed=block, evaluator=evaluate)
+
+        def teardown(namespace: dict[str, Any]) -> None:
+            if namespace.get("console_session") is not None and namespace.get("_console_document"):
+                namespace["console_session"].close_document(namespace["_console_document"])
+
+        super().__init__(parsers=[parse], path=str(path.resolve()), patterns=["**/*.md"], fixtures=["console_session"],
+                         teardown=teardown)
 
     def identify(self, example: Example) -> str:
         return example.parsed.test_id if isinstance(example.parsed, ConsoleBlock) else super().identify(example)
-
-
-def console_sybil(path: Path, patterns: Iterable[str] = ("**/*.md",), session_fixture: str = "console_session") -> ConsoleSybil:
-    """A Sybil that runs each ```console block of the pages with a ConsoleEvaluator; a page's shells end after
-    its last block."""
-    evaluator = ConsoleEvaluator(session_fixture)
-
-    def parse(document: Document) -> Iterable[Region]:
-        for block in find_blocks(document.text, document.path):
-            yield Region(block.start, block.end, parsed=block, evaluator=evaluator)
-
-    def teardown(namespace: dict[str, Any]) -> None:
-        if namespace.get(session_fixture) is not None and namespace.get("_console_document"):
-            namespace[session_fixture].close_document(namespace["_console_document"])
-
-    return ConsoleSybil(parsers=[parse], path=str(path.resolve()), patterns=list(patterns), fixtures=[session_fixture],
-                        teardown=teardown)

@@ -126,30 +126,22 @@ def parse_options(text: str, path: str, line: int) -> BlockOptions:
 def parse_steps(lines: list[str], path: str, first_line: int) -> tuple[ShellStep, ...]:
     """Split a block's lines into steps. `first_line` is the document line of lines[0]."""
     steps: list[ShellStep] = []
-    i = 0
-    while i < len(lines) and not lines[i].strip():
-        i += 1
+    i = next((n for n, line in enumerate(lines) if line.strip()), len(lines))
     if i < len(lines) and not lines[i].startswith("$ "):
         raise InputError(path, first_line + i, "console block: output before the first `$ ` command")
     while i < len(lines):
-        start, source, parts = i, [lines[i]], [lines[i][2:]]
-        i += 1
-        while i < len(lines) and (source[-1].endswith("\\") or lines[i].startswith("> ")):
-            # a `> ` secondary prompt is the reader's typing aid, never part of the command
-            text = lines[i][2:] if lines[i].startswith("> ") else lines[i]
-            if source[-1].endswith("\\"):
-                parts[-1] += "\n" + text   # bash joins backslash-newline itself
-            else:
-                parts.append(text)
-            source.append(lines[i])
+        start, i = i, i + 1
+        while i < len(lines) and (lines[i - 1].endswith("\\") or lines[i].startswith("> ")):
             i += 1
+        source = lines[start:i]
+        # bash joins a backslash-newline itself; a `> ` secondary prompt is the reader's typing aid, not the command's
+        parts = [source[0][2:], *(line[2:] if line.startswith("> ") else line for line in source[1:])]
         if not "".join(parts).strip():
             raise InputError(path, first_line + start, "console block: `$` without a command")
-        expected: list[str] = []
+        output_from = i
         while i < len(lines) and not lines[i].startswith("$ "):
-            expected.append(lines[i])
             i += 1
-        expected, status = _trim_trailing_blank(expected), 0
+        expected, status = _trim_trailing_blank(lines[output_from:i]), 0
         if expected and (found := _EXIT_STATUS.fullmatch(expected[-1])):
             expected, status = _trim_trailing_blank(expected[:-1]), int(found[1])
         steps.append(ShellStep("\n".join(parts), tuple(source), tuple(expected), status, first_line + start))
