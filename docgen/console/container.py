@@ -174,13 +174,18 @@ class PageContainer:
                 return None
         return "the container stopped or was removed from outside (docker stop, kill or rm)"
 
-    def oom_kills(self) -> int | None:
-        """How many processes the kernel killed for memory in this container so far (None: unknown)."""
+    def oom_note(self) -> list[str]:
+        """A line saying the kernel killed a process for memory in this container since the last note, else
+        none (nor when the container cannot say)."""
         call, api = self.engine.call, self.engine.api
         try:   # cgroup v2, then v1
             exec_id = call("read the memory events", api.exec_create, self.id, [
                 "sh", "-c", "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"])["Id"]
             found = re.search(rb"^oom_kill (\d+)", call("read the memory events", api.exec_start, exec_id), re.M)
         except Exception:
-            return None
-        return int(found[1]) if found else None
+            return []
+        if not found or int(found[1]) <= self.oom_seen:
+            return []
+        self.oom_seen = int(found[1])
+        return ["the kernel killed a process of this block for memory: it went over the page container's memory "
+                f"limit ({self.memory_limit})"]

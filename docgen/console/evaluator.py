@@ -25,7 +25,7 @@ UPDATE_ENV = "DOCGEN_CONSOLE_UPDATE"
 REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
 MAX_DIFF_LINES = 2000
 # what bash and coreutils print when fork() fails under the container's pids limit
-_PIDS_SIGNS = ("fork: retry: Resource temporarily unavailable", "fork: Resource temporarily unavailable")
+_PIDS_SIGN = re.compile(r"fork: (retry: )?Resource temporarily unavailable")
 
 
 class ImageUnavailable(Exception):
@@ -33,8 +33,8 @@ class ImageUnavailable(Exception):
 
 
 class ConsoleSession:
-    """Everything one test session shares: the engine, the image it pinned, the host workspace, and one
-    persistent shell per (document, where); an image shell has a container of its own."""
+    """What one test session shares: the engine, the image it pinned, the host workspace, and one persistent
+    shell per (document, where), an image shell in a container of its own."""
 
     def __init__(self, image: str | None = None, repo: Path | None = None) -> None:
         self.image, self.repo = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo
@@ -102,8 +102,7 @@ class ConsoleSession:
             self.shells.pop(key).close()
 
     def close(self) -> list[str]:
-        """End every shell and the workspace; return the ids of this session's containers the engine still
-        has after waiting for their removal."""
+        """End every shell and the workspace; the ids of containers the engine has not removed in time."""
         for document, _ in list(self.shells):
             self.close_document(document)
         if self._workspace is not None:
@@ -130,33 +129,23 @@ def _step_failure(step: ShellStep, output: list[str], status: int) -> list[str]:
 
 
 def _lost_shell(session: ConsoleSession, document: str, where: str, exc: Exception, timeout: float) -> list[str]:
-    """What a step that ended its shell says, after which the page's shell is ended (the next block gets a
-    fresh one): why, as far as the shell or its container can tell, and the tail of the output so far."""
+    """Why a step lost its shell, as far as the shell or its container can tell, and the tail of its output;
+    the page's shell is ended (its next block gets a fresh one)."""
     partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
     lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
              if isinstance(exc, ShellError) else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
     if (container := session.container(document, where)) is not None:
         if isinstance(exc, ShellExited) or not isinstance(exc, ShellError):
             try:   # the shell ended by itself, or its connection did: the container may say why
-                lines += [trouble] if (trouble := container.trouble()) else _oom_note(container)
+                lines += [trouble] if (trouble := container.trouble()) else container.oom_note()
             except EngineHung as hung:
                 lines.append(str(hung))
-        if any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
+        if any(_PIDS_SIGN.search(line) for line in partial[-50:]):
             lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
     session.close_document(document, where)
     if session.engine is None or session.engine.hung is None:
         lines.append(f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
     return lines + (["output so far:", *("  " + line for line in partial[-20:])] if partial else [])
-
-
-def _oom_note(container: PageContainer) -> list[str]:
-    """A line saying the kernel killed something for memory in the page's container, else nothing."""
-    kills = container.oom_kills()
-    if not kills or kills <= container.oom_seen:
-        return []
-    container.oom_seen = kills
-    return ["the kernel killed a process of this block for memory: it went over the page container's "
-            f"memory limit ({container.memory_limit})"]
 
 
 def evaluate(example: Example) -> str | None:
@@ -191,8 +180,8 @@ def evaluate(example: Example) -> str | None:
                               *_lost_shell(session, example.path, where, exc, block.options.timeout)])
         if result.exit_status != step.exit_status or not output_matches(step.expected, result.output):
             problems += _step_failure(step, result.output, result.exit_status)
-            if (container := session.container(example.path, where)) is not None and container.engine.hung is None:
-                problems += _oom_note(container)   # one exec, only for a failing step
+            if (container := session.container(example.path, where)) is not None:
+                problems += container.oom_note()   # one exec, only for a failing step
             step = ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line)
         new_steps.append(step)
     if problems and os.environ.get(UPDATE_ENV) == "1":

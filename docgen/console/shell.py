@@ -172,10 +172,9 @@ KILL_MARKED = ('for f in $(grep -lzx "$1" /proc/[0-9]*/environ 2>/dev/null); do 
 
 
 class HostLifeline:
-    """A session's host side: a sh that waits for end-of-file on a pipe only this process writes to, then
-    ends every process that carries the session's mark (its host shells, and what they started) and removes
-    the workspace. End-of-file comes when the session closes, and when this process dies in any way, SIGKILL
-    included."""
+    """A sh that waits for end-of-file on a pipe only this process writes to (it comes when the session closes,
+    and when this process dies in any way), then ends every process with the session's mark and removes the
+    workspace."""
 
     def __init__(self, workspace: Path) -> None:
         self.mark = os.urandom(8).hex()   # not a secret (it is in the environment on purpose)
@@ -190,9 +189,8 @@ class HostLifeline:
 
 
 class HostProcessTransport:
-    """bash on the host in its own session and, where the machine allows, its own PID namespace (so closing
-    it kills everything a block started; a session's HostLifeline ends what is left when this process dies).
-    Without a namespace, its mark finds what a block detached."""
+    """bash on the host in its own session and, where the machine allows, its own PID namespace: closing it
+    kills everything a block started (without a namespace, its mark finds what a block detached)."""
 
     def __init__(self, cwd: Path, env: dict[str, str], session_mark: str = "") -> None:
         self._mark = f"{session_mark or os.urandom(8).hex()}-{os.urandom(8).hex()}"
