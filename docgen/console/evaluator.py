@@ -36,7 +36,7 @@ class ConsoleSession:
     """What one test session shares: the engine, the image it pinned, the host workspace, and one persistent
     shell per (document, where), an image shell in a container of its own."""
 
-    def __init__(self, image: str | None = None, repo: Path | None = None) -> None:
+    def __init__(self, repo: Path, image: str | None = None) -> None:
         self.image, self.repo = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
         self.engine: Engine | None = None
@@ -74,8 +74,6 @@ class ConsoleSession:
         """The page's shell in `where` (image or host), started at its first block."""
         key = (document, where)
         if key not in self.shells and where == "host":
-            if self.repo is None:
-                raise RuntimeError("where=host blocks need ConsoleSession(repo=...)")
             if self._workspace is None:   # removed by its lifeline even when this process is killed
                 folder = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
                 self._workspace = (folder, HostLifeline(folder))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -253,7 +254,7 @@ def test_a_retag_mid_run_does_not_change_the_image_a_fresh_container_runs(docker
         pytest.skip("the two candidate images are one image")
     tag = f"docgen-test-retag-{uuid.uuid4().hex[:12]}"
     first.tag(tag, "pin")
-    session = ConsoleSession(image=f"{tag}:pin")
+    session = ConsoleSession(Path.cwd(), image=f"{tag}:pin")
     try:
         session.shell("page.md", "image")
         started = session.container("page.md", "image")
