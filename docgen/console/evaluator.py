@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from sybil import Document, Example, Region, Sybil
 
 from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer, engine_timeout, timed_out
-from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
+from docgen.console.parser import EXIT_STATUS, ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
 from docgen.console.shell import CommandTimeout, HostLifeline, PersistentShell, ShellError, ShellExited, copy_worktree, host_shell
 from docgen.io import Output, decode, read_bytes, write_files
 from docgen.project import find_project
@@ -184,7 +184,7 @@ def evaluate(example: Example) -> str | None:
         new_steps.append(step)
     if problems and os.environ.get(UPDATE_ENV) == "1":
         unsafe = next((line for step in new_steps for line in step.expected
-                       if line.startswith(("$ ", "> ")) or re.fullmatch(r"\[\d{1,3}\]", line)), None)
+                       if line.startswith(("$ ", "> ")) or EXIT_STATUS.fullmatch(line)), None)
         if unsafe is None:
             update_block(example.document, block, new_steps)
             warnings.warn(f"{header}: expected output rewritten from the real run", stacklevel=1)
@@ -213,8 +213,8 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
 
 class ConsoleSybil(Sybil):
     """A Sybil that runs each ```console block of the pages under `path` (the `console_session` fixture
-    holds their shells; a page's end when its last block has run), and names each test after where its
-    block is: `<heading-slug>::<n>` under the page's node."""
+    holds their shells, a page's until its last block has run), and names each test after where its block
+    is: `<heading-slug>::<n>` under the page's node."""
 
     def __init__(self, path: Path) -> None:
         def parse(document: Document) -> Iterable[Region]:

@@ -20,7 +20,7 @@ from docgen.fences import COMMENT, regions
 ANY_LINES = "..."
 _ATX_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(?P<text>.*?)[ \t]*#*[ \t]*")
 _OPTIONS = re.compile(r"[ \t]*<!--[ \t]*console:(?P<args>.*?)-->[ \t]*")
-_EXIT_STATUS = re.compile(r"\[(\d{1,3})\]")
+EXIT_STATUS = re.compile(r"\[(\d{1,3})\]")
 _NOT_ABOVE = "console options comment is not directly above a ```console block"
 
 
@@ -142,7 +142,7 @@ def parse_steps(lines: list[str], path: str, first_line: int) -> tuple[ShellStep
         while i < len(lines) and not lines[i].startswith("$ "):
             i += 1
         expected, status = _trim_trailing_blank(lines[output_from:i]), 0
-        if expected and (found := _EXIT_STATUS.fullmatch(expected[-1])):
+        if expected and (found := EXIT_STATUS.fullmatch(expected[-1])):
             expected, status = _trim_trailing_blank(expected[:-1]), int(found[1])
         steps.append(ShellStep("\n".join(parts), tuple(source), tuple(expected), status, first_line + start))
     return tuple(steps)
