@@ -65,16 +65,18 @@ def output_matches(expected: tuple[str, ...] | list[str], actual: list[str]) -> 
     last `...` line on a mismatch (as glob matching does): at most len(expected) * len(actual) line tests,
     never an exponential backtrack."""
     want, got = _trim_trailing_blank(list(expected)), _trim_trailing_blank(list(actual))
+    fits = [re.compile(".*".join(map(re.escape, line.split("..."))), re.DOTALL).fullmatch for line in want]
     i = j = 0
     back: tuple[int, int] | None = None   # where to resume after the last `...`: (expected, actual) index
     while j < len(got):
         if i < len(want) and want[i] == ANY_LINES:
-            i += 1
-            back = (i, j)
-        elif i < len(want) and re.fullmatch(".*".join(map(re.escape, want[i].split("..."))), got[j], re.DOTALL):
+            if i + 1 == len(want):
+                return True   # a last `...` takes the rest
+            i, back = i + 1, (i + 1, j)
+        elif i < len(want) and fits[i](got[j]):
             i, j = i + 1, j + 1
-        elif back is not None:   # the last `...` takes one more line
-            i, j = back[0], back[1] + 1
+        elif back is not None:   # the last `...` takes the lines up to the next one its follower fits
+            i, j = back[0], next((k for k in range(back[1] + 1, len(got)) if fits[back[0]](got[k])), len(got))
             back = (i, j)
         else:
             return False
