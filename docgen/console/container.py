@@ -1,25 +1,20 @@
-"""A page's shell in a hardened container that lives only as long as this process holds its lifeline, and
-every call to the Docker engine bounded in time.
-
-The container's PID 1 is `cat` reading the container's standard input, which is attached to this
-process's connection to the engine. cat has no signal handler, so nothing inside the container can signal
-it; it ends at end-of-file, and the kernel then ends every other process in the container. End-of-file
-comes when the page's shell is closed, and when this process dies in any way, SIGKILL included: the
-engine closes the input when the connection drops (StdinOnce) and removes the stopped container
-(auto-remove). No session, lease or reaper cleans up after another.
+"""A page's shell in a hardened container that lives only as long as this process holds its lifeline (PID 1
+is `cat` reading the container's input, attached to this process's connection to the engine; why that is
+enough is docs/contributing.md's "Who owns a console session's container"), and every call to the Docker
+engine bounded in time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
 import signal
-import socket
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from docgen.console.shell import CONTROL, STDOUT, PersistentShell
+from docgen.console.shell import PersistentShell
 
 SESSION_LABEL = "org.nmp-rl-base.docs-session"
 ENGINE_TIMEOUT_ENV = "DOCGEN_CONSOLE_ENGINE_TIMEOUT"
@@ -41,20 +36,14 @@ def engine_timeout() -> float:
 class EngineHung(Exception):
     """The engine did not answer a call within the client's timeout."""
 
-
-def timed_out(exc: BaseException | None) -> bool:
-    for _ in range(10):   # along the cause chain of requests' and urllib3's wrappers
-        if exc is None:
-            return False
-        if isinstance(exc, (TimeoutError, socket.timeout)) or "Timeout" in type(exc).__name__ or "timed out" in str(exc):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
+    def __init__(self, what: str, seconds: float) -> None:
+        super().__init__(f"the Docker engine did not answer within {seconds:g} s (to {what}); no further engine "
+                         f"call is made in this session (set {ENGINE_TIMEOUT_ENV} to wait longer)")
 
 
-def hung_message(what: str, seconds: float | None) -> str:
-    return (f"the Docker engine did not answer within {seconds:g} s (to {what}); no further engine call is made "
-            f"in this session (set {ENGINE_TIMEOUT_ENV} to wait longer)")
+def timed_out(exc: BaseException) -> bool:
+    """Whether a call failed for want of an answer: the docker SDK's and requests' wrappers keep the words."""
+    return isinstance(exc, TimeoutError) or "timed out" in str(exc)
 
 
 class Engine:
@@ -63,43 +52,47 @@ class Engine:
 
     def __init__(self, client: Any) -> None:
         self.client, self.api = client, client.api
-        self.hung: str | None = None
-        timeout = getattr(client.api, "timeout", None)
-        self.timeout = float(timeout) if isinstance(timeout, (int, float)) else engine_timeout()
+        self.hung: EngineHung | None = None
+        self.timeout: float = client.api.timeout
 
     def call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self.hung is not None:
-            raise EngineHung(self.hung)
+            raise self.hung
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
             if not timed_out(exc):
                 raise
-            self.hung = hung_message(what, self.timeout)
-            raise EngineHung(self.hung) from None
+            self.hung = EngineHung(what, self.timeout)
+            raise self.hung from None
 
 
-class _HeldBack:
+@contextlib.contextmanager
+def _held_back() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP held back (main thread only) while the engine creates, attaches and starts
     a container, then delivered: no interruption leaves a container this process does not know of."""
-
-    def __enter__(self) -> None:
-        self.caught: list[int] = []
-        self.previous = {}
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                self.previous[signum] = signal.signal(signum, lambda n, _: self.caught.append(n))
-
-    def __exit__(self, *exc: object) -> None:
-        for signum, handler in self.previous.items():
+    caught: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if main else ()
+    previous = {signum: signal.signal(signum, lambda n, _: caught.append(n)) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
             signal.signal(signum, handler)
-        if self.caught:
-            signal.raise_signal(self.caught[0])
+        if caught:
+            signal.raise_signal(caught[0])
+
+
+def _raw(socket_io: Any) -> Any:
+    """The socket under the SDK's attach stream (over TLS the SDK hands out the socket itself)."""
+    return getattr(socket_io, "_sock", socket_io)
 
 
 class PageContainer:
-    """One hardened container for one page's shell. Only the lifeline replaces the image's entrypoint and
-    command: its environment, working directory and default user stay as a user's `docker run` sees them."""
+    """One hardened container for one page's shell, and the shell's transport: bash started with the engine's
+    exec, spoken to over its attach socket. Only the lifeline replaces the image's entrypoint and command: its
+    environment, working directory and default user stay as a user's `docker run` sees them."""
 
     def __init__(self, engine: Engine, image: str, session_id: str) -> None:
         self.engine, api = engine, engine.api
@@ -108,8 +101,8 @@ class PageContainer:
             auto_remove=True, network_mode="none", ipc_mode="private", cap_drop=["ALL"], read_only=True,
             security_opt=["no-new-privileges"], tmpfs={"/tmp": "rw,size=64m"}, mem_limit=self.memory_limit,
             pids_limit=PIDS_LIMIT)
-        self.id, self.ended, self.oom_seen, self._lifeline = "", False, 0, None
-        with _HeldBack():
+        self.id, self.oom_seen, self.closed, self._lifeline, self._shell_io = "", 0, False, None, None
+        with _held_back():
             try:
                 self.id = engine.call("create the page container", api.create_container, image,
                                       entrypoint=["/bin/sh", "-c"], command=[LIFELINE], stdin_open=True,
@@ -117,27 +110,49 @@ class PageContainer:
                 self._lifeline = engine.call("attach to the page container", api.attach_socket, self.id,
                                              params={"stdin": 1, "stream": 1})
                 engine.call("start the page container", api.start, self.id)
+                exec_id = engine.call("create a shell in the page container", api.exec_create, self.id,
+                                      ["bash", "--noprofile", "--norc"], stdin=True, stdout=True, stderr=True)["Id"]
+                self._shell_io = engine.call("start a shell in the page container", api.exec_start, exec_id, socket=True)
             except BaseException:
-                self.end()
+                self.close()
                 raise
 
     def shell(self) -> PersistentShell:
-        return PersistentShell(ExecTransport(self))
+        return PersistentShell(self)
 
-    def end(self) -> None:
-        """Cut the lifeline: the container ends and the engine removes it (one never attached, here)."""
-        if self._lifeline is not None:
-            lifeline, self._lifeline = self._lifeline, None
-            getattr(lifeline, "_sock", lifeline).close()
-            lifeline.close()
-        elif self.id and not self.ended:
+    def send(self, data: bytes) -> None:
+        try:
+            _raw(self._shell_io).sendall(data)
+        except OSError:
+            pass   # the shell is gone; the next recv reports the end of the stream
+
+    def recv(self, timeout: float) -> bytes:
+        from docker.utils.socket import next_frame_header, read_exactly  # noqa: PLC0415  # docker: the console extra
+
+        sock = _raw(self._shell_io)
+        while select.select([sock], [], [], timeout)[0]:
+            size = next_frame_header(sock)[1]   # the engine's multiplexed frames, read by its SDK
+            if size < 0:
+                return b""
+            if size:
+                return read_exactly(sock, size)
+        raise TimeoutError
+
+    def close(self) -> None:
+        """Cut the lifeline: the container ends, with everything the shell started, and the engine removes it
+        (one never attached is removed here)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._lifeline is None and self.id and self.engine.hung is None:
             try:
-                self.engine.call("remove the page container", self.engine.api.remove_container, self.id, force=True)
-            except EngineHung:
-                raise
+                self.engine.api.remove_container(self.id, force=True)
             except Exception:
                 pass    # gone already
-        self.ended = True
+        for stream in (self._shell_io, self._lifeline):
+            if stream is not None:
+                _raw(stream).close()
+                stream.close()
 
     def gone(self, seconds: float = 30) -> bool:
         """Whether the engine has removed the container, waited for up to `seconds`."""
@@ -148,67 +163,29 @@ class PageContainer:
         return True
 
     def trouble(self, seconds: float = 2.0) -> str | None:
-        """Why the container can no longer run the page (None: it runs). The engine drops the lifeline's
-        connection when the container stops; that is waited for, up to `seconds`."""
-        sock = getattr(self._lifeline, "_sock", self._lifeline)
+        """Why the container can no longer run the page, or None when it still runs `seconds` after the
+        question (a container stopped from outside may take a moment to show it)."""
+        if self.engine.hung is not None:
+            raise self.engine.hung
         try:
-            if sock is not None and (not select.select([sock], [], [], seconds)[0] or sock.recv(1)):
+            self.engine.api.wait(self.id, timeout=seconds)
+        except Exception as exc:
+            if timed_out(exc):
                 return None
-        except OSError:
-            pass
-        try:
-            state = self.engine.call("inspect the page container", self.engine.api.inspect_container, self.id)["State"]
-        except EngineHung:
-            raise
-        except Exception:
-            return "the container is gone: it was stopped or removed from outside (docker stop, kill or rm)"
-        killed = ", killed for running out of memory" if state.get("OOMKilled") else ""
-        return f"the container stopped (exit code {state.get('ExitCode')}{killed}), stopped from outside"
+        return "the container stopped or was removed from outside (docker stop, kill or rm)"
 
-    def oom_kills(self) -> int | None:
-        """How many processes the kernel killed for memory in this container so far (None: unknown)."""
+    def oom_note(self) -> list[str]:
+        """A line saying the kernel killed a process for memory in this container since the last note, else
+        none (nor when the container cannot say)."""
+        call, api = self.engine.call, self.engine.api
         try:   # cgroup v2, then v1
-            exec_id = self.engine.call("read the memory events", self.engine.api.exec_create, self.id, [
+            exec_id = call("read the memory events", api.exec_create, self.id, [
                 "sh", "-c", "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"])["Id"]
-            found = re.search(rb"^oom_kill (\d+)", self.engine.call("read the memory events", self.engine.api.exec_start, exec_id), re.M)
+            found = re.search(rb"^oom_kill (\d+)", call("read the memory events", api.exec_start, exec_id), re.M)
         except Exception:
-            return None
-        return int(found[1]) if found else None
-
-
-class ExecTransport:
-    """bash started in the container with the engine's exec, spoken to over its attach socket (no TTY,
-    multiplexed: stream 1 is the shell's stdout, stream 2 its original stderr, which the shell keeps as
-    fd 9). Closing it ends the container, and with it everything the shell started."""
-
-    def __init__(self, container: PageContainer) -> None:
-        self.container, api, call = container, container.engine.api, container.engine.call
-        exec_id = call("create a shell in the page container", api.exec_create, container.id,
-                       ["bash", "--noprofile", "--norc"], stdin=True, stdout=True, stderr=True, tty=False)["Id"]
-        self._socket_io = call("start a shell in the page container", api.exec_start, exec_id, socket=True, tty=False)
-        self._sock: socket.socket = getattr(self._socket_io, "_sock", self._socket_io)
-
-    def send(self, data: bytes) -> None:
-        try:
-            self._sock.sendall(data)
-        except OSError:
-            pass   # the shell is gone; the next recv reports the end of the stream
-
-    def recv(self, timeout: float) -> tuple[int, bytes]:
-        from docker.utils.socket import next_frame_header, read_exactly  # noqa: PLC0415  # docker: the console extra
-
-        while select.select([self._sock], [], [], timeout)[0]:
-            stream, size = next_frame_header(self._sock)   # the engine's multiplexed frames, read by its SDK
-            if size < 0:
-                return 0, b""
-            if size:
-                return CONTROL if stream == 2 else STDOUT, read_exactly(self._sock, size)
-        raise TimeoutError
-
-    def close(self) -> None:
-        try:
-            self._sock.close()
-            self._socket_io.close()
-        except OSError:
-            pass
-        self.container.end()
+            return []
+        if not found or int(found[1]) <= self.oom_seen:
+            return []
+        self.oom_seen = int(found[1])
+        return ["the kernel killed a process of this block for memory: it went over the page container's memory "
+                f"limit ({self.memory_limit})"]

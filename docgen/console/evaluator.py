@@ -9,25 +9,23 @@ import tempfile
 import uuid
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from sybil import Document, Example, Region, Sybil
 
-from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer, engine_timeout, hung_message, timed_out
-from docgen.console.parser import ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
+from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer, engine_timeout, timed_out
+from docgen.console.parser import EXIT_STATUS, ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
 from docgen.console.shell import CommandTimeout, HostLifeline, PersistentShell, ShellError, ShellExited, copy_worktree, host_shell
 from docgen.io import Output, decode, read_bytes, write_files
 from docgen.project import find_project
 
 DEFAULT_IMAGE = "nmp-rl-base:hermetic"
 IMAGE_ENV = "NMP_IMAGE"   # the image every image-backed test and the docs' console blocks run against
-BUILD_HINT = "build it with scripts/build-image (the engine starts with scripts/docker-engine start)"
-NO_ENGINE = "no Docker engine answers ({}); start one with scripts/docker-engine start"
 UPDATE_ENV = "DOCGEN_CONSOLE_UPDATE"
 REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
 MAX_DIFF_LINES = 2000
 # what bash and coreutils print when fork() fails under the container's pids limit
-_PIDS_SIGNS = ("fork: retry: Resource temporarily unavailable", "fork: Resource temporarily unavailable")
+_PIDS_SIGN = re.compile(r"fork: (retry: )?Resource temporarily unavailable")
 
 
 class ImageUnavailable(Exception):
@@ -35,218 +33,164 @@ class ImageUnavailable(Exception):
 
 
 class ConsoleSession:
-    """Everything one test session shares: the engine, the image it pinned, the host workspace, and one
-    persistent shell per (document, where); an image shell has a container of its own."""
+    """What one test session shares: the engine, the image it pinned, the host workspace, and one persistent
+    shell per (document, where), an image shell in a container of its own."""
 
-    def __init__(self, image: str | None = None, repo: Path | None = None, client_factory: Callable[[], Any] | None = None) -> None:
-        self.image, self.repo, self._client_factory = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo, client_factory
+    def __init__(self, repo: Path, image: str | None = None) -> None:
+        self.image, self.repo = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
-        self._failed: Exception | None = None   # no engine, no image, or an engine that hung when asked first
         self.engine: Engine | None = None
-        self.image_id: str | None = None   # pinned at the first container: a retag mid-run changes nothing
+        self._failed: Exception | None = None   # no engine, no image, or an engine that hung when asked first
+        self.image_id: str | None = None
         self._workspace: tuple[Path, HostLifeline] | None = None
-        self._shells: dict[tuple[str, str], PersistentShell] = {}
-        self.containers: dict[tuple[str, str], PageContainer] = {}
+        self.shells: dict[tuple[str, str], PersistentShell] = {}
         self.started: list[PageContainer] = []
 
-    @property
-    def hung(self) -> str | None:
-        return self.engine.hung if self.engine is not None else (str(self._failed) if isinstance(self._failed, EngineHung) else None)
+    def _engine(self) -> tuple[Engine, str]:
+        """The engine, and the ID of the image the session runs: found from the name at the first image block,
+        so a tag retagged mid-run changes nothing."""
+        import docker  # noqa: PLC0415  # only sessions that run image blocks pay for it
 
-    def _engine(self) -> Engine:
         if self._failed is not None:
             raise self._failed
         if self.engine is None:
-            import docker  # noqa: PLC0415  # only sessions that run image blocks pay for it
-
-            try:
-                client = self._client_factory() if self._client_factory else docker.from_env(timeout=engine_timeout())
-                Engine(client).call("answer a ping", client.ping)
-            except Exception as exc:   # the client asks the engine its API version on creation
-                hung = isinstance(exc, EngineHung) or timed_out(exc)
-                self._failed = (EngineHung(hung_message("say its API version", engine_timeout())) if hung
-                                else ImageUnavailable(NO_ENGINE.format(type(exc).__name__)))
+            try:   # the client asks the engine its API version on creation
+                self.engine = Engine(docker.from_env(timeout=engine_timeout()))
+            except Exception as exc:
+                self._failed = (EngineHung("say its API version", engine_timeout()) if timed_out(exc)
+                                else ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one "
+                                                      "with scripts/docker-engine start"))
                 raise self._failed from None
-            self.engine = Engine(client)
-        return self.engine
-
-    def pinned_image(self, engine: Engine) -> str:
-        """The image ID the session runs: found from the name once; later containers reuse it, and a tag
-        that now names another image is reported, not followed."""
-        import docker  # noqa: PLC0415  # as in _engine: a session of host blocks only never pays for it
-
-        try:
-            found = engine.call("look up the image", engine.client.images.get, self.image)
-        except docker.errors.ImageNotFound:
-            if self.image_id is None:
-                self._failed = ImageUnavailable(f"image {self.image} is not built; {BUILD_HINT}")
-                raise self._failed from None
-            found = None
         if self.image_id is None:
-            self.image_id = found.id
-        elif found is None or found.id != self.image_id:
-            now = "no longer names an image" if found is None else f"now names another image ({found.id[:19]})"
-            warnings.warn(f"{self.image} {now} since this session started; the page's container runs the "
-                          f"image the session started with ({self.image_id[:19]})", stacklevel=1)
-        return self.image_id
+            try:
+                self.image_id = self.engine.call("look up the image", self.engine.client.images.get, self.image).id
+            except docker.errors.ImageNotFound:
+                self._failed = ImageUnavailable(f"image {self.image} is not built; build it with scripts/build-image "
+                                                "(the engine starts with scripts/docker-engine start)")
+                raise self._failed from None
+        return self.engine, self.image_id
 
     def shell(self, document: str, where: str) -> PersistentShell:
+        """The page's shell in `where` (image or host), started at its first block."""
         key = (document, where)
-        if key in self._shells:
-            return self._shells[key]
-        if where == "host":
-            workspace, lifeline = self.workspace()
-            self._shells[key] = host_shell(workspace, self.repo or Path(), lifeline.mark)
-            return self._shells[key]
-        engine = self._engine()
-        self.started.append(container := PageContainer(engine, self.pinned_image(engine), self.session_id))
-        try:
-            self._shells[key] = container.shell()
-        except BaseException:
-            container.end()
-            raise
-        self.containers[key] = container
-        return self._shells[key]
+        if key not in self.shells and where == "host":
+            if self._workspace is None:   # removed by its lifeline even when this process is killed
+                folder = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
+                self._workspace = (folder, HostLifeline(folder))
+                copy_worktree(self.repo, folder)
+            self.shells[key] = host_shell(self._workspace[0], self.repo, self._workspace[1].mark)
+        elif key not in self.shells:
+            self.started.append(container := PageContainer(*self._engine(), self.session_id))
+            try:
+                self.shells[key] = container.shell()
+            except BaseException:
+                container.close()
+                raise
+        return self.shells[key]
 
-    def discard_shell(self, document: str, where: str) -> None:
-        """End a page's shell (and its container); the page's next block gets a fresh one."""
-        self.containers.pop((document, where), None)
-        if (shell := self._shells.pop((document, where), None)) is not None:
-            shell.close()
+    def container(self, document: str, where: str) -> PageContainer | None:
+        """The container of the page's image shell, if it has one."""
+        transport = getattr(self.shells.get((document, where)), "transport", None)
+        return transport if isinstance(transport, PageContainer) else None
 
-    def close_document(self, document: str) -> None:
-        """End the page's shells: whatever the page left running ends with them."""
-        for key in [k for k in self._shells if k[0] == document]:
-            self.discard_shell(*key)
-
-    def workspace(self) -> tuple[Path, HostLifeline]:
-        if self.repo is None:
-            raise RuntimeError("where=host blocks need ConsoleSession(repo=...)")
-        if self._workspace is None:
-            folder = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
-            self._workspace = (folder, HostLifeline(folder))   # removed even when this process is killed
-            copy_worktree(self.repo, folder)
-        return self._workspace
+    def close_document(self, document: str, where: str | None = None) -> None:
+        """End the page's shells (or its shell in `where`): whatever the page left running ends with them;
+        its next block gets a fresh one."""
+        for key in [k for k in self.shells if k[0] == document and where in (None, k[1])]:
+            self.shells.pop(key).close()
 
     def close(self) -> list[str]:
-        """End every shell and the workspace; return the ids of this session's containers the engine still
-        has after waiting for their removal."""
-        for key in list(self._shells):
-            self.discard_shell(*key)
+        """End every shell and the workspace; the ids of containers the engine has not removed in time."""
+        for document, _ in list(self.shells):
+            self.close_document(document)
         if self._workspace is not None:
             self._workspace[1].close()
             self._workspace = None
-        left = [c.id for c in self.started if c.id and self.hung is None and not c.gone()]
-        self.started = []
+        hung = self.engine is not None and self.engine.hung is not None
+        left, self.started = [c.id for c in self.started if c.id and not hung and not c.gone()], []
         return left
 
 
 # --- evaluation ---------------------------------------------------------------------------------
 
-def _step_failure(step: ShellStep, output: list[str], status: int | None) -> list[str]:
+def _step_failure(step: ShellStep, output: list[str], status: int) -> list[str]:
     lines = ["$ " + step.command.replace("\n", "\n> ")]
-    if status is not None and status != step.exit_status:
+    if status != step.exit_status:
         lines.append(f"exit status: expected {step.exit_status}, got {status}")
     if not output_matches(step.expected, output):
-        lines.append("output (- expected, + actual):")
         # a runaway block's megabytes would make the diff slow and the report unreadable: diff the start
-        shown = output[:MAX_DIFF_LINES]
-        diff = difflib.unified_diff(list(step.expected), shown, lineterm="", n=3)
-        lines.extend(line for line in list(diff)[2:])   # drop the ---/+++ file header
-        if len(output) > len(shown):
-            lines.append(f"(and {len(output) - len(shown)} more output lines not shown)")
+        diff = difflib.unified_diff(list(step.expected), output[:MAX_DIFF_LINES], lineterm="", n=3)
+        lines += ["output (- expected, + actual):", *list(diff)[2:]]   # without the ---/+++ header
+        if len(output) > MAX_DIFF_LINES:
+            lines.append(f"(and {len(output) - MAX_DIFF_LINES} more output lines not shown)")
     return lines
 
 
-def _unsafe_for_update(output: tuple[str, ...]) -> str | None:
-    unsafe = next((line for line in output if line.startswith(("$ ", "> ")) or re.fullmatch(r"\[\d{1,3}\]", line)), None)
-    return None if unsafe is None else f"actual output line {unsafe!r} would read back as transcript syntax"
+def _lost_shell(session: ConsoleSession, document: str, where: str, exc: Exception, timeout: float) -> list[str]:
+    """Why a step lost its shell, as far as the shell or its container can tell, and the tail of its output;
+    the page's shell is ended (its next block gets a fresh one)."""
+    partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
+    lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
+             if isinstance(exc, ShellError) else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
+    if (container := session.container(document, where)) is not None:
+        if isinstance(exc, ShellExited) or not isinstance(exc, ShellError):
+            try:   # the shell ended by itself, or its connection did: the container may say why
+                lines += [trouble] if (trouble := container.trouble()) else container.oom_note()
+            except EngineHung as hung:
+                lines.append(str(hung))
+        if any(_PIDS_SIGN.search(line) for line in partial[-50:]):
+            lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
+    session.close_document(document, where)
+    if session.engine is None or session.engine.hung is None:
+        lines.append(f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
+    return lines + (["output so far:", *("  " + line for line in partial[-20:])] if partial else [])
 
 
-class ConsoleEvaluator:
-    """Runs a block's steps in its page's shell and compares output and exit status."""
-
-    def __init__(self, session_key: str) -> None:
-        self.session_key = session_key
-
-    def __call__(self, example: Example) -> str | None:
-        block: ConsoleBlock = example.parsed
-        if block.options.skip:
-            _skip(block.options.skip)
-        session: ConsoleSession = example.namespace[self.session_key]
-        example.namespace["_console_document"] = example.path   # the teardown closes this page's shells
-        header = f"{_relative(block.path)}:{block.line} [{block.test_id}] where={block.options.where}"
-        where, in_image = block.options.where, block.options.where != "host"
-        try:
-            shell = session.shell(example.path, where)
-        except ImageUnavailable as exc:
-            if os.environ.get(REQUIRE_ENV) == "1":
-                return f"{REQUIRE_ENV}=1 and {exc}"
-            _skip(str(exc))
-        except EngineHung as exc:
-            return f"{header}\n{exc}"
-        except Exception as exc:
-            if not in_image:
-                raise
-            return f"{header}\ncould not start the page's container and shell ({type(exc).__name__}: {exc}); the next block tries again"
-        problems: list[str] = []
-        new_steps: list[ShellStep] = []
-        for step in block.steps:
-            try:
-                result = shell.run(step.command, block.options.timeout)
-            except Exception as exc:   # ShellError, or the engine refusing the exec socket
-                partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
-                problems += [f"$ {step.command}", f"timed out after {block.options.timeout:g} s"
-                             if isinstance(exc, CommandTimeout) else str(exc) if isinstance(exc, ShellError)
-                             else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
-                container = session.containers.get((example.path, where))
-                if container is not None and (isinstance(exc, ShellExited) or not isinstance(exc, ShellError)):
-                    try:   # the shell ended by itself, or its connection did: the container may say why
-                        trouble = container.trouble()
-                        problems += [trouble] if trouble else _oom_note(container)
-                    except EngineHung as hung:
-                        problems.append(str(hung))
-                if in_image and any(sign in line for line in partial[-50:] for sign in _PIDS_SIGNS):
-                    problems.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
-                session.discard_shell(example.path, where)
-                if session.hung is None:
-                    problems.append(f"the page continues in a fresh {'container' if in_image else 'shell'}")
-                if partial:
-                    problems += ["output so far:", *("  " + line for line in partial[-20:])]
-                return "\n".join([header, *problems])
-            if result.exit_status == step.exit_status and output_matches(step.expected, result.output):
-                new_steps.append(step)
-                continue
-            problems += _step_failure(step, result.output, result.exit_status)
-            if in_image and session.hung is None:   # one exec, only for a failing step
-                problems += _oom_note(session.containers[(example.path, where)])
-            new_steps.append(ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line))
-        if not problems:
-            return None
-        if os.environ.get(UPDATE_ENV) == "1":
-            unsafe = next(filter(None, (_unsafe_for_update(s.expected) for s in new_steps)), None)
-            if unsafe is None:
-                update_block(example.document, block, new_steps)
-                warnings.warn(f"{header}: expected output rewritten from the real run", stacklevel=1)
-                return None
-            problems.append(f"not updated: {unsafe}")
-        return "\n".join([header, *problems])
-
-
-def _oom_note(container: PageContainer) -> list[str]:
-    """A line saying the kernel killed something for memory in the page's container, else nothing."""
-    kills = container.oom_kills()
-    if not kills or kills <= container.oom_seen:
-        return []
-    container.oom_seen = kills
-    return ["the kernel killed a process of this block for memory: it went over the page container's "
-            f"memory limit ({container.memory_limit})"]
-
-
-def _skip(reason: str) -> None:
+def evaluate(example: Example) -> str | None:
+    """Run a block's steps in its page's shell and compare output and exit status: None when all hold, else
+    what differs. With DOCGEN_CONSOLE_UPDATE=1 the block's expected output is rewritten instead."""
     import pytest  # noqa: PLC0415  # loaded under pytest already; a script reading the constants need not load it
 
-    pytest.skip(reason)
+    block: ConsoleBlock = example.parsed
+    if block.options.skip:
+        pytest.skip(block.options.skip)
+    session: ConsoleSession = example.namespace["console_session"]
+    example.namespace["_console_document"] = example.path   # the teardown closes this page's shells
+    where, path = block.options.where, Path(block.path)
+    header = f"{path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}:{block.line} [{block.test_id}] where={where}"
+    try:
+        shell = session.shell(example.path, where)
+    except ImageUnavailable as exc:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            return f"{REQUIRE_ENV}=1 and {exc}"
+        pytest.skip(str(exc))
+    except Exception as exc:   # the engine hung or refused: this block fails, the next one tries again
+        if where == "host":
+            raise
+        return f"{header}\n{exc if isinstance(exc, EngineHung) else f'could not start the page container ({exc!r})'}"
+    problems: list[str] = []
+    new_steps: list[ShellStep] = []
+    for step in block.steps:
+        try:
+            result = shell.run(step.command, block.options.timeout)
+        except Exception as exc:   # ShellError, or the engine refusing the exec socket
+            return "\n".join([header, *problems, f"$ {step.command}",
+                              *_lost_shell(session, example.path, where, exc, block.options.timeout)])
+        if result.exit_status != step.exit_status or not output_matches(step.expected, result.output):
+            problems += _step_failure(step, result.output, result.exit_status)
+            if (container := session.container(example.path, where)) is not None:
+                problems += container.oom_note()   # one exec, only for a failing step
+            step = ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line)
+        new_steps.append(step)
+    if problems and os.environ.get(UPDATE_ENV) == "1":
+        unsafe = next((line for step in new_steps for line in step.expected
+                       if line.startswith(("$ ", "> ")) or EXIT_STATUS.fullmatch(line)), None)
+        if unsafe is None:
+            update_block(example.document, block, new_steps)
+            warnings.warn(f"{header}: expected output rewritten from the real run", stacklevel=1)
+            return None
+        problems.append(f"not updated: actual output line {unsafe!r} would read back as transcript syntax")
+    return "\n".join([header, *problems]) if problems else None
 
 
 def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]) -> None:
@@ -267,29 +211,22 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
     shifts.append((block.body_start, len(body) - len(original)))
 
 
-def _relative(path: str) -> str:
-    return str(Path(path).relative_to(Path.cwd())) if Path(path).is_relative_to(Path.cwd()) else path
-
-
 class ConsoleSybil(Sybil):
-    """Sybil whose test names say where a block is: `<heading-slug>::<n>` under the page's node."""
+    """A Sybil that runs each ```console block of the pages under `path` (the `console_session` fixture
+    holds their shells, a page's until its last block has run), and names each test after where its block
+    is: `<heading-slug>::<n>` under the page's node."""
+
+    def __init__(self, path: Path) -> None:
+        def parse(document: Document) -> Iterable[Region]:
+            for block in find_blocks(document.text, document.path):
+                yield Region(block.start, block.end, parsed=block, evaluator=evaluate)
+
+        def teardown(namespace: dict[str, Any]) -> None:
+            if namespace.get("console_session") is not None and namespace.get("_console_document"):
+                namespace["console_session"].close_document(namespace["_console_document"])
+
+        super().__init__(parsers=[parse], path=str(path.resolve()), patterns=["**/*.md"], fixtures=["console_session"],
+                         teardown=teardown)
 
     def identify(self, example: Example) -> str:
         return example.parsed.test_id if isinstance(example.parsed, ConsoleBlock) else super().identify(example)
-
-
-def console_sybil(path: Path, patterns: Iterable[str] = ("**/*.md",), session_fixture: str = "console_session") -> ConsoleSybil:
-    """A Sybil that runs each ```console block of the pages with a ConsoleEvaluator; a page's shells end after
-    its last block."""
-    evaluator = ConsoleEvaluator(session_fixture)
-
-    def parse(document: Document) -> Iterable[Region]:
-        for block in find_blocks(document.text, document.path):
-            yield Region(block.start, block.end, parsed=block, evaluator=evaluator)
-
-    def teardown(namespace: dict[str, Any]) -> None:
-        if namespace.get(session_fixture) is not None and namespace.get("_console_document"):
-            namespace[session_fixture].close_document(namespace["_console_document"])
-
-    return ConsoleSybil(parsers=[parse], path=str(path.resolve()), patterns=list(patterns), fixtures=[session_fixture],
-                        teardown=teardown)

@@ -14,23 +14,21 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Iterator, NoReturn
 
-from docgen.fences import COMMENT, Fence, regions
 from docgen.errors import InputError
+from docgen.fences import COMMENT, regions
 
-DEFAULT_TIMEOUT = 30.0
-WHERE_CHOICES = ("image", "host")
 ANY_LINES = "..."
-
-_ATX_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(?P<text>.*?)[ \t]*#*[ \t]*$")
-_OPTIONS = re.compile(r"^[ \t]*<!--[ \t]*console:(?P<args>.*?)-->[ \t]*$")
-_EXIT_STATUS = re.compile(r"^\[(?P<status>\d{1,3})\]$")
+_ATX_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(?P<text>.*?)[ \t]*#*[ \t]*")
+_OPTIONS = re.compile(r"[ \t]*<!--[ \t]*console:(?P<args>.*?)-->[ \t]*")
+EXIT_STATUS = re.compile(r"\[(\d{1,3})\]")
+_NOT_ABOVE = "console options comment is not directly above a ```console block"
 
 
 @dataclass(frozen=True)
 class BlockOptions:
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = 30.0
     skip: str | None = None
-    where: str = "image"
+    where: str = "image"            # or "host"
 
 
 @dataclass(frozen=True)
@@ -62,37 +60,27 @@ class ConsoleBlock:
         return f"{self.heading}::{self.number}"
 
 
-# --- matching ---------------------------------------------------------------------------------
-
-def _line_pattern(expected: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in expected.split("...")), re.DOTALL)
-
-
 def output_matches(expected: tuple[str, ...] | list[str], actual: list[str]) -> bool:
-    """True when the actual lines fit the expected lines, wildcards included.
-
-    Dynamic programming over (expected index, actual index) so several `...` lines stay linear-ish
-    instead of backtracking exponentially.
-    """
-    expected = list(_trim_trailing_blank(list(expected)))
-    actual = list(_trim_trailing_blank(list(actual)))
-    n, m = len(expected), len(actual)
-    # row[j]: expected[i:] matches actual[j:]; only the row below is needed, so memory stays O(m)
-    below = [False] * (m + 1)
-    below[m] = True
-    for i in range(n - 1, -1, -1):
-        row = [False] * (m + 1)
-        if expected[i] == ANY_LINES:
-            any_later = False
-            for j in range(m, -1, -1):
-                any_later = any_later or below[j]
-                row[j] = any_later
+    """True when the actual lines fit the expected lines, wildcards included. Greedy, going back only to the
+    last `...` line on a mismatch (as glob matching does): at most len(expected) * len(actual) line tests,
+    never an exponential backtrack."""
+    want, got = _trim_trailing_blank(list(expected)), _trim_trailing_blank(list(actual))
+    fits = [re.compile(".*".join(map(re.escape, line.split("..."))), re.DOTALL).fullmatch for line in want]
+    i = j = 0
+    back: tuple[int, int] | None = None   # where to resume after the last `...`: (expected, actual) index
+    while j < len(got):
+        if i < len(want) and want[i] == ANY_LINES:
+            if i + 1 == len(want):
+                return True   # a last `...` takes the rest
+            i, back = i + 1, (i + 1, j)
+        elif i < len(want) and fits[i](got[j]):
+            i, j = i + 1, j + 1
+        elif back is not None:   # the last `...` takes the lines up to the next one its follower fits
+            i, j = back[0], next((k for k in range(back[1] + 1, len(got)) if fits[back[0]](got[k])), len(got))
+            back = (i, j)
         else:
-            pattern = _line_pattern(expected[i])
-            for j in range(m - 1, -1, -1):
-                row[j] = below[j + 1] and pattern.fullmatch(actual[j]) is not None
-        below = row
-    return below[0]
+            return False
+    return all(line == ANY_LINES for line in want[i:])
 
 
 def _trim_trailing_blank(lines: list[str]) -> list[str]:
@@ -101,8 +89,6 @@ def _trim_trailing_blank(lines: list[str]) -> list[str]:
         lines.pop()
     return lines
 
-
-# --- options ----------------------------------------------------------------------------------
 
 def parse_options(text: str, path: str, line: int) -> BlockOptions:
     """Read `key=value` tokens of a `<!-- console: ... -->` comment; anything unknown is an error."""
@@ -113,7 +99,7 @@ def parse_options(text: str, path: str, line: int) -> BlockOptions:
         tokens = shlex.split(text)
     except ValueError as exc:
         fail(str(exc))
-    values: dict[str, object] = {}
+    values: dict[str, str | float] = {}
     for token in tokens:
         key, sep, value = token.partition("=")
         if not sep or not key:
@@ -130,8 +116,8 @@ def parse_options(text: str, path: str, line: int) -> BlockOptions:
             values[key] = seconds
         elif key == "skip" and not value.strip():
             fail('skip needs a reason, e.g. skip="needs a GPU"')
-        elif key == "where" and value not in WHERE_CHOICES:
-            fail(f"where must be one of {', '.join(WHERE_CHOICES)}, got {value!r}")
+        elif key == "where" and value not in ("image", "host"):
+            fail(f"where must be one of image, host, got {value!r}")
         elif key not in ("skip", "where"):
             fail(f"unknown option {key!r} (known: skip, timeout, where)")
         else:
@@ -139,41 +125,27 @@ def parse_options(text: str, path: str, line: int) -> BlockOptions:
     return BlockOptions(**values)  # type: ignore[arg-type]
 
 
-# --- block bodies -----------------------------------------------------------------------------
-
 def parse_steps(lines: list[str], path: str, first_line: int) -> tuple[ShellStep, ...]:
     """Split a block's lines into steps. `first_line` is the document line of lines[0]."""
     steps: list[ShellStep] = []
-    i = 0
-    while i < len(lines) and not lines[i].strip():
-        i += 1
+    i = next((n for n, line in enumerate(lines) if line.strip()), len(lines))
     if i < len(lines) and not lines[i].startswith("$ "):
         raise InputError(path, first_line + i, "console block: output before the first `$ ` command")
     while i < len(lines):
-        start = i
-        source = [lines[i]]
-        parts = [lines[i][2:]]
-        i += 1
-        while i < len(lines) and (source[-1].endswith("\\") or lines[i].startswith("> ")):
-            # a `> ` secondary prompt is the reader's typing aid, never part of the command
-            text = lines[i][2:] if lines[i].startswith("> ") else lines[i]
-            if source[-1].endswith("\\"):
-                parts[-1] += "\n" + text   # bash joins backslash-newline itself
-            else:
-                parts.append(text)
-            source.append(lines[i])
+        start, i = i, i + 1
+        while i < len(lines) and (lines[i - 1].endswith("\\") or lines[i].startswith("> ")):
             i += 1
+        source = lines[start:i]
+        # bash joins a backslash-newline itself; a `> ` secondary prompt is the reader's typing aid, not the command's
+        parts = [source[0][2:], *(line[2:] if line.startswith("> ") else line for line in source[1:])]
         if not "".join(parts).strip():
             raise InputError(path, first_line + start, "console block: `$` without a command")
-        expected: list[str] = []
+        output_from = i
         while i < len(lines) and not lines[i].startswith("$ "):
-            expected.append(lines[i])
             i += 1
-        expected = _trim_trailing_blank(expected)
-        status = 0
-        if expected and (found := _EXIT_STATUS.match(expected[-1])):
-            status = int(found["status"])
-            expected = _trim_trailing_blank(expected[:-1])
+        expected, status = _trim_trailing_blank(lines[output_from:i]), 0
+        if expected and (found := EXIT_STATUS.fullmatch(expected[-1])):
+            expected, status = _trim_trailing_blank(expected[:-1]), int(found[1])
         steps.append(ShellStep("\n".join(parts), tuple(source), tuple(expected), status, first_line + start))
     return tuple(steps)
 
@@ -182,10 +154,7 @@ def render_steps(steps: list[ShellStep] | tuple[ShellStep, ...]) -> list[str]:
     """The block lines for these steps, as parse_steps reads them back."""
     lines: list[str] = []
     for step in steps:
-        lines.extend(step.source)
-        lines.extend(step.expected)
-        if step.exit_status:
-            lines.append(f"[{step.exit_status}]")
+        lines += [*step.source, *step.expected] + ([f"[{step.exit_status}]"] if step.exit_status else [])
     return lines
 
 
@@ -194,73 +163,50 @@ def slugify(heading: str) -> str:
     return re.sub(r"[\s_]+", "-", text).strip("-") or "section"
 
 
-# --- documents --------------------------------------------------------------------------------
-
 def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:
     """Every ```console block of a Markdown text, with its options, heading and number. Where the page shows
     code or a comment is docgen/fences.py's rule, shared with the block engine and the prose lint: a fence
     inside an HTML comment or indented code opens no block, and an options comment counts only in the page's
-    flow. Lines end at "\\n" alone, as the block engine numbers them."""
-    lines = [line + "\n" for line in text.split("\n")]
-    lines[-1] = lines[-1][:-1]
-    if not lines[-1]:
-        lines.pop()
-    offsets = [0]
+    flow, alone on its line. Lines end at "\\n" alone, as the block engine numbers them."""
+    lines = text.split("\n")
+    starts = [0]
     for line in lines:
-        offsets.append(offsets[-1] + len(line))
-    fences: dict[int, tuple[int, Fence]] = {}   # first line -> (stop, opening fence) of each fenced block
-    other = bytearray(len(lines))                # 1: a line of indented code or inside a comment
-    options_at: set[int] = set()                 # lines holding one comment in the page's flow and nothing else
-    for region in regions(text):
-        if region.fence is not None:   # FENCED: a fenced region holds its opening fence
-            fences[region.start] = (region.stop - 1 if region.closed else region.stop, region.fence)
-        elif region.kind == COMMENT and region.stop == region.start + 1:
-            options_at.add(region.start)
-        else:
-            first = region.start + 1 if region.kind == COMMENT else region.start
-            other[first:region.stop] = b"\x01" * (region.stop - first)
-    heading = "top"
-    per_heading: dict[str, int] = {}
-    pending_options: tuple[int, str] | None = None   # (line number, args) of a comment just above
-    i = 0
-    while i < len(lines):
-        raw = lines[i].rstrip("\n")
-        if i not in fences:
-            if pending_options is not None:
-                raise InputError(path, pending_options[0], "console options comment is not directly above a ```console block")
-            if other[i]:
-                pass
-            elif i in options_at and (comment := _OPTIONS.match(raw)) is not None:
-                pending_options = (i + 1, comment["args"])
-            elif (found := _ATX_HEADING.match(raw)) is not None:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def at(index: int) -> int:   # the offset where line `index` starts (the text's end past its last line)
+        return min(starts[index], len(text))
+
+    heading, prose_from = "top", 0
+    numbers: dict[str, int] = {}              # blocks so far under each heading
+    pending: tuple[int, str] | None = None   # (line, arguments) of the options comment just above
+    for region in [*regions(text), None]:
+        comment = region is not None and region.kind == COMMENT
+        for i in range(prose_from, len(lines) if region is None else region.start + comment):
+            if pending is not None:   # a line of prose, or a comment, between the options and the fence
+                raise InputError(path, pending[0], _NOT_ABOVE)
+            if comment and region and region.stop == i + 1 and (found := _OPTIONS.fullmatch(lines[i])):
+                pending = (i + 1, found["args"])
+            elif found := _ATX_HEADING.fullmatch(lines[i]):
                 heading = slugify(found["text"])
-            i += 1
+        if region is None or comment:
+            prose_from = len(lines) if region is None else region.stop
             continue
-        close, fence = fences[i]
-        if fence.language == "console":
-            if len(fence.prefix) > 3 or fence.prefix.strip(" \t"):
-                # nested in a list item, an admonition or a quote: its lines carry the container's prefix,
-                # which neither the steps nor an update of the block would keep
-                raise InputError(path, i + 1, "console block nested in a list, admonition or quote: the console "
-                                              "runner reads blocks whose fence is indented 3 spaces at most")
-            options = BlockOptions()
-            if pending_options is not None:
-                options = parse_options(pending_options[1], path, pending_options[0])
-            body = [line.rstrip("\n") for line in lines[i + 1:close]]
-            per_heading[heading] = per_heading.get(heading, 0) + 1
-            yield ConsoleBlock(
-                path=path,
-                line=i + 1,
-                heading=heading,
-                number=per_heading[heading],
-                steps=parse_steps(body, path, i + 2),
-                options=options,
-                start=offsets[i],
-                end=offsets[min(close + 1, len(lines))],
-                body_start=offsets[i + 1],
-                body_end=offsets[close] if close < len(lines) else offsets[-1],
-            )
-        elif pending_options is not None:
-            raise InputError(path, pending_options[0], "console options comment is not directly above a ```console block")
-        pending_options = None
-        i = close + 1
+        if region.fence is None or region.fence.language != "console":
+            if pending is not None:
+                raise InputError(path, pending[0], _NOT_ABOVE)
+            prose_from = region.stop
+            continue
+        if len(region.fence.prefix) > 3 or region.fence.prefix.strip(" \t"):
+            # nested in a list item, an admonition or a quote: its lines carry the container's prefix,
+            # which neither the steps nor an update of the block would keep
+            raise InputError(path, region.start + 1, "console block nested in a list, admonition or quote: the "
+                                                     "console runner reads blocks whose fence is indented 3 spaces at most")
+        options = BlockOptions() if pending is None else parse_options(pending[1], path, pending[0])
+        close = region.stop - region.closed   # the closing fence's line; the page's end when it has none
+        numbers[heading] = numbers.get(heading, 0) + 1
+        yield ConsoleBlock(path, region.start + 1, heading, numbers[heading],
+                           parse_steps(lines[region.start + 1:close], path, region.start + 2), options,
+                           at(region.start), at(region.stop), at(region.start + 1), at(close))
+        pending, prose_from = None, region.stop
+    if pending is not None:
+        raise InputError(path, pending[0], _NOT_ABOVE)

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 import pytest
 from sybil.integration.pytest import SybilFile
 
-from docgen.console.evaluator import ConsoleSession, console_sybil
+from docgen.console.evaluator import ConsoleSession, ConsoleSybil
 
 
 @pytest.fixture(scope="session")
@@ -25,34 +25,29 @@ def console_session(request: pytest.FixtureRequest) -> Any:
 
 
 class ConsolePages(pytest.Collector):
-    """Collects the given Markdown pages with a ConsoleSybil."""
+    """The pages `pages()` lists, each collected by a ConsoleSybil under its path from `root`."""
 
-    def __init__(self, *, pages: list[Path], root: Path, **kwargs: Any) -> None:
+    def __init__(self, *, pages: Callable[[], list[Path]], root: Path, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.pages = pages
-        self.root = root
-        self.sybil = console_sybil(root)
+        self.pages, self.root = pages, root
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
-        for page in self.pages:
-            rel = page.relative_to(self.root) if page.is_relative_to(self.root) else Path(page.name)
-            yield SybilFile.from_parent(self, path=page, name=rel.as_posix(), sybils=[self.sybil])
+        sybil = ConsoleSybil(self.root)
+        for page in self.pages():
+            name = page.relative_to(self.root) if page.is_relative_to(self.root) else Path(page.name)
+            yield SybilFile.from_parent(self, path=page, name=name.as_posix(), sybils=[sybil])
 
 
 def docs_collector(anchor: Path, root: Path, pages: Callable[[], list[Path]]) -> Callable[..., Any]:
     """A `pytest_collect_file` hook that collects `pages()` when pytest walks past `anchor`."""
-    anchor = anchor.resolve()
+    anchor, root = anchor.resolve(), root.resolve()
 
     def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
-        if file_path.resolve() != anchor:
-            return None
-        return ConsolePages.from_parent(parent, name="docs", pages=pages(), root=root.resolve())
+        return ConsolePages.from_parent(parent, name="docs", pages=pages, root=root) if file_path.resolve() == anchor else None
 
     return pytest_collect_file
 
 
 def markdown_pages(repo: Path) -> list[Path]:
     """docs/**/*.md plus the repo README: the pages a reader may copy commands from."""
-    found = sorted((repo / "docs").rglob("*.md")) if (repo / "docs").is_dir() else []
-    readme = repo / "README.md"
-    return found + ([readme] if readme.is_file() else [])
+    return sorted((repo / "docs").rglob("*.md")) + [page for page in [repo / "README.md"] if page.is_file()]

@@ -126,7 +126,7 @@ def run_page(workdir: Path, page: str, env: dict[str, str] | None = None,
     import pytest
     from sybil.example import SybilFailure
 
-    from docgen.console.evaluator import ConsoleSession, console_sybil
+    from docgen.console.evaluator import ConsoleSession, ConsoleSybil
 
     prepare(workdir, page, extra_pages)
     saved, wanted = dict(os.environ), child_env(env)
@@ -135,7 +135,7 @@ def run_page(workdir: Path, page: str, env: dict[str, str] | None = None,
     outcomes: dict[str, Outcome] = {}
     try:
         session = ConsoleSession(repo=workdir)
-        sybil = console_sybil(workdir)
+        sybil = ConsoleSybil(workdir)
         try:
             for path in sorted(workdir.glob("*.md")):
                 document = sybil.parse(path)

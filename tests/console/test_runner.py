@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 import uuid
+from pathlib import Path
 
-import docker
 import pytest
 
 from docgen.console.container import SESSION_LABEL, Engine, PageContainer
@@ -238,7 +238,7 @@ def test_page_container_options_seen_by_the_engine(runner_image, docker_client):
         assert set(image.get("Env") or []) <= set(attrs["Config"]["Env"])
         assert attrs["Config"]["Labels"][SESSION_LABEL] == session_id
     finally:
-        container.end()
+        container.close()
     assert container.gone()
 
 
@@ -254,16 +254,15 @@ def test_a_retag_mid_run_does_not_change_the_image_a_fresh_container_runs(docker
         pytest.skip("the two candidate images are one image")
     tag = f"docgen-test-retag-{uuid.uuid4().hex[:12]}"
     first.tag(tag, "pin")
-    session = ConsoleSession(image=f"{tag}:pin", client_factory=lambda: docker.from_env(timeout=60))
+    session = ConsoleSession(Path.cwd(), image=f"{tag}:pin")
     try:
         session.shell("page.md", "image")
-        started = session.containers[("page.md", "image")]
+        started = session.container("page.md", "image")
         assert docker_client.api.inspect_container(started.id)["Image"] == first.id
         other.tag(tag, "pin")                       # the name now means another image
-        session.discard_shell("page.md", "image")
-        with pytest.warns(UserWarning, match="now names another image"):
-            session.shell("page.md", "image")
-        fresh = session.containers[("page.md", "image")]
+        session.close_document("page.md", "image")
+        session.shell("page.md", "image")
+        fresh = session.container("page.md", "image")
         assert fresh.id != started.id and docker_client.api.inspect_container(fresh.id)["Image"] == first.id
     finally:
         session.close()

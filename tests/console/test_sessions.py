@@ -90,7 +90,7 @@ NAMESPACED_SESSION = textwrap.dedent(
     container = PageContainer(Engine(docker.from_env(timeout=60)), sys.argv[1], sys.argv[2])
     print(os.getpid(), container.id, flush=True)
     sys.stdin.read()
-    container.end()
+    container.close()
     """
 )
 
