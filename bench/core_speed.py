@@ -42,8 +42,8 @@ def main() -> None:
             "docgen_snapshot": docgen + ["snapshot", "--from", str(ref), "--registry-facts",
                                         str(ref / "registry.json"), "--root", tmp, "-o", str(out)],
             "python_c_pass": [PY, "-c", "pass"],
-            "docgen_inventory_json": docgen + ["inventory", "--dockerfile", str(dockerfile), "--json"],
-            "docgen_inventory_text": docgen + ["inventory", "--dockerfile", str(dockerfile)],
+            "docgen_inventory_json": docgen + ["inventory", "--root", str(ROOT), "--dockerfile", str(dockerfile), "--json"],
+            "docgen_inventory_text": docgen + ["inventory", "--root", str(ROOT), "--dockerfile", str(dockerfile)],
         }
         # round-robin, one run of each per round (the first round warms the caches): a busy neighbour slows
         # each command and its baseline alike. CPU time (user + system of the child) is kept too: it moves
