@@ -4,12 +4,16 @@
   (target: at most 2x; the work is parse-bound, the walk must be nearly free);
 - `docgen inventory` on the committed snapshot vs a bare `python -c pass` (target: at most 3x).
 
-Usage: .venv/bin/python bench/core_speed.py [--ref ../shared/nemo-rl-ref]
+Usage: .venv/bin/python bench/core_speed.py [--ref ../shared/nemo-rl-ref] [--runs 11]
+
+Each is a whole process (bench/timing.py), run round-robin with its baseline.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -24,31 +28,46 @@ PY = sys.executable
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ref", type=Path, default=ROOT.parent / "shared" / "nemo-rl-ref")
-    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--runs", type=int, default=11)
     args = ap.parse_args()
     ref = args.ref.resolve()
     docgen = [PY, "-m", "docgen"]
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "snap.json"
-        toml = wall([PY, "-c", f"import tomllib; tomllib.load(open({str(ref / 'uv.lock')!r}, 'rb'))"], runs=args.runs)
-        snap = wall(docgen + ["snapshot", "--from", str(ref), "--registry-facts", str(ref / "registry.json"),
-                              "--root", tmp, "-o", str(out)], runs=args.runs)
-    bare = wall([PY, "-c", "pass"], runs=args.runs)
     dockerfile = ROOT / "Dockerfile.nmp-rl-base"
     if not dockerfile.exists():
         dockerfile = ROOT / "tests/fixtures/dockerfiles/eight-filters.Dockerfile"
-    inv = wall(docgen + ["inventory", "--dockerfile", str(dockerfile), "--json"], runs=args.runs)
-    inv_text = wall(docgen + ["inventory", "--dockerfile", str(dockerfile)], runs=args.runs)
-    s_toml, s_snap, s_bare, s_inv, s_inv_text = map(summary, (toml, snap, bare, inv, inv_text))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "snap.json"
+        commands = {
+            "tomllib_load_uv_lock": [PY, "-c", f"import tomllib; tomllib.load(open({str(ref / 'uv.lock')!r}, 'rb'))"],
+            "docgen_snapshot": docgen + ["snapshot", "--from", str(ref), "--registry-facts",
+                                        str(ref / "registry.json"), "--root", tmp, "-o", str(out)],
+            "python_c_pass": [PY, "-c", "pass"],
+            "docgen_inventory_json": docgen + ["inventory", "--root", str(ROOT), "--dockerfile", str(dockerfile), "--json"],
+            "docgen_inventory_text": docgen + ["inventory", "--root", str(ROOT), "--dockerfile", str(dockerfile)],
+        }
+        # round-robin, one run of each per round (the first round warms the caches): a busy neighbour slows
+        # each command and its baseline alike. CPU time (user + system of the child) is kept too: it moves
+        # much less than wall time when other processes compete for the cores.
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        cpu: dict[str, list[float]] = {name: [] for name in commands}
+        for round_ in range(args.runs + 1):
+            for name, cmd in commands.items():
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                took = wall(cmd, runs=1, warmup=0)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                if round_:
+                    times[name] += took
+                    cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    sums = {name: summary(t) for name, t in times.items()}
+    med = {name: s["median_s"] for name, s in sums.items()}
+    med_cpu = {name: statistics.median(c) for name, c in cpu.items()}
     report("core_speed", {
-        "tomllib_load_uv_lock": s_toml,
-        "docgen_snapshot": s_snap,
-        "snapshot_over_tomllib": s_snap["median_s"] / s_toml["median_s"],
-        "python_c_pass": s_bare,
-        "docgen_inventory_json": s_inv,
-        "docgen_inventory_text": s_inv_text,
-        "inventory_json_over_bare_python": s_inv["median_s"] / s_bare["median_s"],
-        "inventory_text_over_bare_python": s_inv_text["median_s"] / s_bare["median_s"],
+        **sums,
+        "cpu_median_s": med_cpu,
+        "snapshot_over_tomllib_cpu": med_cpu["docgen_snapshot"] / med_cpu["tomllib_load_uv_lock"],
+        "snapshot_over_tomllib": med["docgen_snapshot"] / med["tomllib_load_uv_lock"],
+        "inventory_json_over_bare_python": med["docgen_inventory_json"] / med["python_c_pass"],
+        "inventory_text_over_bare_python": med["docgen_inventory_text"] / med["python_c_pass"],
         "targets": {"snapshot_over_tomllib": 2.0, "inventory_over_bare_python": 3.0},
     })
 

@@ -37,8 +37,9 @@ def bumped(data: dict) -> dict:
         for members in lock["install_sets"].values():
             if key in members:
                 members[members.index(key)] = new_key
+    index = next(p["source"] for p in lock["packages"].values() if p["source_kind"] == "registry")   # as recorded
     lock["packages"]["tiny-tokenizer==0.3.1"] = {"name": "tiny-tokenizer", "version": "0.3.1", "editable": False,
-                                                 "source": "registry", "source_kind": "registry",
+                                                 "source": index, "source_kind": "registry",
                                                  "source_built": False}
     lock["install_sets"]["vllm"].append("tiny-tokenizer==0.3.1")
     for actor in data["registry"]["actors"]:

@@ -3,6 +3,11 @@
 Exit codes: 0 ok, 1 findings or drift, 2 bad input (a message naming file and line; nothing written).
 Every subcommand takes --root, --config and --verbose; the project (which tree, which inputs) is found
 from the working directory, never from where docgen is installed (docgen.project).
+
+Each command imports what it runs inside its own function, so a command pays at start-up only for the
+modules it uses (`docgen diff` never loads the checks, `docgen snapshot` neither the model nor the pages):
+`python -X importtime -m docgen COMMAND ...` shows each command's share, and bench/diff_speed.py,
+bench/core_speed.py and bench/check_vs_cog.py measure the commands against their baselines.
 """
 
 from __future__ import annotations
@@ -17,20 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from docgen import __version__
-from docgen.check.lint import check_against
-from docgen.check.pipeline import findings_of, prepare, write, write_record
-from docgen.check.report import Options, report
-from docgen.diff import compare, load_sides
 from docgen.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, InputError
-from docgen.inputs.dockerfile import read_dockerfile
 from docgen.io import append_report, read_input, write_file
-from docgen.model.build import load_model
 from docgen.project import find_project
-from docgen.rules import rule
-from docgen.render.diff import diff_markdown, diff_text
-from docgen.render.text import inventory_text
-from docgen.snapshot.build import build_snapshot, dump_snapshot
-from docgen.snapshot.load import load_snapshot
 
 COMMANDS = ("inventory", "snapshot", "standin", "write", "check", "lint", "review", "diff", "bump")
 
@@ -53,6 +47,9 @@ def _say_project(args, project) -> None:
 # ---------------------------------------------------------------------------------------------- commands
 
 def cmd_inventory(args: argparse.Namespace) -> int:
+    from docgen.model.build import load_model  # noqa: PLC0415  # each command imports what it runs (the docstring)
+    from docgen.render.text import inventory_text  # noqa: PLC0415  # (as load_model)
+
     project = _project(args)
     _say_project(args, project)
     model = load_model(project.dockerfile, project.snapshot)
@@ -64,6 +61,8 @@ def cmd_inventory(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
+    from docgen.snapshot.build import build_snapshot, dump_snapshot  # noqa: PLC0415  # per command (the docstring)
+
     data = build_snapshot(args.from_dir, registry_facts=args.registry_facts, repo=args.repo, ref=args.ref,
                           allow_dirty=args.allow_dirty)
     text = dump_snapshot(data)
@@ -93,6 +92,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 def cmd_standin(args: argparse.Namespace) -> int:
     # Imported here, for this rare maintainer command only: the stand-in's subprocess, shutil and tempfile
     # would otherwise be imported by every `docgen check` (python -X importtime shows their share).
+    from docgen.snapshot.load import load_snapshot  # noqa: PLC0415  # per command (the module docstring)
     from docgen.standin import generate  # noqa: PLC0415  # only `docgen standin` makes the stand-in
 
     project = _project(args)
@@ -103,6 +103,9 @@ def cmd_standin(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, *, render: bool = True):
+    """The pipeline's run behind write, check, lint (and review, which calls `prepare` itself)."""
+    from docgen.check.pipeline import prepare  # noqa: PLC0415  # only the page commands load the checks
+
     project = _project(args)
     run = prepare(project, getattr(args, "paths", None) or None, render=render)
     if args.verbose:
@@ -111,6 +114,8 @@ def _run(args: argparse.Namespace, *, render: bool = True):
 
 
 def cmd_write(args: argparse.Namespace) -> int:
+    from docgen.check.pipeline import write  # noqa: PLC0415  # only the page commands load the checks
+
     for line in write(_run(args)):
         print(f"docgen: {line}", file=sys.stderr)
     return EXIT_OK
@@ -119,6 +124,8 @@ def cmd_write(args: argparse.Namespace) -> int:
 def cmd_review(args: argparse.Namespace) -> int:
     """Confirm hand-written sentences whose named facts changed: the facts record takes today's values for
     them. Only the facts record is written."""
+    from docgen.check.pipeline import prepare, write_record  # noqa: PLC0415  # only the page commands load the checks
+
     project = _project(args)
     _say_project(args, project)
     wanted = set()
@@ -153,6 +160,8 @@ def _add_review(sub) -> None:
 
 def _report_options(args: argparse.Namespace, run):
     """--diff/--quiet/--changed-files/--max-annotations/--summary as the reporter's options."""
+    from docgen.check.report import Options  # noqa: PLC0415  # only the page commands load the checks
+
     diff = getattr(args, "diff", None)
     if diff is None:   # a person at a terminal wants the diff; a CI log wants the findings, not 250 lines
         diff = sys.stdout.isatty() and not os.environ.get("CI")
@@ -176,6 +185,10 @@ def _report_options(args: argparse.Namespace, run):
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from docgen.check.lint import check_against  # noqa: PLC0415  # only the page commands load the checks
+    from docgen.check.pipeline import findings_of  # noqa: PLC0415  # (as check_against)
+    from docgen.check.report import report  # noqa: PLC0415  # (as check_against)
+
     run = _run(args)
     findings = findings_of(run)
     if args.against is not None:
@@ -185,6 +198,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    from docgen.check.pipeline import findings_of  # noqa: PLC0415  # only the page commands load the checks
+    from docgen.check.report import report  # noqa: PLC0415  # (as findings_of)
+    from docgen.rules import rule  # noqa: PLC0415  # (as findings_of)
+
     run = _run(args, render=False)
     # the semantic checks only: what `docgen write` fixes (a sentence not yet recorded) is drift, for `check`
     findings = [f for f in findings_of(run) if not rule(f.check).write]
@@ -193,6 +210,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from docgen.diff import compare, load_sides  # noqa: PLC0415  # only `docgen diff` compares snapshots
+    from docgen.inputs.dockerfile import read_dockerfile  # noqa: PLC0415  # per command (the module docstring)
+    from docgen.render.diff import diff_markdown, diff_text  # noqa: PLC0415  # (as compare)
+
     if args.dockerfile is not None:   # an explicit Dockerfile needs no project around it
         dockerfile, display = Path(args.dockerfile).absolute(), args.dockerfile   # shown as typed
     else:

@@ -56,11 +56,8 @@ class Mention(NamedTuple):
     text: str                      # the sentence, blanks collapsed
     facts: tuple[tuple[str, str, str], ...]   # (fact key, the value it is tied to, status); () names none
     findings: tuple[Finding, ...]
+    digest: str                    # sentence_digest(text), made once: the record, the review and the coverage ask
     allowed: frozenset[str] = frozenset()     # the rules an allow marker on its line names
-
-    @property
-    def digest(self) -> str:
-        return sentence_digest(self.text)
 
 
 def sentence_digest(text: str) -> str:
@@ -307,7 +304,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                 if f.subject == key:
                     named.setdefault(f.key, (f, m.start()))
     if not named:   # kept all the same: the record may know this sentence by facts that are gone
-        return Mention(path, line, text, (), (), allow)
+        return Mention(path, line, text, (), (), sentence_digest(text), allow)
     allowed = STATED in allow   # stated values on this line are a reviewer's call, not a finding
     findings: list[Finding] = []
     statuses: dict[str, str] = {}
@@ -444,7 +441,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             tied += [(f"{key}#{aspect}", parts[aspect], REVIEWED) for aspect in stated]
             continue
         tied.append((key, fact.value, status or REVIEWED))
-    return Mention(path, line, text, tuple(tied), tuple(findings), allow)
+    return Mention(path, line, text, tuple(tied), tuple(findings), sentence_digest(text), allow)
 
 
 def value_parts(value: str) -> dict[str, str]:

@@ -19,6 +19,7 @@ from docgen.model import (
 from docgen.model.claims import skip_reason
 from docgen.model.stages import driver_venv_of, published
 from docgen.names import normalize
+from docgen.records import Memo
 from docgen.snapshot.load import load_snapshot
 from docgen.snapshot.registry import extras_of
 
@@ -29,14 +30,24 @@ if TYPE_CHECKING:
     from docgen.snapshot.load import Snapshot
 
 
+_ACTORS = Memo()   # per registry: its actors with and without the system flag (a model and a diff ask again)
+
+
 def actors_from_registry(registry, *, system_flag: bool) -> tuple[Actor, ...]:
+    return _ACTORS.answer(registry, system_flag, lambda: _actors_of(registry, system_flag))
+
+
+def _actors_of(registry, system_flag: bool) -> tuple[Actor, ...]:
+    extras: dict[str, tuple[str, ...]] = {}   # a registry's few commands, each split once (many actors share one)
     out = []
     for e in registry.entries:
         command = e.command_system if system_flag else e.command
         member = e.member
         if system_flag and command != e.command:
             member = "SYSTEM" if command == SYSTEM_COMMAND else None
-        out.append(Actor(fqn=e.actor, member=member, command=command, extras=extras_of(command), source=e.source))
+        if command not in extras:
+            extras[command] = extras_of(command)
+        out.append(Actor(fqn=e.actor, member=member, command=command, extras=extras[command], source=e.source))
     return tuple(out)
 
 

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.inputs.shellwords import variables
 from docgen.inputs.syntax import stage_label
+from docgen.records import Memo
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
     from docgen.inputs.dockerfile import DockerfileFacts, Stage
+    from docgen.inputs.syntax import Instruction
 
 PUBLISHED_STAGE = "nmp-rl-base"
 
@@ -110,13 +112,26 @@ def image_value(dockerfile: "DockerfileFacts", name: str):
     return None, None
 
 
+_EXPANDED = Memo()   # per Dockerfile: the names each instruction expands (asked once per build ARG)
+
+
+def _expanded_names(dockerfile: "DockerfileFacts") -> tuple[tuple["Instruction", frozenset[str]], ...]:
+    """Each instruction with the names its words and heredocs expand (`variables`), read once per Dockerfile."""
+    def compute():
+        out = []
+        for ins in dockerfile.instructions:
+            text = ins.args + "".join(h.body for h in ins.heredocs)
+            out.append((ins, frozenset(variables(text)) if "$" in text else frozenset()))
+        return tuple(out)
+    return _EXPANDED.answer(dockerfile, "expanded", compute)
+
+
 def arg_uses(dockerfile: "DockerfileFacts", name: str) -> tuple[tuple[str, object, object], ...]:
     """(value, the record that sets it, the instruction) at each instruction that expands `$name` (a RUN's
     script, a FROM, COPY or ENV line...), in file order, where it holds a value there."""
     found = []
-    for ins in dockerfile.instructions:
-        text = ins.args + "".join(h.body for h in ins.heredocs)
-        if "$" in text and name in variables(text):
+    for ins, names in _expanded_names(dockerfile):
+        if name in names:
             value = dockerfile.value(name, ins)
             if isinstance(value, str):
                 found.append((value, dockerfile.origin(name, ins), ins))

@@ -612,7 +612,9 @@ def _actor_lines(text: str, actors: list[str]) -> list[int | None]:
 
 
 _STRING_LINES = Memo()   # per snapshot: each JSON string's first line, from one pass over the text
-_JSON_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+# a JSON string between its quotes: runs of plain characters, each escape between them (one step per run, not
+# per character: the snapshot holds thousands of strings)
+_JSON_STRING = re.compile(r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
 
 
 def _string_lines(text: str) -> dict[str, int]:

@@ -189,3 +189,19 @@ def test_docgen_snapshot_records_uv_required_version_only_when_nemo_rl_states_it
     stated["project"]["uv_required_version"] = ">=0.9"
     (tmp_path / "snap.json").write_text(dump_snapshot(stated))
     assert load_snapshot(tmp_path / "snap.json").uv_required_version == ">=0.9"
+
+
+def test_line_of_names_the_first_line_of_each_string_escaped_quotes_and_backslashes_included():
+    """`Snapshot.line_of` finds a string as the snapshot writes it between its quotes; a string with escaped
+    quotes and backslashes is one string, not several, and the strings after it keep their lines."""
+    data = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    tricky = ['say "hi" \\ then', "C:\\tmp\\", '\\"', "tail"]
+    data["provenance"]["note"] = tricky
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    snap = load_snapshot(SNAPSHOT, text=text)
+    lines = text.splitlines()
+    for value in [*tricky, "provenance", "note", *data["lock"]["packages"]]:
+        written = json.dumps(value)[1:-1]
+        expected = next(n for n, line in enumerate(lines, 1) if f'"{written}"' in line)
+        assert snap.line_of(written) == expected, value
+    assert snap.line_of("hi") is None and snap.line_of("say ") is None
