@@ -20,11 +20,13 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.check.lint import Finding
+from docgen.fences import span_texts
 from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim,
                                 Coverage, _singular, _sort_lines, claims_coverage)
 from docgen.model.facts import KINDS, TEXT, VERSION, Fact, fact_base
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
+from docgen.text import split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -36,7 +38,6 @@ REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
 _VERSION_TOKEN = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
 _UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
@@ -198,12 +199,8 @@ def _sentences(lines: list[str]) -> "Iterable[tuple[int, str]]":
         for m in [*_SENTENCE_END.finditer(joined), None]:
             end = m.start() if m else len(joined)
             piece = joined[start:end]
-            if piece.strip() and joined[:start].count("`") % 2 == 0:
+            if piece.strip():   # a sentence from the line of its first word
                 line = max(n for off, n in offsets if off <= start + (len(piece) - len(piece.lstrip())))
-                yield line + 1, piece.strip()
-            elif piece.strip():
-                # the split fell inside a code span: the piece is still a sentence of its own, from its line
-                line = max(n for off, n in offsets if off <= start)
                 yield line + 1, piece.strip()
             if m:
                 start = m.end()
@@ -253,8 +250,7 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
             rules = allowed_rules(doc.lines[line - 1]) if "docgen:allow" in doc.lines[line - 1] else frozenset()
             out.append(_mention(doc.path, line, sentence, index, rules, [s for s in shown if s]))
     for path, first, text in extra_texts:
-        lines = text.splitlines()
-        for line, sentence in _sentences(lines):
+        for line, sentence in _sentences(split_lines(text)):
             out.append(_mention(path, first + line - 1, sentence, index, frozenset(), []))
     return out
 
@@ -271,7 +267,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
              shown: list[str]) -> Mention:
     text = " ".join(sentence.replace("\x00", "…").split())
     named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
-    spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
+    spans = [(text.index(inside, start), inside) for start, _end, inside in span_texts(text)]
     low = text.lower()
     kinds_here = _kinds_named(low, index)
     by_value: set[str] = set()
@@ -615,8 +611,7 @@ def dockerfile_comments(model: "ImageModel") -> list[tuple[str, int, str]]:
     out = []
     for arg in model.dockerfile.args:
         if arg.comment.strip():
-            lines = arg.comment.splitlines()
-            out.append((model.dockerfile.path, max(1, arg.line - len(lines)), arg.comment))
+            out.append((model.dockerfile.path, max(1, arg.line - len(split_lines(arg.comment))), arg.comment))
     return out
 
 

@@ -19,7 +19,7 @@ import re
 from operator import attrgetter   # loaded already: collections imports it
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.fences import COMMENT, FENCED, INDENTED
+from docgen.fences import COMMENT, FENCED, INDENTED, code_spans, span_texts
 from docgen.check.lint import Finding
 from docgen.errors import InputError
 from docgen.model.claims import (ALIASES, ARG_ALIASES, builds_of, known_names, package_in, package_mentions,
@@ -27,6 +27,7 @@ from docgen.model.claims import (ALIASES, ARG_ALIASES, builds_of, known_names, p
 from docgen.names import NUMBER_WORD_PATTERN, number_value
 from docgen.records import Memo
 from docgen.render.values import VALUES
+from docgen.text import line_at
 from docgen.snapshot.load import NOTABLE_PACKAGES
 
 if TYPE_CHECKING:
@@ -95,9 +96,6 @@ _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-va
 # an allow marker naming this lint's rule (`<!-- docgen:allow prose,stated-value WHY -->`)
 _ALLOW = re.compile(r"<!--\s*docgen:allow\s+(?:[\w-]+,)*prose(?:,[\w-]+)*\s.*?-->")
 _COMMENT = re.compile(r"<!--.*?-->")
-# single-backtick spans only: the general form (any run of backticks) scans far slower (bench/large_inputs.py,
-# page-backtick-2mb), and the pages use double backticks only to quote a backtick, never around a name
-_CODE_SPAN = re.compile(r"(`)([^`\n]+)`")
 # What a whole code span names, by its shape, the first alternative that fits deciding: an actor class, an
 # actor FQN or module, a dotted path to a class, a variable (the group is its name), a lower-case name
 # (an extra, if the words beside it say so).
@@ -265,19 +263,15 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Cl
         claims += [Claim(path, f.line or 0, _kind_of(f), f.message, ALLOWED) for f in allowed]
     prose = "\n".join(prose_lines)
     if prose.strip():
-        spans = list(_CODE_SPAN.finditer(prose)) if "`" in prose else []   # a span never crosses a line
         by_hand = _counts(path, prose_lines, facts) + _version_and_path(path, prose, facts) + _uids(path, prose_lines, facts)
         claims += [Claim(path, f.line or 0, _kind_of(f), f.message, UNOWNED) for f in by_hand]
         out += by_hand
         out += _meaning(path, prose_lines, facts, claims)
-        line_no = 1
-        line_start = 0
-        for span in spans:
-            verdict = facts.span_verdict(span.group(2))
-            if verdict:   # most spans name nothing the model could contradict: no need to know their line
-                line_no += prose.count("\n", line_start, span.start())
-                line_start = prose.rfind("\n", 0, span.start()) + 1
-                out += _span_facts(path, line_no, verdict, prose_lines[line_no - 1], span.start() - line_start, facts)
+        for number, line in enumerate(prose_lines, 1) if "`" in prose else ():
+            for start, end, inside in span_texts(line) if "`" in line else ():   # a span never crosses a line
+                verdict = facts.span_verdict(inside)
+                if verdict:
+                    out += _span_facts(path, number, verdict, line, start, end, facts)
     code = "\n".join(code_lines)
     if code.strip():
         in_code = _version_and_path(path, code, facts)
@@ -286,7 +280,7 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Cl
         for flag in _EXTRA_FLAG.finditer(code) if "--extra" in code else ():
             extra = flag.group(1)
             if extra not in facts.names.extras and not extra.isupper():
-                out.append(_unknown(path, code.count("\n", 0, flag.start()) + 1, f"--extra {extra}", "extra",
+                out.append(_unknown(path, line_at(code, flag.start()), f"--extra {extra}", "extra",
                                     facts.names.extras))
     out.sort(key=lambda f: f.line or 0)
     return out
@@ -361,7 +355,9 @@ _NUMBER_WORD = re.compile(r"(?<![\w-])(?!one\b)(?:" + NUMBER_WORD_PATTERN + r")(
 
 def _mask_spans(line: str) -> str:
     """The line with its code spans blanked: a number or name in code is not a count."""
-    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line) if "`" in line else line
+    for start, end in code_spans(line) if "`" in line else ():
+        line = line[:start] + " " * (end - start) + line[end:]
+    return line
 
 
 def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
@@ -418,7 +414,7 @@ def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
             hint = (f"use <!-- docgen:value {keys[0]} -->" if keys else
                     "the model does not give this version here: render it with a value or a block "
                     "(docgen/render/values.py), or mark the line <!-- docgen:allow WHY -->")
-            out.append(Finding(path, text.count("\n", 0, m.start()) + 1, CHECK,
+            out.append(Finding(path, line_at(text, m.start()), CHECK,
                                f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
     for m in _PATH.finditer(text) if "/opt" in text else ():
         roots = facts.path_roots
@@ -426,7 +422,7 @@ def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
         best = max((r for r in roots if found == r or found.startswith(r.rstrip("/") + "/")), key=len, default=None)
         hint = (f"use <!-- docgen:value {roots[best]}.code --> (or {roots[best]} outside code)" if best else
                 "the model knows no such path in the image (" + ", ".join(sorted(roots)) + ")")
-        out.append(Finding(path, text.count("\n", 0, m.start()) + 1, CHECK, f"path {found!r} is written by hand; {hint}"))
+        out.append(Finding(path, line_at(text, m.start()), CHECK, f"path {found!r} is written by hand; {hint}"))
     return out
 
 
@@ -441,12 +437,11 @@ def _lines_with(pattern: re.Pattern, text: str):
         m = pattern.search(text, end)
 
 
-def _span_facts(path: str, line_no: int, verdict: tuple, text: str, at: int, facts: _Facts) -> list[Finding]:
-    """The findings of one code span (its verdict) at offset `at` of the line `text`."""
+def _span_facts(path: str, line_no: int, verdict: tuple, text: str, at: int, end: int, facts: _Facts) -> list[Finding]:
+    """The findings of one code span (its verdict), from offset `at` to `end` of the line `text`."""
     span, unknown, maybe_extra, flags = verdict
     out = [_unknown(path, line_no, *unknown)] if unknown else []
-    if maybe_extra and _EXTRA_WORD.search(text[max(0, at - 40): at + len(span) + 40]) \
-            and _looks_like_extra_context(text, at, span):
+    if maybe_extra and _EXTRA_WORD.search(text[max(0, at - 40): end + 38]) and _looks_like_extra_context(text, at, end):
         out.append(_unknown(path, line_no, span, "extra", facts.names.extras))
     out += [_unknown(path, line_no, *flag) for flag in flags]
     return out
@@ -481,10 +476,11 @@ def _span_verdict(raw: str, names) -> tuple | None:
     return (span, unknown, maybe_extra, flags) if unknown or maybe_extra or flags else None
 
 
-def _looks_like_extra_context(text: str, at: int, span: str) -> bool:
-    """`fsdp` extra / extra `fsdp` / extras (`a`, `b`): the word "extra" right beside the span or its list."""
+def _looks_like_extra_context(text: str, at: int, end: int) -> bool:
+    """`fsdp` extra / extra `fsdp` / extras (`a`, `b`): the word "extra" right beside the span (from `at` to
+    `end`) or its list."""
     before = text[max(0, at - 25): at].lower()
-    after = text[at + len(span) + 2: at + len(span) + 10].lower()
+    after = text[end: end + 8].lower()
     return bool(_EXTRA_BEFORE.search(before) or _EXTRA_AFTER.match(after) or _EXTRA_LIST.search(before)
             or ("(`" in before and "extra" in text[max(0, at - 60): at].lower()))
 
@@ -542,11 +538,6 @@ _NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b"
 _UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
 
 
-def _first_line(line_no: int, sentence: str) -> int:
-    """The line the sentence's first word stands on (leading blank lines skipped)."""
-    return line_no + sentence[: len(sentence) - len(sentence.lstrip())].count("\n")
-
-
 # the words that make a sentence a claim to judge; searched once in the lower-cased prose
 _CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
                           r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
@@ -567,8 +558,8 @@ def _meaning(path: str, prose_lines: list[str], facts: _Facts, claims: list[Clai
         ends = [low.find(e, m.end()) for e in _ENDS]
         done = min([e + 1 for e in ends if e >= 0] or [len(low)])
         sentence, lowered = text[start:done], low[start:done]
-        line_no = _first_line(text.count("\n", 0, start) + 1, sentence)
         sentence, lowered = sentence.lstrip(), lowered.lstrip()
+        line_no = line_at(text, done - len(sentence))   # the line of the sentence's first word
         has_venv = _VENV_WORDS.search(lowered)
         has_system = _SYSTEM_WORDS.search(lowered)
         if has_venv or has_system:
@@ -621,7 +612,7 @@ def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims:
     out = []
     for at, name, matches in actors:
         where, kind, what = min(said, key=lambda s: abs(s[0] - at))
-        line = line_no + sentence.count("\n", 0, at)
+        line = line_no - 1 + line_at(sentence, at)
         if kind == "extra":
             ok = any(what in a.extras for a in matches)
             truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) if a.extras else "the system interpreter")
@@ -646,7 +637,7 @@ def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts
     for clause in _CLAUSE.split(_mask_urls(sentence)):
         low = clause.lower()
         if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
-            out += _judge_packages(path, line_no + sentence.count("\n", 0, sentence.find(clause)), clause,
+            out += _judge_packages(path, line_no - 1 + line_at(sentence, sentence.find(clause)), clause,
                                    package_mentions(clause, _claim_candidates(model)), model, claims)
     return out
 

@@ -1,0 +1,52 @@
+"""How docgen cuts text: into lines, a character offset into a line number, a sentence into clauses. Every
+reader of a page, a Dockerfile, a lock or a snapshot asks here, so a line number means the same line in every
+message. (Where a Markdown line holds code, a fence or a code span is docgen/fences.py; numbers and the nouns
+a count counts are docgen/names.py.)
+
+Lines end at "\\n" alone, as editors and GitHub number them: str.splitlines would also end a line at form
+feeds, \\x1c-\\x1e and Unicode line separators, and every later line number would be off."""
+
+from __future__ import annotations
+
+import re
+
+
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """The lines of `text`; the text's last line ending starts no line. With `keepends`, each line keeps its
+    "\\n" (the last one has none when the text does not end with one)."""
+    found = text.split("\n")
+    last = found.pop()
+    if keepends:
+        found = [line + "\n" for line in found]
+    if last:
+        found.append(last)
+    return found
+
+
+def line_at(text: str, offset: int) -> int:
+    """The line (1-based) that character `offset` of `text` stands on."""
+    return text.count("\n", 0, offset) + 1
+
+
+class LineCounter:
+    """Line numbers (1-based) of ascending offsets of one text, each answer counting only the line endings
+    since the one before: a scan of a long text that asks at every match stays one pass."""
+    __slots__ = ("_text", "_line", "_at")
+
+    def __init__(self, text: str) -> None:
+        self._text, self._line, self._at = text, 1, 0
+
+    def __call__(self, offset: int) -> int:
+        self._line += self._text.count("\n", self._at, offset)
+        self._at = offset
+        return self._line
+
+
+# A clause ends at a comma, semicolon, colon or parenthesis, or before "and" / "while": a verb of one clause
+# says nothing of the names in another ("vllm wheel, deep_ep builds from source").
+_CLAUSE_END = re.compile(r"[,;:()]|\band\b|\bwhile\b")
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a sentence or comment, in order (an empty one where two ends meet)."""
+    return _CLAUSE_END.split(text)
