@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.check.lint import Finding
 from docgen.fences import span_texts
-from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim,
-                                Coverage, _singular, _sort_lines, claims_coverage)
+from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
+                                claims_coverage)
 from docgen.model.facts import KINDS, TEXT, VERSION, Fact, fact_base
+from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
 from docgen.text import split_lines
@@ -90,10 +91,6 @@ _GENERIC_NAME_WORDS = frozenset("max min num per the build nemo nvte cuda versio
 _WORD = re.compile(r"[a-z]+")
 
 
-def _singular_word(word: str) -> str:
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
 def _code_like(name: str) -> bool:
     return bool(re.search(r"[_./:\d-]|[a-z][A-Z]|^[A-Z][A-Z0-9_]{2,}$", name))
 
@@ -124,7 +121,7 @@ def _index(facts: "FactBase") -> _Index:
     counted: dict[str, list[Fact]] = {}
     for f in facts.facts:
         if f.kind in ("arg", "env", "run-var", "quoted") and f.value.isdigit():
-            head = _singular_word(re.split(r"[_:/.\s-]+", f.subject.lower())[-1])   # what the number counts
+            head = singular(re.split(r"[_:/.\s-]+", f.subject.lower())[-1])   # what the number counts
             if len(head) >= 3 and head not in _GENERIC_NAME_WORDS:
                 counted.setdefault(head, []).append(f)
     word_kinds: dict[str, set[str]] = {}
@@ -296,9 +293,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             by_kind_words.add(f.key)
             named.setdefault(f.key, (f, low.find(next(w for w in KINDS[kind].words if w in low) if any(
                 w in low for w in KINDS[kind].words) else "")))
-    for m in _COUNT.finditer(low):   # the one grammar of counts (docgen/check/prose.py)
-        noun = _singular(m.group(3))
-        for key in _COUNT_KEYS.get(noun, ()):
+    for m in COUNT.finditer(low):   # the one grammar of counts (docgen/names.py)
+        for key in COUNT_NOUNS.get(singular(m.group(3)), ()):
             for f in index.by_kind.get("count", ()):
                 if f.subject == key:
                     named.setdefault(f.key, (f, m.start()))
@@ -336,7 +332,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # variable, whatever number it is, and is held to it
     for m in re.finditer(r"(?<![\w.$-])([1-9]\d*|0)(?![\w.%-])", low):   # not a mode (022)
         around = _WORD.findall(low[m.end(): m.end() + 32])[:3] + _WORD.findall(low[max(0, m.start() - 16): m.start()])[-1:]
-        held = {f.key: f for w in around for f in index.counted.get(_singular_word(w), ())}
+        held = {f.key: f for w in around for f in index.counted.get(singular(w), ())}
         for fact in held.values():
             named.setdefault(fact.key, (fact, m.start()))
         agreeing = [f for f in held.values() if m.group(1) == f.value or m.group(1) in shown]

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.fences import COMMENT, FENCED, INDENTED, code_spans, span_texts
 from docgen.check.lint import Finding
 from docgen.errors import InputError
-from docgen.model.claims import (ALIASES, ARG_ALIASES, builds_of, known_names, package_in, package_mentions,
+from docgen.model.claims import (ALIASES, builds_of, known_names, package_in, package_mentions, package_words,
                                  source_builds)
-from docgen.names import NUMBER_WORD_PATTERN, number_value
+from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES
-from docgen.text import line_at
+from docgen.text import clauses, line_at
 from docgen.snapshot.load import NOTABLE_PACKAGES
 
 if TYPE_CHECKING:
@@ -79,17 +79,10 @@ class Coverage(NamedTuple):
         return f"docgen: claims coverage {self.percent:.1f}%: " + ", ".join(f"{t[s]} {s}" for s in STATUSES)
 
 
-# "one" is left out: "one venv per actor" states a rule, not a count.
-_NUMBER = r"\d+|(?!one\b)(?:" + NUMBER_WORD_PATTERN + ")"
-_NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
-          "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
 # a dot between two digits, which every version has: the literal dot first lets the search skip to the
 # dots instead of trying a digit at every position, as `\d\.\d` would (bench/large_inputs.py)
 _DOTTED_DIGITS = re.compile(r"\.(?<=\d\.)(?=\d)")
 _DIGIT = re.compile(r"\d")
-_SEP = r"(?=\s)[ \t]*\n?[ \t]*"   # the words of a count may wrap onto the next line, not across a paragraph
-# matched against the lower-cased text (re.I would slow every scan); the finding quotes the original
-_COUNT = re.compile(rf"\b({_NUMBER}){_SEP}((?:[a-z][\w-]*{_SEP}){{0,2}})({_NOUNS})\b")
 _VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
 _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
@@ -107,29 +100,11 @@ _SPAN_KIND = re.compile(
     r"|(?P<lower>[a-z][a-z0-9_-]*)$")
 _EXTRA_FLAG = re.compile(r"--extra[ =]([\w-]+)")
 _EXTRA_WORD = re.compile(r"\bextras?\b", re.IGNORECASE)
-_WORDS = re.compile(r"[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z]")
 # The word "extra" right before a span (and its list), right after it, or before the parenthesis that opens
 # the span's list.
 _EXTRA_BEFORE = re.compile(r"extras?\W*(\(|`|,|\s)*$")
 _EXTRA_AFTER = re.compile(r"\W{0,2}extras?\b")
 _EXTRA_LIST = re.compile(r"extras?[^.]*\($")
-
-
-def _singular(noun: str) -> str:
-    noun = noun.lower().replace("-", " ")
-    return "copy" if noun == "copies" else noun[:-1] if noun.endswith("s") else noun
-
-
-# noun -> value keys (without ".word") whose count it may be
-_COUNT_KEYS = {
-    "venv": ("venvs", "vllm_copies"), "filter": ("filters",), "extra": ("warm_extras", "extras", "extras_not_warmed"),
-    "actor": ("actors", "uv_actors", "system_actors", "not_prefetched"),
-    "worker": ("actors", "uv_actors", "not_prefetched", "venvs"), "stage": ("stages",),
-    "warm step": ("warm_steps",), "step": ("warm_steps",), "sync": ("warm_steps",),
-    "build": ("shared_builds",), "copy": ("vllm_copies",), "executable": ("py_executables",),
-    "wrapper": ("venvs",), "interpreter": ("venvs",), "environment": ("venvs",), "backend": ("warm_extras",),
-    "consumer": ("te_consumers",),
-}
 
 
 class _Facts:
@@ -156,22 +131,13 @@ class _Facts:
             self._values = _LazyValues(self.model)
         return self._values
 
-    @property
-    def package_names(self) -> frozenset[str]:
-        """Package and tool names (lower case) a version may stand next to: the lock's packages, the
-        aliases the docs use for them, and the tools whose version is a build argument."""
-        if self._packages is None:
-            names = set(map(attrgetter("name"), self.model.snapshot.packages.values())) | set(ALIASES) | set(ARG_ALIASES)
-            self._packages = frozenset(names | {"cuda", "python"})
-        return self._packages
-
     def names_in(self, text: str) -> list[str]:
-        """The package or tool names among the words of `text` (a set lookup per word: a regex of every
-        package name took longer to compile than the whole lint to run)."""
-        found = [w for w in _WORDS.findall(text) if w.lower() in self.package_names]
-        if "compute capability" in text.lower():
-            found.append("compute capability")
-        return found
+        """The package and tool names a version may stand next to, as `text` writes them: the lock's packages,
+        their aliases, CUDA and the tools whose version is a build argument (the one package spotter)."""
+        if self._packages is None:
+            names = set(map(attrgetter("name"), self.model.snapshot.packages.values())) | set(ALIASES.values())
+            self._packages = frozenset(names | {"cuda"})
+        return [word for word, _ in package_words(text, self._packages, tools=True)]
 
     def keys_with(self, text: str) -> list[str]:
         if self._version_keys is None:
@@ -350,7 +316,6 @@ def _outside_blocks(doc: "Document") -> list[tuple[int, int]]:
     return runs
 
 
-_NUMBER_WORD = re.compile(r"(?<![\w-])(?!one\b)(?:" + NUMBER_WORD_PATTERN + r")(?![\w-])")
 
 
 def _mask_spans(line: str) -> str:
@@ -369,22 +334,22 @@ def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
             continue
         line = _mask_spans(line)
         low = line.lower()
-        if not _DIGIT.search(low) and not _NUMBER_WORD.search(low):
+        if not _DIGIT.search(low) and not NUMBER_WORD.search(low):
             continue
         following = _mask_spans(prose_lines[i + 1]) if i + 1 < len(prose_lines) else None
         window = low + ("\n" + following.lower() if following is not None else "")
         original = line + ("\n" + following if following is not None else "")
-        for m in _COUNT.finditer(window):
+        for m in COUNT.finditer(window):
             if m.start() < len(line):
                 out.append(_count_finding(path, i + 1, m, facts, original[m.start(): m.end()]))
     return out
 
 
 def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:
-    number, noun = m.group(1).lower(), _singular(m.group(3))
+    number, noun = m.group(1).lower(), singular(m.group(3))
     n = number_value(number) or 0
     word = not number.isdigit()
-    keys = _COUNT_KEYS.get(noun, ())
+    keys = COUNT_NOUNS.get(noun, ())
     exact = [f"{k}.count{'.word' if word else ''}" for k in keys
              if facts.values.get(f"{k}.count") == str(n)]
     said = " ".join(said.split())
@@ -634,7 +599,7 @@ def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts
     sentence about one extra's venv, judged against the source builds (by name, version and source) and the
     extra's install set."""
     out = []
-    for clause in _CLAUSE.split(_mask_urls(sentence)):
+    for clause in clauses(_mask_urls(sentence)):
         low = clause.lower()
         if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
             out += _judge_packages(path, line_no - 1 + line_at(sentence, sentence.find(clause)), clause,
@@ -642,8 +607,6 @@ def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts
     return out
 
 
-# a clause ends at a comma, semicolon, colon or parenthesis: "vllm wheel, deep_ep builds from source"
-_CLAUSE = re.compile(r"[,;:()]|\band\b|\bwhile\b")
 _CANDIDATES = Memo()
 
 
