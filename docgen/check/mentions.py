@@ -27,6 +27,7 @@ from docgen.model.facts import KINDS, TEXT, VERSION, Fact, fact_base
 from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
+from docgen.rules import allowed_rules
 from docgen.text import split_lines
 
 if TYPE_CHECKING:
@@ -244,20 +245,12 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
         merged = [p or a for p, a in zip(prose, allowed)]
         for line, sentence in _sentences(merged):
             shown = [rendered(k) for k in values_by_line.get(line, ())]
-            rules = allowed_rules(doc.lines[line - 1]) if "docgen:allow" in doc.lines[line - 1] else frozenset()
-            out.append(_mention(doc.path, line, sentence, index, rules, [s for s in shown if s]))
+            out.append(_mention(doc.path, line, sentence, index, allowed_rules(doc.lines[line - 1]),
+                                [s for s in shown if s]))
     for path, first, text in extra_texts:
         for line, sentence in _sentences(split_lines(text)):
             out.append(_mention(path, first + line - 1, sentence, index, frozenset(), []))
     return out
-
-
-_ALLOW = re.compile(r"<!--\s*docgen:allow\s+([\w,-]+)\s")
-
-
-def allowed_rules(line: str) -> frozenset[str]:
-    """The rules the allow markers of a line name (`<!-- docgen:allow prose,stated-value WHY -->`)."""
-    return frozenset(r for m in _ALLOW.finditer(line) for r in m.group(1).split(","))
 
 
 def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozenset[str],

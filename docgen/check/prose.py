@@ -16,7 +16,7 @@ anyway (an example, another tool's version) carries `<!-- docgen:allow REASON --
 from __future__ import annotations
 
 import re
-from operator import attrgetter   # loaded already: collections imports it
+from functools import cached_property   # loaded already: re imports functools
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fences import COMMENT, FENCED, INDENTED, code_spans, span_texts
@@ -26,7 +26,8 @@ from docgen.model.claims import (ALIASES, builds_of, known_names, package_in, pa
                                  source_builds)
 from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
 from docgen.records import Memo
-from docgen.render.values import VALUES
+from docgen.render.values import VALUES, render_value
+from docgen.rules import allowed_rules
 from docgen.text import clauses, line_at
 from docgen.snapshot.load import NOTABLE_PACKAGES
 
@@ -86,8 +87,6 @@ _DIGIT = re.compile(r"\d")
 _VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
 _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
-# an allow marker naming this lint's rule (`<!-- docgen:allow prose,stated-value WHY -->`)
-_ALLOW = re.compile(r"<!--\s*docgen:allow\s+(?:[\w-]+,)*prose(?:,[\w-]+)*\s.*?-->")
 _COMMENT = re.compile(r"<!--.*?-->")
 # What a whole code span names, by its shape, the first alternative that fits deciding: an actor class, an
 # actor FQN or module, a dotted path to a class, a variable (the group is its name), a lower-case name
@@ -112,45 +111,41 @@ class _Facts:
 
     def __init__(self, model: "ImageModel") -> None:
         self.model = model
-        self._names: KnownNames | None = None
-        self._packages: frozenset[str] | None = None
-        self._values: _LazyValues | None = None
-        self._version_keys: list[str] | None = None
-        self._path_roots: dict[str, str] | None = None
         self._spans: dict[str, tuple | None] = {}
 
-    @property
-    def names(self) -> KnownNames:
-        if self._names is None:
-            self._names = known_names(self.model)
-        return self._names
+    def value(self, key: str) -> str | None:
+        """A value's text (render_value's answer, kept per model); None where the model cannot give it (no such
+        ARG): the pipeline reports that where a page uses the value."""
+        try:
+            return render_value(key, self.model) if key in VALUES else None
+        except (InputError, KeyError, ValueError):
+            return None
 
-    @property
-    def values(self) -> "_LazyValues":
-        if self._values is None:
-            self._values = _LazyValues(self.model)
-        return self._values
+    @cached_property
+    def names(self) -> KnownNames:
+        return known_names(self.model)
+
+    @cached_property
+    def _packages(self) -> frozenset[str]:
+        return frozenset({p.name for p in self.model.snapshot.packages.values()} | set(ALIASES.values()) | {"cuda"})
 
     def names_in(self, text: str) -> list[str]:
         """The package and tool names a version may stand next to, as `text` writes them: the lock's packages,
         their aliases, CUDA and the tools whose version is a build argument (the one package spotter)."""
-        if self._packages is None:
-            names = set(map(attrgetter("name"), self.model.snapshot.packages.values())) | set(ALIASES.values())
-            self._packages = frozenset(names | {"cuda"})
         return [word for word, _ in package_words(text, self._packages, tools=True)]
 
-    def keys_with(self, text: str) -> list[str]:
-        if self._version_keys is None:
-            self._version_keys = self.values.keys_like(".version", "cuda_arch.")
-        return [k for k in self._version_keys if self.values.get(k) == text]
+    @cached_property
+    def _version_keys(self) -> list[str]:
+        return [k for k in VALUES if ".version" in k or "cuda_arch." in k]
 
-    @property
+    def keys_with(self, text: str) -> list[str]:
+        return [k for k in self._version_keys if self.value(k) == text]
+
+    @cached_property
     def path_roots(self) -> dict[str, str]:
         """The model's paths under the image's roots -> their value keys."""
-        if self._path_roots is None:
-            keys = [k for k in self.values.keys_like("paths.") if not k.endswith(".code")]
-            self._path_roots = {self.values[k]: k for k in keys if k in self.values}
-        return self._path_roots
+        keys = [k for k in VALUES if "paths." in k and not k.endswith(".code")]
+        return {value: k for k in keys if (value := self.value(k)) is not None}
 
     def span_verdict(self, span: str) -> tuple | None:
         """`_span_verdict` once per distinct span text: the pages repeat the same few names (and most span
@@ -159,34 +154,6 @@ class _Facts:
         if isinstance(verdict, _Facts):
             verdict = self._spans[span] = _span_verdict(span, self.names)
         return verdict
-
-
-class _LazyValues:
-    """The model's values, each rendered on first use: most pages need none or a few of them."""
-
-    def __init__(self, model: "ImageModel") -> None:
-        self._model, self._fns = model, VALUES
-        self._done: dict[str, str | None] = {}
-
-    def get(self, key: str) -> str | None:
-        if key not in self._done:
-            try:
-                self._done[key] = self._fns[key](self._model) if key in self._fns else None
-            except (InputError, KeyError, ValueError):  # a value the model cannot give (no such ARG): the
-                self._done[key] = None                      # pipeline reports it where a page uses the value
-        return self._done[key]
-
-    def __contains__(self, key: str) -> bool:
-        return self.get(key) is not None
-
-    def __getitem__(self, key: str) -> str:
-        value = self.get(key)
-        if value is None:
-            raise KeyError(key)
-        return value
-
-    def keys_like(self, *parts: str) -> list[str]:
-        return [k for k in self._fns if any(p in k for p in parts)]
 
 
 _COVERAGE = Memo()
@@ -289,7 +256,7 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
         outside[start:stop] = b"\x01" * (stop - start)
     for index in code:
         line = lines[index].rstrip("\r\n")
-        if outside[index] and not ("<!--" in line and _ALLOW.search(line)):
+        if outside[index] and CHECK not in allowed_rules(line):
             code_lines[index] = line
     for start, stop in _outside_blocks(doc):
         for index in range(start, stop):
@@ -298,7 +265,7 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
             line = masked.get(index, lines[index]).rstrip("\r\n")
             if "<!--" not in line:
                 prose_lines[index] = line
-            elif not _ALLOW.search(line):
+            elif CHECK not in allowed_rules(line):
                 prose_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
             else:
                 allowed_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
@@ -351,12 +318,12 @@ def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: st
     word = not number.isdigit()
     keys = COUNT_NOUNS.get(noun, ())
     exact = [f"{k}.count{'.word' if word else ''}" for k in keys
-             if facts.values.get(f"{k}.count") == str(n)]
+             if facts.value(f"{k}.count") == str(n)]
     said = " ".join(said.split())
     if exact:
         hint = f"use <!-- docgen:value {exact[0]} -->"
     elif keys:
-        model_says = ", ".join(f"{k} {facts.values[f'{k}.count']}" for k in keys if f"{k}.count" in facts.values)
+        model_says = ", ".join(f"{k} {n}" for k in keys if (n := facts.value(f"{k}.count")) is not None)
         hint = (f"the model counts {model_says}: if this is one of them use "
                 f"<!-- docgen:value {keys[0]}.count{'.word' if word else ''} --> (or that count's key), else render "
                 "it with a block or mark the line <!-- docgen:allow WHY -->")
@@ -480,9 +447,9 @@ def _uids(path: str, lines: list[str], facts: _Facts) -> list[Finding]:
             keys: tuple[str, ...] = _UID_KEYS[word]
             if "runtime" in line.lower() and "build" not in line.lower():
                 keys = tuple(reversed(keys))
-            exact = [k for k in keys if facts.values.get(k) == number]
+            exact = [k for k in keys if facts.value(k) == number]
             hint = (f"use <!-- docgen:value {exact[0]} -->" if exact else
-                    "the model gives " + ", ".join(f"{k} {facts.values.get(k)}" for k in keys) +
+                    "the model gives " + ", ".join(f"{k} {facts.value(k)}" for k in keys) +
                     ": render the one meant with its value, or mark the line <!-- docgen:allow WHY -->")
             out.append(Finding(path, i + 1, CHECK, f"uid {m.group(0)!r} is written by hand; {hint}"))
     return out
