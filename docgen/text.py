@@ -9,6 +9,10 @@ feeds, \\x1c-\\x1e and Unicode line separators, and every later line number woul
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 def split_lines(text: str, keepends: bool = False) -> list[str]:
@@ -40,6 +44,58 @@ class LineCounter:
         self._line += self._text.count("\n", self._at, offset)
         self._at = offset
         return self._line
+
+
+# A sentence ends after ".", "!" or "?" (and a closing quote or bracket), before a blank and what can open a
+# sentence; a paragraph, a list item, a heading, a quote, an admonition and a table row are units of their own.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
+_UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
+
+
+def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(1-based first line, sentence) for every sentence of a page's hand-written lines: a paragraph, a list
+    item, a heading and a table row (its cells joined by " | ") are units, and a unit splits at sentence ends.
+    A sentence's lines are joined by one blank. The mentions and the prose lint's claims read these sentences."""
+    unit: list[str] = []
+    first = 0
+
+    def flush() -> Iterator[tuple[int, str]]:
+        if not unit:
+            return
+        joined = " ".join(unit)
+        offsets, at = [], 0
+        for i, part in enumerate(unit):
+            offsets.append((at, first + i))
+            at += len(part) + 1
+        start = 0
+        for m in [*_SENTENCE_END.finditer(joined), None]:
+            end = m.start() if m else len(joined)
+            piece = joined[start:end]
+            if piece.strip():   # a sentence from the line of its first word
+                line = max(n for off, n in offsets if off <= start + (len(piece) - len(piece.lstrip())))
+                yield line + 1, piece.strip()
+            if m:
+                start = m.end()
+        unit.clear()
+
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line:
+            yield from flush()
+            continue
+        if line.startswith("|"):
+            yield from flush()
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if all(set(c) <= set("-: ") for c in cells):
+                continue
+            yield i + 1, " | ".join(cells)
+            continue
+        if _UNIT_START.match(raw) or not unit:
+            yield from flush()
+            first = i
+        unit.append(line)
+    yield from flush()
+
 
 
 # A clause ends at a comma, semicolon, colon or parenthesis, or before "and" / "while": a verb of one clause

@@ -28,7 +28,7 @@ from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
 from docgen.rules import allowed_rules
-from docgen.text import split_lines
+from docgen.text import sentences, split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -41,8 +41,6 @@ REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 _VERSION_TOKEN = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
-_UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
 _NUMBER = re.compile(r"\b(\d{1,7}|root)\b")
 _NEGATION = re.compile(r"\b(?:not|never|no|isn't|aren't|without|un)\b|n't\b", re.I)
 # A state a sentence can state of a fact whose value is a state (an extra warmed or not, a group by default).
@@ -179,50 +177,6 @@ def _version_agrees(stated: str, fact: Fact) -> bool:
     return False
 
 
-def _sentences(lines: list[str]) -> "Iterable[tuple[int, str]]":
-    """(1-based first line, sentence) for every sentence of the hand-written lines: a paragraph, a list item,
-    a heading and a table row are units, and a unit splits at sentence ends."""
-    unit: list[str] = []
-    first = 0
-
-    def flush():
-        if not unit:
-            return
-        joined = " ".join(unit)
-        offsets, at = [], 0
-        for i, part in enumerate(unit):
-            offsets.append((at, first + i))
-            at += len(part) + 1
-        start = 0
-        for m in [*_SENTENCE_END.finditer(joined), None]:
-            end = m.start() if m else len(joined)
-            piece = joined[start:end]
-            if piece.strip():   # a sentence from the line of its first word
-                line = max(n for off, n in offsets if off <= start + (len(piece) - len(piece.lstrip())))
-                yield line + 1, piece.strip()
-            if m:
-                start = m.end()
-        unit.clear()
-
-    for i, raw in enumerate(lines):
-        line = raw.strip()
-        if not line:
-            yield from flush()
-            continue
-        if line.startswith("|"):
-            yield from flush()
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if all(set(c) <= set("-: ") for c in cells):
-                continue
-            yield i + 1, " | ".join(cells)
-            continue
-        if _UNIT_START.match(raw) or not unit:
-            yield from flush()
-            first = i
-        unit.append(line)
-    yield from flush()
-
-
 def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable[tuple[str, int, str]]" = (),
          quoted: dict[str, str] | None = None) -> list[Mention]:
     """Every sentence of the pages' hand-written text (and of `extra_texts`: (path, first line, text), the
@@ -243,12 +197,12 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
             values_by_line.setdefault(v.line, []).append(v.key)
         # a line allowed for the prose lint is still a sentence here; which rules its marker names decides
         merged = [p or a for p, a in zip(prose, allowed)]
-        for line, sentence in _sentences(merged):
+        for line, sentence in sentences(merged):
             shown = [rendered(k) for k in values_by_line.get(line, ())]
             out.append(_mention(doc.path, line, sentence, index, allowed_rules(doc.lines[line - 1]),
                                 [s for s in shown if s]))
     for path, first, text in extra_texts:
-        for line, sentence in _sentences(split_lines(text)):
+        for line, sentence in sentences(split_lines(text)):
             out.append(_mention(path, first + line - 1, sentence, index, frozenset(), []))
     return out
 

@@ -28,7 +28,7 @@ from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
 from docgen.rules import allowed_rules
-from docgen.text import clauses, line_at
+from docgen.text import clauses, line_at, sentences
 from docgen.snapshot.load import NOTABLE_PACKAGES
 
 if TYPE_CHECKING:
@@ -470,34 +470,15 @@ _NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b"
 _UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
 
 
-# the words that make a sentence a claim to judge; searched once in the lower-cased prose
-_CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
-                          r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
-_ENDS = (". ", "! ", "? ", ".\n", "\n\n")
-
-
 def _meaning(path: str, prose_lines: list[str], facts: _Facts, claims: list[Claim]) -> list[Finding]:
-    """The sentences around each claim word (one search of the page), each judged once."""
+    """Each sentence of the page (text.sentences, as the mentions read them) that holds a claim word."""
     out: list[Finding] = []
-    model = facts.model
-    text = "\n".join(prose_lines)
-    low = text.lower()
-    done = -1
-    for m in _CLAIM_WORDS.finditer(low):
-        if m.start() < done:
-            continue
-        start = max(low.rfind(e, 0, m.start()) + len(e) if low.rfind(e, 0, m.start()) >= 0 else 0 for e in _ENDS)
-        ends = [low.find(e, m.end()) for e in _ENDS]
-        done = min([e + 1 for e in ends if e >= 0] or [len(low)])
-        sentence, lowered = text[start:done], low[start:done]
-        sentence, lowered = sentence.lstrip(), lowered.lstrip()
-        line_no = line_at(text, done - len(sentence))   # the line of the sentence's first word
-        has_venv = _VENV_WORDS.search(lowered)
-        has_system = _SYSTEM_WORDS.search(lowered)
-        if has_venv or has_system:
+    for line_no, sentence in sentences(prose_lines):
+        lowered = sentence.lower()
+        if _VENV_WORDS.search(lowered) or _SYSTEM_WORDS.search(lowered):
             out += _actor_claims(path, line_no, sentence, facts, claims)
         if _FROM_SOURCE.search(lowered) or _SHARED.search(lowered) or _UNIQUE.search(lowered):
-            out += _package_claims(path, line_no, sentence, model, facts, claims)
+            out += _package_claims(path, line_no, sentence, facts.model, facts, claims)
     return out
 
 
@@ -544,7 +525,7 @@ def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims:
     out = []
     for at, name, matches in actors:
         where, kind, what = min(said, key=lambda s: abs(s[0] - at))
-        line = line_no - 1 + line_at(sentence, at)
+        line = line_no
         if kind == "extra":
             ok = any(what in a.extras for a in matches)
             truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) if a.extras else "the system interpreter")
@@ -569,7 +550,7 @@ def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts
     for clause in clauses(_mask_urls(sentence)):
         low = clause.lower()
         if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
-            out += _judge_packages(path, line_no - 1 + line_at(sentence, sentence.find(clause)), clause,
+            out += _judge_packages(path, line_no, clause,
                                    package_mentions(clause, _claim_candidates(model)), model, claims)
     return out
 
