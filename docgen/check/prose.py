@@ -323,7 +323,7 @@ def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: st
     if exact:
         hint = f"use <!-- docgen:value {exact[0]} -->"
     elif keys:
-        model_says = ", ".join(f"{k} {n}" for k in keys if (n := facts.value(f"{k}.count")) is not None)
+        model_says = ", ".join(f"{k} {said_by}" for k in keys if (said_by := facts.value(f"{k}.count")) is not None)
         hint = (f"the model counts {model_says}: if this is one of them use "
                 f"<!-- docgen:value {keys[0]}.count{'.word' if word else ''} --> (or that count's key), else render "
                 "it with a block or mark the line <!-- docgen:allow WHY -->")
