@@ -98,6 +98,11 @@ def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
 
 
 
+# A version as a sentence states it (group 1 without a leading "v"): dotted numbers and words after a first
+# number ("0.9.1", "3.x", "2.6.0+cu128"), not a piece of a longer word, dotted name or path.
+STATED_VERSION = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
+
+
 # A clause ends at a comma, semicolon, colon or parenthesis, or before "and" / "while": a verb of one clause
 # says nothing of the names in another ("vllm wheel, deep_ep builds from source").
 _CLAUSE_END = re.compile(r"[,;:()]|\band\b|\bwhile\b")

@@ -28,7 +28,7 @@ from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
 from docgen.rules import allowed_rules
-from docgen.text import sentences, split_lines
+from docgen.text import STATED_VERSION, sentences, split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
-_VERSION_TOKEN = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
 _NUMBER = re.compile(r"\b(\d{1,7}|root)\b")
@@ -253,7 +252,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # stated versions, each held to the nearest named fact that has versions
     versioned = [(f, at) for f, at in named.values() if KINDS[f.kind].shape == VERSION or _versions_in(f.value, f.kind)]
     versioned = [(f, at) for f, at in versioned if f.kind != "count"]
-    stated_versions = [(m.start(), m.group(1)) for m in _VERSION_TOKEN.finditer(text)]
+    stated_versions = [(m.start(), m.group(1)) for m in STATED_VERSION.finditer(text)]
     stated_versions += [(m.start(), f"{m.group(1)}.{m.group(2)}") for m in _SM.finditer(text)]
     shown_versions = {v for s in shown for v in _versions_in(s)}
     for at, version in stated_versions:

@@ -28,7 +28,7 @@ from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
 from docgen.rules import allowed_rules
-from docgen.text import clauses, line_at, sentences
+from docgen.text import STATED_VERSION, clauses, line_at, sentences
 from docgen.snapshot.load import NOTABLE_PACKAGES
 
 if TYPE_CHECKING:
@@ -84,7 +84,6 @@ class Coverage(NamedTuple):
 # dots instead of trying a digit at every position, as `\d\.\d` would (bench/large_inputs.py)
 _DOTTED_DIGITS = re.compile(r"\.(?<=\d\.)(?=\d)")
 _DIGIT = re.compile(r"\d")
-_VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
 _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
 _COMMENT = re.compile(r"<!--.*?-->")
@@ -335,7 +334,7 @@ def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: st
 def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
     out = []
     for start, end in _lines_with(_DOTTED_DIGITS, text):   # every version has one: the search skips to them
-        for m in _VERSION.finditer(text, start, end):
+        for m in STATED_VERSION.finditer(text, start, end):
             before = text[max(start, m.start() - 40): m.start()]
             after = text[m.end(): min(m.end() + 12, end)]
             names = facts.names_in(before) + facts.names_in(after)
