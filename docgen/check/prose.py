@@ -523,8 +523,7 @@ def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims:
         return []
     out = []
     for at, name, matches in actors:
-        where, kind, what = min(said, key=lambda s: abs(s[0] - at))
-        line = line_no
+        _, kind, what = min(said, key=lambda s: abs(s[0] - at))
         if kind == "extra":
             ok = any(what in a.extras for a in matches)
             truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) if a.extras else "the system interpreter")
@@ -534,9 +533,9 @@ def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims:
             ok = any(a.is_system for a in matches)
             truth = "; ".join(f"{a.class_name}: extras {', '.join(a.extras) or '(none)'}" for a in matches)
             claim = f"{name} runs on the {what}"
-        claims.append(Claim(path, line, "actor", claim, COMPARED))
+        claims.append(Claim(path, line_no, "actor", claim, COMPARED))
         if not ok:
-            out.append(Finding(path, line, CHECK, f"the sentence says {claim}, but the model gives {truth}; "
+            out.append(Finding(path, line_no, CHECK, f"the sentence says {claim}, but the model gives {truth}; "
                                                   "render it from the model or fix the sentence"))
     return out
 
