@@ -117,7 +117,7 @@ def decode(path: str | Path, data: bytes, what: str = "", *, newline: str | None
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         label = f"cannot read{' ' + what if what else ''}"
-        raise InputError(path, data.count(b"\n", 0, exc.start) + 1,
+        raise InputError(path, line_at(data, exc.start),
                          f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x})") from None
     nul = text.find("\0")
     if nul >= 0:   # no text docgen reads holds NUL; /proc/self/environ and binaries do: never quote them

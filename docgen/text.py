@@ -27,8 +27,10 @@ def split_lines(text: str, keepends: bool = False) -> list[str]:
     return found
 
 
-def line_at(text: str, offset: int) -> int:
-    """The line (1-based) that character `offset` of `text` stands on."""
+def line_at(text: str | bytes, offset: int) -> int:
+    """The line (1-based) that character (or byte) `offset` of `text` stands on."""
+    if isinstance(text, bytes):
+        return text.count(b"\n", 0, offset) + 1
     return text.count("\n", 0, offset) + 1
 
 
