@@ -469,11 +469,18 @@ _NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b"
 _UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
 
 
+# the words that make a sentence a claim to judge: one search of a sentence before the five above
+_CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
+                          r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
+
+
 def _meaning(path: str, prose_lines: list[str], facts: _Facts, claims: list[Claim]) -> list[Finding]:
     """Each sentence of the page (text.sentences, as the mentions read them) that holds a claim word."""
     out: list[Finding] = []
     for line_no, sentence in sentences(prose_lines):
         lowered = sentence.lower()
+        if not _CLAIM_WORDS.search(lowered):
+            continue
         if _VENV_WORDS.search(lowered) or _SYSTEM_WORDS.search(lowered):
             out += _actor_claims(path, line_no, sentence, facts, claims)
         if _FROM_SOURCE.search(lowered) or _SHARED.search(lowered) or _UNIQUE.search(lowered):
