@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from docgen.text import LineCounter, split_lines
+
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
@@ -107,6 +109,21 @@ def code_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
+def span_texts(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each inline code span of a line (`code_spans`): the text between its backtick
+    runs, with one blank stripped from each side when both sides have one and it is not all blanks, as
+    CommonMark reads "`` `x` ``"."""
+    out = []
+    for start, end in code_spans(line):
+        whole = line[start:end]
+        run = len(whole) - len(whole.lstrip("`"))
+        inside = whole[run:-run]
+        if len(inside) > 1 and inside[0] == " " == inside[-1] and inside.strip(" "):
+            inside = inside[1:-1]
+        out.append((start, end, inside))
+    return out
+
+
 def _indentation(line: str) -> int:
     """The columns of leading blanks, a tab counting up to the next multiple of four."""
     col = 0
@@ -123,10 +140,9 @@ def _indentation(line: str) -> int:
 def _line_indexes(text: str, offsets: list[int]) -> list[int]:
     """The distinct line indexes of the sorted character offsets."""
     indexes: list[int] = []
-    line, counted = 0, 0
+    line_of = LineCounter(text)
     for at in offsets:
-        line += text.count("\n", counted, at)
-        counted = at
+        line = line_of(at) - 1
         if not indexes or indexes[-1] != line:
             indexes.append(line)
     return indexes
@@ -189,9 +205,7 @@ def regions(text: str) -> Iterator[Region]:
     lint and the console parser. Inside a fence nothing opens; inside a comment nothing but its `-->` counts
     (comments do not nest); a line of indented code opens neither a fence nor a comment; a `<!--` inside an
     inline code span is text. Lines end at "\\n" alone, as editors and GitHub number them."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()   # the text's last line ending starts no line
+    lines = split_lines(text)
     indented = _indented_code(lines, text) if _DEEP.search(text) else set()
     events = _token_lines(text)
     if indented:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docgen.errors import InputError
+from docgen.text import line_at
 
 MAX_INPUT_BYTES = 16 * 2**20   # pages, Dockerfiles, snapshots, records: far above any real one
 MAX_LOCK_BYTES = 64 * 2**20    # uv.lock of a large workspace (NeMo-RL's is under 1 MiB): the lock reader's cap
@@ -116,12 +117,12 @@ def decode(path: str | Path, data: bytes, what: str = "", *, newline: str | None
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         label = f"cannot read{' ' + what if what else ''}"
-        raise InputError(path, data.count(b"\n", 0, exc.start) + 1,
+        raise InputError(path, line_at(data, exc.start),
                          f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x})") from None
     nul = text.find("\0")
     if nul >= 0:   # no text docgen reads holds NUL; /proc/self/environ and binaries do: never quote them
         label = f"cannot read{' ' + what if what else ''}"
-        raise InputError(path, text.count("\n", 0, nul) + 1, f"{label}: not text (it holds a NUL byte)")
+        raise InputError(path, line_at(text, nul), f"{label}: not text (it holds a NUL byte)")
     return text if newline == "" else text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -151,13 +152,13 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
 def _line_of_second(text: str, key: str) -> int | None:
     """The line of the second time `key` is written as a JSON object key (for the duplicate-key message)."""
     found = [m.start() for m in re.finditer(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:", text)]
-    return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
+    return line_at(text, found[1]) if len(found) > 1 else None
 
 
 def _line_of_long_number(text: str) -> int | None:
     limit = sys.get_int_max_str_digits()
     found = re.search(r"[0-9_]{%d,}" % (limit + 1), text) if limit else None
-    return text.count("\n", 0, found.start()) + 1 if found else None
+    return line_at(text, found.start()) if found else None
 
 
 def parse_json(path: str | Path, text: str) -> object:

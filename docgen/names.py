@@ -32,5 +32,39 @@ def number_value(word: str) -> int | None:
     return None
 
 
+# A count as prose states it, matched against lower-cased text: a number, up to two words, and a noun that
+# counts something of the image ("nine venvs", "8 prefetch filters", "three\nwarm steps": its words may wrap
+# onto the next line, not across a paragraph). "one" is left out: "one venv per actor" states a rule.
+_COUNT_NUMBER = r"\d+|(?!one\b)(?:" + NUMBER_WORD_PATTERN + ")"
+_COUNT_NOUN = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
+               "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
+_BLANKS = r"(?=\s)[ \t]*\n?[ \t]*"
+COUNT = re.compile(rf"\b({_COUNT_NUMBER}){_BLANKS}((?:[a-z][\w-]*{_BLANKS}){{0,2}})({_COUNT_NOUN})\b")
+# A number word standing alone (not "-nine"), "one" left out as above.
+NUMBER_WORD = re.compile(r"(?<![\w-])(?!one\b)(?:" + NUMBER_WORD_PATTERN + r")(?![\w-])")
+
+# A count noun (singular) -> the counts it may be, by value key without ".count" (docgen/render/values.py), the
+# one it most often means first: the prose lint, the mentions and the Dockerfile's count statements read nouns
+# with this table.
+COUNT_NOUNS: dict[str, tuple[str, ...]] = {
+    "venv": ("venvs", "vllm_copies"), "filter": ("filters",), "extra": ("warm_extras", "extras", "extras_not_warmed"),
+    "actor": ("actors", "uv_actors", "system_actors", "not_prefetched"),
+    "worker": ("actors", "uv_actors", "not_prefetched", "venvs"), "stage": ("stages",),
+    "warm step": ("warm_steps",), "step": ("warm_steps",), "sync": ("warm_steps",),
+    "build": ("shared_builds",), "copy": ("vllm_copies",), "executable": ("py_executables",),
+    "wrapper": ("venvs",), "interpreter": ("venvs",), "environment": ("venvs",), "backend": ("warm_extras",),
+    "consumer": ("te_consumers",),
+}
+
+
+def singular(noun: str) -> str:
+    """A noun's singular, lower case, a hyphen read as a blank: "Venvs" -> "venv", "copies" -> "copy",
+    "warm-steps" -> "warm step"; a word of three letters or fewer stays as it is ("gbs")."""
+    noun = noun.lower().replace("-", " ")
+    if len(noun) <= 3 or not noun.endswith("s"):
+        return noun
+    return noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
+
+
 def normalize(name: str) -> str:
     return _SEPARATORS.sub("-", name).lower()

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from docgen.errors import CONTROL_CHARS, InputError
 from docgen.io import OWNED_RECORDS, confined_input, owned_problem, parse_toml, read_input
+from docgen.text import line_at
 
 CONFIG_FILE = "docgen.toml"
 DEFAULTS = {
@@ -185,7 +186,7 @@ def find_project(root: str | Path | None = None, config: str | Path | None = Non
 def _line_of(text: str, key: str) -> int | None:
     """The line setting `key`, also as a dotted key (`docgen.key = `) or quoted."""
     found = re.search(rf"^[ \t]*(?:[\w\"'.-]+\.)?[\"']?{re.escape(key)}[\"']?[ \t]*=", text, re.M)
-    return text.count("\n", 0, found.start()) + 1 if found else None
+    return line_at(text, found.start()) if found else None
 
 
 def _load(root: Path, config: _Config | None, how: str) -> Project:

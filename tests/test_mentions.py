@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from docgen.check.mentions import _sentences, _versions_in, sentence_digest
+from docgen.check.mentions import _versions_in, sentence_digest
+from docgen.text import sentences as _sentences
 from tests.test_mutations import DOCKERFILE, FACTS_RECORD, copy_repo, edit, run
 
 PAGE = "docs/index.md"

@@ -29,6 +29,7 @@ from docgen.errors import InputError
 from docgen.rules import RULES
 from docgen.fences import COMMENT, Region, code_spans, regions
 from docgen.model.digests import digest
+from docgen.text import split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -45,18 +46,6 @@ _LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
 STAMP_VERSION = 3
 # The records below are named tuples (typing.NamedTuple) rather than dataclasses: `docgen check` runs on every
 # commit, and each frozen dataclass adds to its start-up (bench/record_cost.py).
-
-
-def _split_lines(text: str) -> list[str]:
-    """The lines of `text` with their endings. Lines end at "\\n" only: str.splitlines would also split at
-    \\x1c-\\x1e, \\x0c, \\u2028..., which editors and GitHub do not, and the line numbers in messages would be
-    wrong."""
-    lines = text.split("\n")
-    last = lines.pop()
-    lines = [line + "\n" for line in lines]
-    if last:
-        lines.append(last)
-    return lines
 
 
 class Block(NamedTuple):
@@ -195,7 +184,7 @@ def parse_document(text: str, path: str, generators: Mapping[str, Mapping[str, t
                    value_keys: set[str] | frozenset[str]) -> Document:
     """Find blocks and values; any malformed marker raises InputError(path, line). `generators` maps each
     generator name to its parameters (allowed values, or None for any value)."""
-    lines = tuple(_split_lines(text))
+    lines = tuple(split_lines(text, keepends=True))
     blocks: list[Block] = []
     values: list[InlineValue] = []
     commented: dict[str, tuple[int, int]] = {}   # generator -> (line of a begin marker inside a comment, its opener)
@@ -448,8 +437,8 @@ def refresh(doc: Document, render_block: Callable[[Block], str],
 
 def block_diff(change: BlockChange) -> str:
     """A unified diff of one stale block, numbered as in its file."""
-    old = _split_lines(change.old)   # lines end at "\n" only, as the block's own line numbers do
-    new = _split_lines(change.new)
+    old = split_lines(change.old, keepends=True)   # lines end at "\n" only, as the block's own line numbers do
+    new = split_lines(change.new, keepends=True)
     lines = list(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}", n=2))
     # difflib numbers from the start of the region; shift the hunk headers to the file's own line numbers
     offset = change.block.begin + 1

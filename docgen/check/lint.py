@@ -17,7 +17,7 @@ from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reaso
 from docgen.model.cross import (
     arch_comment_mismatches, arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,
 )
-from docgen.names import normalize
+from docgen.names import COUNT_NOUNS, normalize, singular
 from docgen.render.values import number_word
 
 if TYPE_CHECKING:
@@ -144,9 +144,10 @@ def check_mixed_extras(model: "ImageModel") -> list[Finding]:
 # ----------------------------------------------------------------------------------------- comment claims
 
 def counted(model: "ImageModel") -> dict[str, int]:
-    """What each noun of a Dockerfile count statement counts."""
-    return {"filters": len(model.filters), "venvs": len(model.venvs), "extras": len(model.warm_extras),
-            "actors": len(model.actors), "stages": len(model.dockerfile.stages)}
+    """What each noun of a Dockerfile count statement counts: the first count the prose's count noun may be
+    (docgen/names.py), where the model counts it itself."""
+    counts = model.counts
+    return {noun: n for noun, keys in COUNT_NOUNS.items() if (n := counts.get(keys[0])) is not None}
 
 
 def check_count_statements(model: "ImageModel") -> list[Finding]:
@@ -154,10 +155,11 @@ def check_count_statements(model: "ImageModel") -> list[Finding]:
     truth = counted(model)
     found = []
     for statement in model.dockerfile.counts:
-        wrong = [(n, noun) for n, noun in statement.counts if noun in truth and truth[noun] != n]
+        wrong = [(n, noun, truth[singular(noun)]) for n, noun in statement.counts
+                 if truth.get(singular(noun), n) != n]
         if wrong:
-            says = ", ".join(f"{n} {noun}" for n, noun in wrong)
-            actual = ", ".join(f"{number_word(truth[noun])} ({truth[noun]}) {noun}" for _, noun in wrong)
+            says = ", ".join(f"{n} {noun}" for n, noun, _ in wrong)
+            actual = ", ".join(f"{number_word(true)} ({true}) {noun}" for _, noun, true in wrong)
             found.append(Finding(model.dockerfile.path, statement.line, "count-statement",
                                  f"comment {statement.text!r} says {says}; the registry gives {actual}"))
     return found

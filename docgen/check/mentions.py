@@ -20,12 +20,16 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.check.lint import Finding
-from docgen.check.prose import (_COUNT, _COUNT_KEYS, ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim,
-                                Coverage, _singular, _sort_lines, claims_coverage)
+from docgen.fences import span_texts
+from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
+                                claims_coverage)
 from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, version_allowed
 from docgen.model.facts import fact_base
+from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
+from docgen.rules import allowed_rules
+from docgen.text import STATED_VERSION, sentences, split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -35,12 +39,8 @@ if TYPE_CHECKING:
 
 REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
-_VERSION_TOKEN = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
-_UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
 _NUMBER = re.compile(r"\b(\d{1,7}|root)\b")
 _NEGATION = re.compile(r"\b(?:not|never|no|isn't|aren't|without|un)\b|n't\b", re.I)
 # A state a sentence can state of a fact whose value is a state (an extra warmed or not, a group by default).
@@ -88,10 +88,6 @@ _GENERIC_NAME_WORDS = frozenset("max min num per the build nemo nvte cuda versio
 _WORD = re.compile(r"[a-z]+")
 
 
-def _singular_word(word: str) -> str:
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
 def _code_like(name: str) -> bool:
     return bool(re.search(r"[_./:\d-]|[a-z][A-Z]|^[A-Z][A-Z0-9_]{2,}$", name))
 
@@ -122,7 +118,7 @@ def _index(facts: "FactBase") -> _Index:
     counted: dict[str, list[Fact]] = {}
     for f in facts.facts:
         if f.kind in ("arg", "env", "run-var", "quoted") and f.value.isdigit():
-            head = _singular_word(re.split(r"[_:/.\s-]+", f.subject.lower())[-1])   # what the number counts
+            head = singular(re.split(r"[_:/.\s-]+", f.subject.lower())[-1])   # what the number counts
             if len(head) >= 3 and head not in _GENERIC_NAME_WORDS:
                 counted.setdefault(head, []).append(f)
     word_kinds: dict[str, set[str]] = {}
@@ -173,54 +169,6 @@ def _version_agrees(stated: str, fact: Fact) -> bool:
     return False
 
 
-def _sentences(lines: list[str]) -> "Iterable[tuple[int, str]]":
-    """(1-based first line, sentence) for every sentence of the hand-written lines: a paragraph, a list item,
-    a heading and a table row are units, and a unit splits at sentence ends."""
-    unit: list[str] = []
-    first = 0
-
-    def flush():
-        if not unit:
-            return
-        joined = " ".join(unit)
-        offsets, at = [], 0
-        for i, part in enumerate(unit):
-            offsets.append((at, first + i))
-            at += len(part) + 1
-        start = 0
-        for m in [*_SENTENCE_END.finditer(joined), None]:
-            end = m.start() if m else len(joined)
-            piece = joined[start:end]
-            if piece.strip() and joined[:start].count("`") % 2 == 0:
-                line = max(n for off, n in offsets if off <= start + (len(piece) - len(piece.lstrip())))
-                yield line + 1, piece.strip()
-            elif piece.strip():
-                # the split fell inside a code span: the piece is still a sentence of its own, from its line
-                line = max(n for off, n in offsets if off <= start)
-                yield line + 1, piece.strip()
-            if m:
-                start = m.end()
-        unit.clear()
-
-    for i, raw in enumerate(lines):
-        line = raw.strip()
-        if not line:
-            yield from flush()
-            continue
-        if line.startswith("|"):
-            yield from flush()
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if all(set(c) <= set("-: ") for c in cells):
-                continue
-            yield i + 1, " | ".join(cells)
-            continue
-        if _UNIT_START.match(raw) or not unit:
-            yield from flush()
-            first = i
-        unit.append(line)
-    yield from flush()
-
-
 def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable[tuple[str, int, str]]" = ()
          ) -> list[Mention]:
     """Every sentence of the pages' hand-written text (and of `extra_texts`: (path, first line, text), the
@@ -241,30 +189,21 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
             values_by_line.setdefault(v.line, []).append(v.key)
         # a line allowed for the prose lint is still a sentence here; which rules its marker names decides
         merged = [p or a for p, a in zip(prose, allowed)]
-        for line, sentence in _sentences(merged):
+        for line, sentence in sentences(merged):
             shown = [rendered(k) for k in values_by_line.get(line, ())]
-            rules = allowed_rules(doc.lines[line - 1]) if "docgen:allow" in doc.lines[line - 1] else frozenset()
-            out.append(_mention(doc.path, line, sentence, index, rules, [s for s in shown if s]))
+            out.append(_mention(doc.path, line, sentence, index, allowed_rules(doc.lines[line - 1]),
+                                [s for s in shown if s]))
     for path, first, text in extra_texts:
-        lines = text.splitlines()
-        for line, sentence in _sentences(lines):
+        for line, sentence in sentences(split_lines(text)):
             out.append(_mention(path, first + line - 1, sentence, index, frozenset(), []))
     return out
-
-
-_ALLOW = re.compile(r"<!--\s*docgen:allow\s+([\w,-]+)\s")
-
-
-def allowed_rules(line: str) -> frozenset[str]:
-    """The rules the allow markers of a line name (`<!-- docgen:allow prose,stated-value WHY -->`)."""
-    return frozenset(r for m in _ALLOW.finditer(line) for r in m.group(1).split(","))
 
 
 def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozenset[str],
              shown: list[str]) -> Mention:
     text = " ".join(sentence.replace("\x00", "…").split())
     named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
-    spans = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
+    spans = [(text.index(inside, start), inside) for start, _end, inside in span_texts(text)]
     low = text.lower()
     kinds_here = _kinds_named(low, index)
     by_value: set[str] = set()
@@ -297,9 +236,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             by_kind_words.add(f.key)
             named.setdefault(f.key, (f, low.find(next(w for w in KINDS[kind].words if w in low) if any(
                 w in low for w in KINDS[kind].words) else "")))
-    for m in _COUNT.finditer(low):   # the one grammar of counts (docgen/check/prose.py)
-        noun = _singular(m.group(3))
-        for key in _COUNT_KEYS.get(noun, ()):
+    for m in COUNT.finditer(low):   # the one grammar of counts (docgen/names.py)
+        for key in COUNT_NOUNS.get(singular(m.group(3)), ()):
             for f in index.by_kind.get("count", ()):
                 if f.subject == key:
                     named.setdefault(f.key, (f, m.start()))
@@ -311,7 +249,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # stated versions, each held to the nearest named fact that has versions
     versioned = [(f, at) for f, at in named.values() if KINDS[f.kind].shape == VERSION or _versions_in(f.value, f.kind)]
     versioned = [(f, at) for f, at in versioned if f.kind != "count"]
-    stated_versions = [(m.start(), m.group(1)) for m in _VERSION_TOKEN.finditer(text)]
+    stated_versions = [(m.start(), m.group(1)) for m in STATED_VERSION.finditer(text)]
     stated_versions += [(m.start(), f"{m.group(1)}.{m.group(2)}") for m in _SM.finditer(text)]
     shown_versions = {v for s in shown for v in _versions_in(s)}
     for at, version in stated_versions:
@@ -337,7 +275,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # variable, whatever number it is, and is held to it
     for m in re.finditer(r"(?<![\w.$-])([1-9]\d*|0)(?![\w.%-])", low):   # not a mode (022)
         around = _WORD.findall(low[m.end(): m.end() + 32])[:3] + _WORD.findall(low[max(0, m.start() - 16): m.start()])[-1:]
-        held = {f.key: f for w in around for f in index.counted.get(_singular_word(w), ())}
+        held = {f.key: f for w in around for f in index.counted.get(singular(w), ())}
         for fact in held.values():
             named.setdefault(fact.key, (fact, m.start()))
         agreeing = [f for f in held.values() if m.group(1) == f.value or m.group(1) in shown]
@@ -612,8 +550,7 @@ def dockerfile_comments(model: "ImageModel") -> list[tuple[str, int, str]]:
     out = []
     for arg in model.dockerfile.args:
         if arg.comment.strip():
-            lines = arg.comment.splitlines()
-            out.append((model.dockerfile.path, max(1, arg.line - len(lines)), arg.comment))
+            out.append((model.dockerfile.path, max(1, arg.line - len(split_lines(arg.comment))), arg.comment))
     return out
 
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from docgen.blocks import Document, parse_document, refresh
 from docgen.check.facts import dump_facts, facts_of
 from docgen.check.lint import check_coverage, check_value_line_start, lint
-from docgen.check.mentions import allowed_rules, dockerfile_comments, record_of, review_findings, scan
+from docgen.check.mentions import dockerfile_comments, record_of, review_findings, scan
 from docgen.check.prose import prose_findings
 from docgen.errors import ArgError, InputError
 from docgen.inputs.dockerfile import parse_dockerfile
@@ -27,7 +27,7 @@ from docgen.model.build import build_model
 from docgen.model import ImageModel
 from docgen.model.facts import fact_base
 from docgen.project import Project
-from docgen.rules import rule
+from docgen.rules import allowed_rules, rule
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
 from docgen.render.values import VALUES, markdown_value
 from docgen.snapshot.load import load_snapshot

@@ -16,18 +16,20 @@ anyway (an example, another tool's version) carries `<!-- docgen:allow REASON --
 from __future__ import annotations
 
 import re
-from operator import attrgetter   # loaded already: collections imports it
+from functools import cached_property   # loaded already: re imports functools
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.fences import COMMENT, FENCED, INDENTED
+from docgen.fences import COMMENT, FENCED, INDENTED, code_spans, span_texts
 from docgen.check.lint import Finding
 from docgen.errors import InputError
-from docgen.fact import ALIASES, ARG_ALIASES
-from docgen.model.claims import (builds_of, known_names, package_in, package_mentions,
+from docgen.fact import ALIASES
+from docgen.model.claims import (builds_of, known_names, package_in, package_mentions, package_words,
                                  source_builds)
-from docgen.names import NUMBER_WORD_PATTERN, number_value
+from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
 from docgen.records import Memo
-from docgen.render.values import VALUES
+from docgen.render.values import VALUES, render_value
+from docgen.rules import allowed_rules
+from docgen.text import STATED_VERSION, clauses, line_at, sentences
 from docgen.snapshot.load import NOTABLE_PACKAGES
 
 if TYPE_CHECKING:
@@ -79,26 +81,13 @@ class Coverage(NamedTuple):
         return f"docgen: claims coverage {self.percent:.1f}%: " + ", ".join(f"{t[s]} {s}" for s in STATUSES)
 
 
-# "one" is left out: "one venv per actor" states a rule, not a count.
-_NUMBER = r"\d+|(?!one\b)(?:" + NUMBER_WORD_PATTERN + ")"
-_NOUNS = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|steps?|syncs?|builds?|backends?|"
-          "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
 # a dot between two digits, which every version has: the literal dot first lets the search skip to the
 # dots instead of trying a digit at every position, as `\d\.\d` would (bench/large_inputs.py)
 _DOTTED_DIGITS = re.compile(r"\.(?<=\d\.)(?=\d)")
 _DIGIT = re.compile(r"\d")
-_SEP = r"(?=\s)[ \t]*\n?[ \t]*"   # the words of a count may wrap onto the next line, not across a paragraph
-# matched against the lower-cased text (re.I would slow every scan); the finding quotes the original
-_COUNT = re.compile(rf"\b({_NUMBER}){_SEP}((?:[a-z][\w-]*{_SEP}){{0,2}})({_NOUNS})\b")
-_VERSION = re.compile(r"(?<![\w./@+-])v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]*\w)?)(?![\w/-])")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
 _VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
-# an allow marker naming this lint's rule (`<!-- docgen:allow prose,stated-value WHY -->`)
-_ALLOW = re.compile(r"<!--\s*docgen:allow\s+(?:[\w-]+,)*prose(?:,[\w-]+)*\s.*?-->")
 _COMMENT = re.compile(r"<!--.*?-->")
-# single-backtick spans only: the general form (any run of backticks) scans far slower (bench/large_inputs.py,
-# page-backtick-2mb), and the pages use double backticks only to quote a backtick, never around a name
-_CODE_SPAN = re.compile(r"(`)([^`\n]+)`")
 # What a whole code span names, by its shape, the first alternative that fits deciding: an actor class, an
 # actor FQN or module, a dotted path to a class, a variable (the group is its name), a lower-case name
 # (an extra, if the words beside it say so).
@@ -110,7 +99,6 @@ _SPAN_KIND = re.compile(
     r"|(?P<lower>[a-z][a-z0-9_-]*)$")
 _EXTRA_FLAG = re.compile(r"--extra[ =]([\w-]+)")
 _EXTRA_WORD = re.compile(r"\bextras?\b", re.IGNORECASE)
-_WORDS = re.compile(r"[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z]")
 # The word "extra" right before a span (and its list), right after it, or before the parenthesis that opens
 # the span's list.
 _EXTRA_BEFORE = re.compile(r"extras?\W*(\(|`|,|\s)*$")
@@ -118,76 +106,46 @@ _EXTRA_AFTER = re.compile(r"\W{0,2}extras?\b")
 _EXTRA_LIST = re.compile(r"extras?[^.]*\($")
 
 
-def _singular(noun: str) -> str:
-    noun = noun.lower().replace("-", " ")
-    return "copy" if noun == "copies" else noun[:-1] if noun.endswith("s") else noun
-
-
-# noun -> value keys (without ".word") whose count it may be
-_COUNT_KEYS = {
-    "venv": ("venvs", "vllm_copies"), "filter": ("filters",), "extra": ("warm_extras", "extras", "extras_not_warmed"),
-    "actor": ("actors", "uv_actors", "system_actors", "not_prefetched"),
-    "worker": ("actors", "uv_actors", "not_prefetched", "venvs"), "stage": ("stages",),
-    "warm step": ("warm_steps",), "step": ("warm_steps",), "sync": ("warm_steps",),
-    "build": ("shared_builds",), "copy": ("vllm_copies",), "executable": ("py_executables",),
-    "wrapper": ("venvs",), "interpreter": ("venvs",), "environment": ("venvs",), "backend": ("warm_extras",),
-    "consumer": ("te_consumers",),
-}
-
-
 class _Facts:
     """What the lint compares against, computed once per run and only when a rule needs it."""
 
     def __init__(self, model: "ImageModel") -> None:
         self.model = model
-        self._names: KnownNames | None = None
-        self._packages: frozenset[str] | None = None
-        self._values: _LazyValues | None = None
-        self._version_keys: list[str] | None = None
-        self._path_roots: dict[str, str] | None = None
         self._spans: dict[str, tuple | None] = {}
 
-    @property
+    def value(self, key: str) -> str | None:
+        """A value's text (render_value's answer, kept per model); None where the model cannot give it (no such
+        ARG): the pipeline reports that where a page uses the value."""
+        try:
+            return render_value(key, self.model) if key in VALUES else None
+        except (InputError, KeyError, ValueError):
+            return None
+
+    @cached_property
     def names(self) -> KnownNames:
-        if self._names is None:
-            self._names = known_names(self.model)
-        return self._names
+        return known_names(self.model)
 
-    @property
-    def values(self) -> "_LazyValues":
-        if self._values is None:
-            self._values = _LazyValues(self.model)
-        return self._values
-
-    @property
-    def package_names(self) -> frozenset[str]:
-        """Package and tool names (lower case) a version may stand next to: the lock's packages, the
-        aliases the docs use for them, and the tools whose version is a build argument."""
-        if self._packages is None:
-            names = set(map(attrgetter("name"), self.model.snapshot.packages.values())) | set(ALIASES) | set(ARG_ALIASES)
-            self._packages = frozenset(names | {"cuda", "python"})
-        return self._packages
+    @cached_property
+    def _packages(self) -> frozenset[str]:
+        return frozenset({p.name for p in self.model.snapshot.packages.values()} | set(ALIASES.values()) | {"cuda"})
 
     def names_in(self, text: str) -> list[str]:
-        """The package or tool names among the words of `text` (a set lookup per word: a regex of every
-        package name took longer to compile than the whole lint to run)."""
-        found = [w for w in _WORDS.findall(text) if w.lower() in self.package_names]
-        if "compute capability" in text.lower():
-            found.append("compute capability")
-        return found
+        """The package and tool names a version may stand next to, as `text` writes them: the lock's packages,
+        their aliases, CUDA and the tools whose version is a build argument (the one package spotter)."""
+        return [word for word, _ in package_words(text, self._packages, tools=True)]
+
+    @cached_property
+    def _version_keys(self) -> list[str]:
+        return [k for k in VALUES if ".version" in k or "cuda_arch." in k]
 
     def keys_with(self, text: str) -> list[str]:
-        if self._version_keys is None:
-            self._version_keys = self.values.keys_like(".version", "cuda_arch.")
-        return [k for k in self._version_keys if self.values.get(k) == text]
+        return [k for k in self._version_keys if self.value(k) == text]
 
-    @property
+    @cached_property
     def path_roots(self) -> dict[str, str]:
         """The model's paths under the image's roots -> their value keys."""
-        if self._path_roots is None:
-            keys = [k for k in self.values.keys_like("paths.") if not k.endswith(".code")]
-            self._path_roots = {self.values[k]: k for k in keys if k in self.values}
-        return self._path_roots
+        keys = [k for k in VALUES if "paths." in k and not k.endswith(".code")]
+        return {value: k for k in keys if (value := self.value(k)) is not None}
 
     def span_verdict(self, span: str) -> tuple | None:
         """`_span_verdict` once per distinct span text: the pages repeat the same few names (and most span
@@ -196,34 +154,6 @@ class _Facts:
         if isinstance(verdict, _Facts):
             verdict = self._spans[span] = _span_verdict(span, self.names)
         return verdict
-
-
-class _LazyValues:
-    """The model's values, each rendered on first use: most pages need none or a few of them."""
-
-    def __init__(self, model: "ImageModel") -> None:
-        self._model, self._fns = model, VALUES
-        self._done: dict[str, str | None] = {}
-
-    def get(self, key: str) -> str | None:
-        if key not in self._done:
-            try:
-                self._done[key] = self._fns[key](self._model) if key in self._fns else None
-            except (InputError, KeyError, ValueError):  # a value the model cannot give (no such ARG): the
-                self._done[key] = None                      # pipeline reports it where a page uses the value
-        return self._done[key]
-
-    def __contains__(self, key: str) -> bool:
-        return self.get(key) is not None
-
-    def __getitem__(self, key: str) -> str:
-        value = self.get(key)
-        if value is None:
-            raise KeyError(key)
-        return value
-
-    def keys_like(self, *parts: str) -> list[str]:
-        return [k for k in self._fns if any(p in k for p in parts)]
 
 
 _COVERAGE = Memo()
@@ -266,19 +196,15 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Cl
         claims += [Claim(path, f.line or 0, _kind_of(f), f.message, ALLOWED) for f in allowed]
     prose = "\n".join(prose_lines)
     if prose.strip():
-        spans = list(_CODE_SPAN.finditer(prose)) if "`" in prose else []   # a span never crosses a line
         by_hand = _counts(path, prose_lines, facts) + _version_and_path(path, prose, facts) + _uids(path, prose_lines, facts)
         claims += [Claim(path, f.line or 0, _kind_of(f), f.message, UNOWNED) for f in by_hand]
         out += by_hand
         out += _meaning(path, prose_lines, facts, claims)
-        line_no = 1
-        line_start = 0
-        for span in spans:
-            verdict = facts.span_verdict(span.group(2))
-            if verdict:   # most spans name nothing the model could contradict: no need to know their line
-                line_no += prose.count("\n", line_start, span.start())
-                line_start = prose.rfind("\n", 0, span.start()) + 1
-                out += _span_facts(path, line_no, verdict, prose_lines[line_no - 1], span.start() - line_start, facts)
+        for number, line in enumerate(prose_lines, 1) if "`" in prose else ():
+            for start, end, inside in span_texts(line) if "`" in line else ():   # a span never crosses a line
+                verdict = facts.span_verdict(inside)
+                if verdict:
+                    out += _span_facts(path, number, verdict, line, start, end, facts)
     code = "\n".join(code_lines)
     if code.strip():
         in_code = _version_and_path(path, code, facts)
@@ -287,7 +213,7 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Cl
         for flag in _EXTRA_FLAG.finditer(code) if "--extra" in code else ():
             extra = flag.group(1)
             if extra not in facts.names.extras and not extra.isupper():
-                out.append(_unknown(path, code.count("\n", 0, flag.start()) + 1, f"--extra {extra}", "extra",
+                out.append(_unknown(path, line_at(code, flag.start()), f"--extra {extra}", "extra",
                                     facts.names.extras))
     out.sort(key=lambda f: f.line or 0)
     return out
@@ -330,7 +256,7 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
         outside[start:stop] = b"\x01" * (stop - start)
     for index in code:
         line = lines[index].rstrip("\r\n")
-        if outside[index] and not ("<!--" in line and _ALLOW.search(line)):
+        if outside[index] and CHECK not in allowed_rules(line):
             code_lines[index] = line
     for start, stop in _outside_blocks(doc):
         for index in range(start, stop):
@@ -339,7 +265,7 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
             line = masked.get(index, lines[index]).rstrip("\r\n")
             if "<!--" not in line:
                 prose_lines[index] = line
-            elif not _ALLOW.search(line):
+            elif CHECK not in allowed_rules(line):
                 prose_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
             else:
                 allowed_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
@@ -357,12 +283,13 @@ def _outside_blocks(doc: "Document") -> list[tuple[int, int]]:
     return runs
 
 
-_NUMBER_WORD = re.compile(r"(?<![\w-])(?!one\b)(?:" + NUMBER_WORD_PATTERN + r")(?![\w-])")
 
 
 def _mask_spans(line: str) -> str:
     """The line with its code spans blanked: a number or name in code is not a count."""
-    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line) if "`" in line else line
+    for start, end in code_spans(line) if "`" in line else ():
+        line = line[:start] + " " * (end - start) + line[end:]
+    return line
 
 
 def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
@@ -374,29 +301,29 @@ def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
             continue
         line = _mask_spans(line)
         low = line.lower()
-        if not _DIGIT.search(low) and not _NUMBER_WORD.search(low):
+        if not _DIGIT.search(low) and not NUMBER_WORD.search(low):
             continue
         following = _mask_spans(prose_lines[i + 1]) if i + 1 < len(prose_lines) else None
         window = low + ("\n" + following.lower() if following is not None else "")
         original = line + ("\n" + following if following is not None else "")
-        for m in _COUNT.finditer(window):
+        for m in COUNT.finditer(window):
             if m.start() < len(line):
                 out.append(_count_finding(path, i + 1, m, facts, original[m.start(): m.end()]))
     return out
 
 
 def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:
-    number, noun = m.group(1).lower(), _singular(m.group(3))
+    number, noun = m.group(1).lower(), singular(m.group(3))
     n = number_value(number) or 0
     word = not number.isdigit()
-    keys = _COUNT_KEYS.get(noun, ())
+    keys = COUNT_NOUNS.get(noun, ())
     exact = [f"{k}.count{'.word' if word else ''}" for k in keys
-             if facts.values.get(f"{k}.count") == str(n)]
+             if facts.value(f"{k}.count") == str(n)]
     said = " ".join(said.split())
     if exact:
         hint = f"use <!-- docgen:value {exact[0]} -->"
     elif keys:
-        model_says = ", ".join(f"{k} {facts.values[f'{k}.count']}" for k in keys if f"{k}.count" in facts.values)
+        model_says = ", ".join(f"{k} {said_by}" for k in keys if (said_by := facts.value(f"{k}.count")) is not None)
         hint = (f"the model counts {model_says}: if this is one of them use "
                 f"<!-- docgen:value {keys[0]}.count{'.word' if word else ''} --> (or that count's key), else render "
                 "it with a block or mark the line <!-- docgen:allow WHY -->")
@@ -408,7 +335,7 @@ def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: st
 def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
     out = []
     for start, end in _lines_with(_DOTTED_DIGITS, text):   # every version has one: the search skips to them
-        for m in _VERSION.finditer(text, start, end):
+        for m in STATED_VERSION.finditer(text, start, end):
             before = text[max(start, m.start() - 40): m.start()]
             after = text[m.end(): min(m.end() + 12, end)]
             names = facts.names_in(before) + facts.names_in(after)
@@ -419,7 +346,7 @@ def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
             hint = (f"use <!-- docgen:value {keys[0]} -->" if keys else
                     "the model does not give this version here: render it with a value or a block "
                     "(docgen/render/values.py), or mark the line <!-- docgen:allow WHY -->")
-            out.append(Finding(path, text.count("\n", 0, m.start()) + 1, CHECK,
+            out.append(Finding(path, line_at(text, m.start()), CHECK,
                                f"version {version!r} next to {names[-1]!r} is written by hand; {hint}"))
     for m in _PATH.finditer(text) if "/opt" in text else ():
         roots = facts.path_roots
@@ -427,7 +354,7 @@ def _version_and_path(path: str, text: str, facts: _Facts) -> list[Finding]:
         best = max((r for r in roots if found == r or found.startswith(r.rstrip("/") + "/")), key=len, default=None)
         hint = (f"use <!-- docgen:value {roots[best]}.code --> (or {roots[best]} outside code)" if best else
                 "the model knows no such path in the image (" + ", ".join(sorted(roots)) + ")")
-        out.append(Finding(path, text.count("\n", 0, m.start()) + 1, CHECK, f"path {found!r} is written by hand; {hint}"))
+        out.append(Finding(path, line_at(text, m.start()), CHECK, f"path {found!r} is written by hand; {hint}"))
     return out
 
 
@@ -442,12 +369,11 @@ def _lines_with(pattern: re.Pattern, text: str):
         m = pattern.search(text, end)
 
 
-def _span_facts(path: str, line_no: int, verdict: tuple, text: str, at: int, facts: _Facts) -> list[Finding]:
-    """The findings of one code span (its verdict) at offset `at` of the line `text`."""
+def _span_facts(path: str, line_no: int, verdict: tuple, text: str, at: int, end: int, facts: _Facts) -> list[Finding]:
+    """The findings of one code span (its verdict), from offset `at` to `end` of the line `text`."""
     span, unknown, maybe_extra, flags = verdict
     out = [_unknown(path, line_no, *unknown)] if unknown else []
-    if maybe_extra and _EXTRA_WORD.search(text[max(0, at - 40): at + len(span) + 40]) \
-            and _looks_like_extra_context(text, at, span):
+    if maybe_extra and _EXTRA_WORD.search(text[max(0, at - 40): end + 38]) and _looks_like_extra_context(text, at, end):
         out.append(_unknown(path, line_no, span, "extra", facts.names.extras))
     out += [_unknown(path, line_no, *flag) for flag in flags]
     return out
@@ -482,10 +408,11 @@ def _span_verdict(raw: str, names) -> tuple | None:
     return (span, unknown, maybe_extra, flags) if unknown or maybe_extra or flags else None
 
 
-def _looks_like_extra_context(text: str, at: int, span: str) -> bool:
-    """`fsdp` extra / extra `fsdp` / extras (`a`, `b`): the word "extra" right beside the span or its list."""
+def _looks_like_extra_context(text: str, at: int, end: int) -> bool:
+    """`fsdp` extra / extra `fsdp` / extras (`a`, `b`): the word "extra" right beside the span (from `at` to
+    `end`) or its list."""
     before = text[max(0, at - 25): at].lower()
-    after = text[at + len(span) + 2: at + len(span) + 10].lower()
+    after = text[end: end + 8].lower()
     return bool(_EXTRA_BEFORE.search(before) or _EXTRA_AFTER.match(after) or _EXTRA_LIST.search(before)
             or ("(`" in before and "extra" in text[max(0, at - 60): at].lower()))
 
@@ -520,9 +447,9 @@ def _uids(path: str, lines: list[str], facts: _Facts) -> list[Finding]:
             keys: tuple[str, ...] = _UID_KEYS[word]
             if "runtime" in line.lower() and "build" not in line.lower():
                 keys = tuple(reversed(keys))
-            exact = [k for k in keys if facts.values.get(k) == number]
+            exact = [k for k in keys if facts.value(k) == number]
             hint = (f"use <!-- docgen:value {exact[0]} -->" if exact else
-                    "the model gives " + ", ".join(f"{k} {facts.values.get(k)}" for k in keys) +
+                    "the model gives " + ", ".join(f"{k} {facts.value(k)}" for k in keys) +
                     ": render the one meant with its value, or mark the line <!-- docgen:allow WHY -->")
             out.append(Finding(path, i + 1, CHECK, f"uid {m.group(0)!r} is written by hand; {hint}"))
     return out
@@ -543,39 +470,22 @@ _NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b"
 _UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
 
 
-def _first_line(line_no: int, sentence: str) -> int:
-    """The line the sentence's first word stands on (leading blank lines skipped)."""
-    return line_no + sentence[: len(sentence) - len(sentence.lstrip())].count("\n")
-
-
-# the words that make a sentence a claim to judge; searched once in the lower-cased prose
+# the words that make a sentence a claim to judge: one search of a sentence before the five above
 _CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
                           r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
-_ENDS = (". ", "! ", "? ", ".\n", "\n\n")
 
 
 def _meaning(path: str, prose_lines: list[str], facts: _Facts, claims: list[Claim]) -> list[Finding]:
-    """The sentences around each claim word (one search of the page), each judged once."""
+    """Each sentence of the page (text.sentences, as the mentions read them) that holds a claim word."""
     out: list[Finding] = []
-    model = facts.model
-    text = "\n".join(prose_lines)
-    low = text.lower()
-    done = -1
-    for m in _CLAIM_WORDS.finditer(low):
-        if m.start() < done:
+    for line_no, sentence in sentences(prose_lines):
+        lowered = sentence.lower()
+        if not _CLAIM_WORDS.search(lowered):
             continue
-        start = max(low.rfind(e, 0, m.start()) + len(e) if low.rfind(e, 0, m.start()) >= 0 else 0 for e in _ENDS)
-        ends = [low.find(e, m.end()) for e in _ENDS]
-        done = min([e + 1 for e in ends if e >= 0] or [len(low)])
-        sentence, lowered = text[start:done], low[start:done]
-        line_no = _first_line(text.count("\n", 0, start) + 1, sentence)
-        sentence, lowered = sentence.lstrip(), lowered.lstrip()
-        has_venv = _VENV_WORDS.search(lowered)
-        has_system = _SYSTEM_WORDS.search(lowered)
-        if has_venv or has_system:
+        if _VENV_WORDS.search(lowered) or _SYSTEM_WORDS.search(lowered):
             out += _actor_claims(path, line_no, sentence, facts, claims)
         if _FROM_SOURCE.search(lowered) or _SHARED.search(lowered) or _UNIQUE.search(lowered):
-            out += _package_claims(path, line_no, sentence, model, facts, claims)
+            out += _package_claims(path, line_no, sentence, facts.model, facts, claims)
     return out
 
 
@@ -621,8 +531,7 @@ def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims:
         return []
     out = []
     for at, name, matches in actors:
-        where, kind, what = min(said, key=lambda s: abs(s[0] - at))
-        line = line_no + sentence.count("\n", 0, at)
+        _, kind, what = min(said, key=lambda s: abs(s[0] - at))
         if kind == "extra":
             ok = any(what in a.extras for a in matches)
             truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) if a.extras else "the system interpreter")
@@ -632,9 +541,9 @@ def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims:
             ok = any(a.is_system for a in matches)
             truth = "; ".join(f"{a.class_name}: extras {', '.join(a.extras) or '(none)'}" for a in matches)
             claim = f"{name} runs on the {what}"
-        claims.append(Claim(path, line, "actor", claim, COMPARED))
+        claims.append(Claim(path, line_no, "actor", claim, COMPARED))
         if not ok:
-            out.append(Finding(path, line, CHECK, f"the sentence says {claim}, but the model gives {truth}; "
+            out.append(Finding(path, line_no, CHECK, f"the sentence says {claim}, but the model gives {truth}; "
                                                   "render it from the model or fix the sentence"))
     return out
 
@@ -644,16 +553,14 @@ def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts
     sentence about one extra's venv, judged against the source builds (by name, version and source) and the
     extra's install set."""
     out = []
-    for clause in _CLAUSE.split(_mask_urls(sentence)):
+    for clause in clauses(_mask_urls(sentence)):
         low = clause.lower()
         if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
-            out += _judge_packages(path, line_no + sentence.count("\n", 0, sentence.find(clause)), clause,
+            out += _judge_packages(path, line_no, clause,
                                    package_mentions(clause, _claim_candidates(model)), model, claims)
     return out
 
 
-# a clause ends at a comma, semicolon, colon or parenthesis: "vllm wheel, deep_ep builds from source"
-_CLAUSE = re.compile(r"[,;:()]|\band\b|\bwhile\b")
 _CANDIDATES = Memo()
 
 

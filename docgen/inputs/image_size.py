@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docgen.errors import InputError
 from docgen.io import read_json_object
+from docgen.text import line_at
 
 
 def load_image_size(path: Path, shown: str) -> dict | None:
@@ -25,7 +26,7 @@ def load_image_size(path: Path, shown: str) -> dict | None:
         # the line of the key's first occurrence, after the enclosing object's key when there is one
         start = text.find(f'"{within}"') if within else 0
         found = text.find(f'"{key}"', max(start, 0))
-        return InputError(shown, text.count("\n", 0, found) + 1 if found >= 0 else 1, message)
+        return InputError(shown, line_at(text, found) if found >= 0 else 1, message)
 
     production = data.get("production")
     if production is not None and not isinstance(production, dict):

@@ -8,6 +8,7 @@ import re
 from typing import NamedTuple
 
 from docgen.fact import SHINGLE, Fact, spoken
+from docgen.text import line_at, split_lines
 
 
 class QuotedFile(NamedTuple):
@@ -21,7 +22,7 @@ class QuotedFile(NamedTuple):
         for m in _HCL_TARGET.finditer(self.text):
             if not m.group(1).startswith("_"):   # a bake target a page may name (`_image`: an abstract base)
                 out.append(Fact("quoted", f"{self.path}:target {m.group(1)}", "a bake target",
-                                f"{self.path}:{self.text.count(chr(10), 0, m.start()) + 1}", (m.group(1),)))
+                                f"{self.path}:{line_at(self.text, m.start())}", (m.group(1),)))
         for target, key, value, line in target_attributes(self.text):
             # named by its value where that is distinctive (a tag, a path): `tags`, `output` are everyday words
             out.append(Fact("quoted", f"{self.path}:target {target}.{key}", value, f"{self.path}:{line}"))
@@ -47,11 +48,11 @@ def assignments(text: str) -> list[tuple[str, str, int]]:
     out: list[tuple[str, str, int]] = []
     for m in _ASSIGN.finditer(text):
         value = next(g for g in (m.group(3), m.group(4), m.group(5)) if g is not None)
-        out.append((m.group(1), value, text.count("\n", 0, m.start(1)) + 1))
+        out.append((m.group(1), value, line_at(text, m.start(1))))
     for m in _SHELL_DEFAULT.finditer(text):
-        out.append((m.group(1), m.group(2).strip("\"'"), text.count("\n", 0, m.start()) + 1))
+        out.append((m.group(1), m.group(2).strip("\"'"), line_at(text, m.start())))
     for m in _HCL_VARIABLE.finditer(text):
-        out.append((m.group(1), m.group(2), text.count("\n", 0, m.start()) + 1))
+        out.append((m.group(1), m.group(2), line_at(text, m.start())))
     return [(n, v, line) for n, v, line in out if not v.startswith("$")]   # "": set empty on purpose
 
 
@@ -65,7 +66,7 @@ def comment_blocks(text: str) -> list[tuple[int, str]]:
     `#!` line)."""
     blocks: list[tuple[int, str]] = []
     start, lines = 0, []
-    for number, line in enumerate([*text.splitlines(), ""], 1):
+    for number, line in enumerate([*split_lines(text), ""], 1):
         m = _COMMENT_LINE.match(line)
         if m:
             start = start or number
@@ -94,7 +95,7 @@ def target_attributes(text: str) -> list[tuple[str, str, str, int]]:
 
     out: list[tuple[str, str, str, int]] = []
     target, depth, inside = "", 0, ""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(split_lines(text), 1):
         if depth == 0:
             m = _HCL_TARGET.match(line)
             if m:

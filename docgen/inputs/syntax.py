@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.inputs.shellwords import heredoc_name, shell_words
+from docgen.text import split_lines as text_lines
 
 KEYWORDS = frozenset(
     "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN SHELL "
@@ -91,10 +92,7 @@ def parse_syntax(text: str, path: str) -> Syntax:
 def split_lines(text: str) -> list[str]:
     """Lines as Docker reads them: split at "\n" only, a trailing "\r" dropped. (str.splitlines would also
     split at form feeds and Unicode line separators, cutting a comment in two and shifting line numbers.)"""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return [line[:-1] if line.endswith("\r") else line for line in text_lines(text)]
 
 
 def _directives(lines: list[str], path: str) -> tuple[int | None, set[int], str]:

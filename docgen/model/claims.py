@@ -17,15 +17,17 @@ from fnmatch import fnmatch
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
-from docgen.fact import ALIASES
+from docgen.fact import ALIASES, ARG_ALIASES
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
 from docgen.model.stages import published_stage, role_of
 from docgen.names import normalize
 from docgen.records import Memo
 from docgen.snapshot.load import combo_key
 from docgen.snapshot.registry import extras_of
+from docgen.text import clauses
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from docgen.model import ImageModel
     from docgen.snapshot.load import SnapshotPackage
 
@@ -37,26 +39,32 @@ NEMO_RL_KNOBS = ("NEMO_RL_PY_EXECUTABLES_SYSTEM", "PY_EXECUTABLES", "ACTOR_ENVIR
 DOCKERFILE_KEYWORDS = ("FROM", "RUN", "COPY", "ADD", "ARG", "ENV", "USER", "WORKDIR", "SHELL", "CMD",
                        "ENTRYPOINT", "LABEL", "EXPOSE", "VOLUME")
 
-# A word as package_mentions reads it: an ASCII letter, then word characters, `.`, `+` or `-`, ending in a
-# word character.
+# The package spotter: a word is an ASCII letter, then word characters, `.`, `+` or `-`, ending in a word
+# character; names written with a blank are found as phrases.
 _WORD = re.compile(r"[A-Za-z][\w.+-]*[\w]|[A-Za-z]")
+_PHRASES = {"transformer engine": "transformer-engine"}   # a package's name as prose also writes it
+
+
+def package_words(text: str, candidates: "Collection[str]", tools: bool = False) -> list[tuple[str, str]]:
+    """(the words as written, the package) for each name of one of `candidates` (normalised package names)
+    in `text`, in order, directly or through an alias (ALIASES), then the phrases. With `tools`, the tools
+    whose version is a build argument (ARG_ALIASES: "Python", "compute capability") count too, as themselves.
+    A set lookup per word: a regex of every package name took longer to compile than a whole lint to run."""
+    found = []
+    for word in _WORD.findall(text):
+        low = word.lower().rstrip(".")
+        if low in ALIASES and ALIASES[low] in candidates:
+            found.append((word, ALIASES[low]))
+        elif (name := normalize(low)) in candidates or (tools and low in ARG_ALIASES):
+            found.append((word, name))
+    phrases = [*_PHRASES.items(), *((p, p) for p in ARG_ALIASES if " " in p and tools)]
+    low = text.lower()
+    return found + [(p, name) for p, name in phrases if p in low and (name in candidates or p in ARG_ALIASES)]
 
 
 def package_mentions(text: str, candidates: set[str]) -> set[str]:
     """Packages (normalised names) a comment or sentence names, directly or through an alias."""
-    found = set()
-    for word in _WORD.findall(text):
-        low = word.lower().rstrip(".")
-        for w in (low, low.split("'")[0]):
-            if w in ALIASES and ALIASES[w] in candidates:
-                found.add(ALIASES[w])
-            n = normalize(w)
-            if n in candidates:
-                found.add(n)
-    # "Transformer-Engine" written with a space is still the package
-    if "transformer engine" in text.lower() and "transformer-engine" in candidates:
-        found.add("transformer-engine")
-    return found
+    return {name for _, name in package_words(text, candidates)}
 
 
 # ------------------------------------------------------------------------------------ private vLLM copies
@@ -219,10 +227,6 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
     return out
 
 
-# A comment's clauses: a build verb claims only the packages of its own clause ("vllm wheel, deep_ep builds").
-_CLAUSE = re.compile(r"[,;(]")
-
-
 def _prebuilt_claims(model: "ImageModel", step, source_built: set[str]) -> list[BuildClaim]:
     """The packages a clause of the step's comment says the step builds, that the lock gives the step as a
     prebuilt distribution (not built from source): nothing builds them, so the comment is stale."""
@@ -231,7 +235,7 @@ def _prebuilt_claims(model: "ImageModel", step, source_built: set[str]) -> list[
     except InputError:   # an extra combination the snapshot lacks: reported where the model needs it
         return []
     out = []
-    for clause in _CLAUSE.split(step.comment):
+    for clause in clauses(step.comment):   # a build verb claims only the packages of its own clause
         if not _BUILD.search(clause) or _REUSE.search(clause):
             continue
         for name in sorted(package_mentions(clause, set(reached) - source_built)):

@@ -23,6 +23,7 @@ from docgen.fact import version_allowed
 from docgen.inputs.syntax import Arg
 from docgen.model.stages import arg_uses
 from docgen.snapshot.load import PLATFORM
+from docgen.text import line_at
 
 if TYPE_CHECKING:
     from docgen.model import ImageModel
@@ -315,7 +316,7 @@ def hard_coded_paths(model: "ImageModel") -> list[Mismatch]:
     found = []
     for stage, first, text in _run_texts(model):
         for match in pattern.finditer(text):
-            line = first + text.count("\n", 0, match.start())
+            line = first + line_at(text, match.start()) - 1
             holders = held[match.group(1)]
             # the names that hold the path at this line, as BuildKit scopes them; an ENV first (the image keeps it)
             visible = sorted((h for h in holders if (dockerfile.value(h[1], line) or "").rstrip("/") == match.group(1)),

@@ -19,6 +19,7 @@ from docgen.fact import Fact
 from docgen.io import read_json_object
 from docgen.names import normalize
 from docgen.records import Memo
+from docgen.text import LineCounter, line_at
 from docgen.snapshot.registry import REGISTRY_MODULE, Registry, RegistryEntry
 
 if TYPE_CHECKING:
@@ -293,7 +294,7 @@ def _line_of_path(text: str, path: tuple) -> int:
             if found < 0:
                 break
             pos = found
-    return text.count("\n", 0, pos) + 1
+    return line_at(text, pos)
 
 
 # ------------------------------------------------------------------------------------------ identities
@@ -598,16 +599,16 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
 def _actor_lines(text: str, actors: list[str]) -> list[int | None]:
     """Line of each actor in the snapshot's registry section, in one forward scan (actors are in order)."""
     pos = max(text.find('"registry"'), 0)
-    line = text.count("\n", 0, pos) + 1
+    line_of = LineCounter(text)
+    line_of(pos)
     out: list[int | None] = []
     for actor in actors:
         found = text.find(f'"{actor}"', pos)
         if found < 0:
             out.append(None)
             continue
-        line += text.count("\n", pos, found)
         pos = found
-        out.append(line)
+        out.append(line_of(found))
     return out
 
 
@@ -620,15 +621,13 @@ _JSON_STRING = re.compile(r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
 def _string_lines(text: str) -> dict[str, int]:
     """Every JSON string of the text (as written between its quotes) -> the line it first appears on."""
     out: dict[str, int] = {}
-    line, pos = 1, 0
+    line_of = LineCounter(text)
     for m in _JSON_STRING.finditer(text):
         if m.group(1) not in out:
-            line += text.count("\n", pos, m.start())
-            pos = m.start()
-            out[m.group(1)] = line
+            out[m.group(1)] = line_of(m.start())
     return out
 
 
 def _line_of(text: str, needle: str) -> int | None:
     idx = text.find(f'"{needle}"')
-    return None if idx < 0 else text.count("\n", 0, idx) + 1
+    return None if idx < 0 else line_at(text, idx)

@@ -24,6 +24,7 @@ from docgen.io import MAX_LOCK_BYTES, parse_toml, read_input
 from docgen.snapshot import markers
 from docgen.names import normalize
 from docgen.records import Memo
+from docgen.text import LineCounter, line_at
 from docgen.snapshot.pyproject import ConflictItem, read_root_facts
 
 KNOWN_LOCK_VERSIONS = frozenset({1})
@@ -320,7 +321,7 @@ def read_lock(path: str | Path, root: str | None = None, default_groups: Sequenc
 
     first_table = text.find("\n[")
     version_match = _TOP_VERSION.search(text, 0, first_table if first_table >= 0 else len(text))
-    version_line = text.count("\n", 0, version_match.start()) + 1 if version_match else 1
+    version_line = line_at(text, version_match.start()) if version_match else 1
     version = data.get("version")
     if version is None:
         raise InputError(path, 1, "uv.lock has no top-level version")
@@ -330,12 +331,11 @@ def read_lock(path: str | Path, root: str | None = None, default_groups: Sequenc
 
     # One scan for package lines: the i-th [[package]] header belongs to the i-th package.
     header_lines: list[int] = []  # line of the `name = ` right below the header, else the header's
-    line, pos = 1, 0
+    line_of = LineCounter(text)
     start = text.find(_HEADER)
     while start >= 0:
         if start == 0 or text[start - 1] == "\n":  # a header, not the text inside a string
-            line += text.count("\n", pos, start)
-            pos = start
+            line = line_of(start)
             header_lines.append(line + 1 if text.startswith("name = ", start + len(_HEADER)) else line)
         start = text.find(_HEADER, start + 1)
 

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from docgen.errors import InputError
 from docgen.io import read_json_object
+from docgen.text import line_at
 
 SYSTEM_COMMAND = "sys.executable"
 SYSTEM_FLAG = "NEMO_RL_PY_EXECUTABLES_SYSTEM"
@@ -80,13 +81,9 @@ class Registry(NamedTuple):
 # Facts-file reader
 
 
-def _line_at(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def _key_line(text: str, key: str) -> int:
     match = re.search(rf'"{re.escape(key)}"\s*:', text)
-    return _line_at(text, match.start()) if match else 1
+    return line_at(text, match.start()) if match else 1
 
 
 def _entry_lines(text: str) -> list[int]:
@@ -103,7 +100,7 @@ def _entry_lines(text: str) -> list[int]:
         pos = skipped.end()
         if pos >= len(text) or text[pos] == "]":
             return lines
-        lines.append(_line_at(text, pos))
+        lines.append(line_at(text, pos))
         try:
             pos = decoder.raw_decode(text, pos)[1]
         except ValueError:

@@ -1,0 +1,115 @@
+"""How docgen cuts text: into lines, a character offset into a line number, a sentence into clauses. Every
+reader of a page, a Dockerfile, a lock or a snapshot asks here, so a line number means the same line in every
+message. (Where a Markdown line holds code, a fence or a code span is docgen/fences.py; numbers and the nouns
+a count counts are docgen/names.py.)
+
+Lines end at "\\n" alone, as editors and GitHub number them: str.splitlines would also end a line at form
+feeds, \\x1c-\\x1e and Unicode line separators, and every later line number would be off."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """The lines of `text`; the text's last line ending starts no line. With `keepends`, each line keeps its
+    "\\n" (the last one has none when the text does not end with one)."""
+    found = text.split("\n")
+    last = found.pop()
+    if keepends:
+        found = [line + "\n" for line in found]
+    if last:
+        found.append(last)
+    return found
+
+
+def line_at(text: str | bytes, offset: int) -> int:
+    """The line (1-based) that character (or byte) `offset` of `text` stands on."""
+    if isinstance(text, bytes):
+        return text.count(b"\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1
+
+
+class LineCounter:
+    """Line numbers (1-based) of ascending offsets of one text, each answer counting only the line endings
+    since the one before: a scan of a long text that asks at every match stays one pass."""
+    __slots__ = ("_text", "_line", "_at")
+
+    def __init__(self, text: str) -> None:
+        self._text, self._line, self._at = text, 1, 0
+
+    def __call__(self, offset: int) -> int:
+        self._line += self._text.count("\n", self._at, offset)
+        self._at = offset
+        return self._line
+
+
+# A sentence ends after ".", "!" or "?" (and a closing quote or bracket), before a blank and what can open a
+# sentence; a paragraph, a list item, a heading, a quote, an admonition and a table row are units of their own.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
+_UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
+
+
+def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(1-based first line, sentence) for every sentence of a page's hand-written lines: a paragraph, a list
+    item, a heading and a table row (its cells joined by " | ") are units, and a unit splits at sentence ends.
+    A sentence's lines are joined by one blank. The mentions and the prose lint's claims read these sentences."""
+    unit: list[str] = []
+    first = 0
+
+    def flush() -> Iterator[tuple[int, str]]:
+        if not unit:
+            return
+        joined = " ".join(unit)
+        offsets, at = [], 0
+        for i, part in enumerate(unit):
+            offsets.append((at, first + i))
+            at += len(part) + 1
+        start = 0
+        for m in [*_SENTENCE_END.finditer(joined), None]:
+            end = m.start() if m else len(joined)
+            piece = joined[start:end]
+            if piece.strip():   # a sentence from the line of its first word
+                line = max(n for off, n in offsets if off <= start + (len(piece) - len(piece.lstrip())))
+                yield line + 1, piece.strip()
+            if m:
+                start = m.end()
+        unit.clear()
+
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line:
+            yield from flush()
+            continue
+        if line.startswith("|"):
+            yield from flush()
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if all(set(c) <= set("-: ") for c in cells):
+                continue
+            yield i + 1, " | ".join(cells)
+            continue
+        if _UNIT_START.match(raw) or not unit:
+            yield from flush()
+            first = i
+        unit.append(line)
+    yield from flush()
+
+
+
+# A version as a sentence states it (group 1 without a leading "v"): dotted numbers and words after a first
+# number ("0.9.1", "3.x", "2.6.0+cu128"), not a piece of a longer word, dotted name or path.
+STATED_VERSION = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w/-])")
+
+
+# A clause ends at a comma, semicolon, colon or parenthesis, or before "and" / "while": a verb of one clause
+# says nothing of the names in another ("vllm wheel, deep_ep builds from source").
+_CLAUSE_END = re.compile(r"[,;:()]|\band\b|\bwhile\b")
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a sentence or comment, in order (an empty one where two ends meet)."""
+    return _CLAUSE_END.split(text)
