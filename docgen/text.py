@@ -9,6 +9,7 @@ feeds, \\x1c-\\x1e and Unicode line separators, and every later line number woul
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -58,24 +59,30 @@ def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
     """(1-based first line, sentence) for every sentence of a page's hand-written lines: a paragraph, a list
     item, a heading and a table row (its cells joined by " | ") are units, and a unit splits at sentence ends.
     A sentence's lines are joined by one blank. The mentions and the prose lint's claims read these sentences."""
+    for line, sentence, _ in sentences_with_lines(lines):
+        yield line, sentence
+
+
+def sentences_with_lines(lines: list[str]) -> Iterator[tuple[int, str, tuple[int, ...]]]:
+    """As `sentences`, with the line (1-based) of each blank-separated word of each sentence: a finding about
+    a word of a sentence that runs over several lines is reported where that word stands."""
     unit: list[str] = []
     first = 0
 
-    def flush() -> Iterator[tuple[int, str]]:
+    def flush() -> Iterator[tuple[int, str, tuple[int, ...]]]:
         if not unit:
             return
         joined = " ".join(unit)
-        offsets, at = [], 0
-        for i, part in enumerate(unit):
-            offsets.append((at, first + i))
+        starts, at = [], 0
+        for part in unit:
+            starts.append(at)
             at += len(part) + 1
         start = 0
         for m in [*_SENTENCE_END.finditer(joined), None]:
             end = m.start() if m else len(joined)
-            piece = joined[start:end]
-            if piece.strip():   # a sentence from the line of its first word
-                line = max(n for off, n in offsets if off <= start + (len(piece) - len(piece.lstrip())))
-                yield line + 1, piece.strip()
+            words = [first + bisect_right(starts, w.start()) for w in _WORD.finditer(joined, start, end)]
+            if words:   # a sentence from the line of its first word
+                yield words[0], joined[start:end].strip(), tuple(words)
             if m:
                 start = m.end()
         unit.clear()
@@ -90,7 +97,8 @@ def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
             cells = [c.strip() for c in line.strip("|").split("|")]
             if all(set(c) <= set("-: ") for c in cells):
                 continue
-            yield i + 1, " | ".join(cells)
+            row = " | ".join(cells)
+            yield i + 1, row, (i + 1,) * len(row.split())
             continue
         if _UNIT_START.match(raw) or not unit:
             yield from flush()
@@ -98,6 +106,8 @@ def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
         unit.append(line)
     yield from flush()
 
+
+_WORD = re.compile(r"\S+")
 
 
 # A version as a sentence states it (group 1 without a leading "v"): dotted numbers and words after a first

@@ -22,8 +22,6 @@ SLIPS_TODAY: dict[str, str] = {}
 MISSED_TODAY = {
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",
-    "plant-deflist-uv-cache-unset": "a definition list's term and its definition are two units; the ENV named in "
-                                    "the term is not tied to 'Unset' in the definition",
 }
 
 

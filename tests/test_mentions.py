@@ -195,3 +195,15 @@ def test_no_fact_key_holds_the_records_separator():
     from tests.test_mutations import REPO
     keys = [f.key for f in fact_base(prepare(find_project(REPO)).model).facts]
     assert keys and [k for k in keys if ", " in k] == []
+
+
+@pytest.mark.parametrize("sentence, false_line", [
+    ("The image installs\nvLLM 0.9.1 for generation.", 2),                      # the version on the second line
+    ("`UV_CACHE_DIR` in a running container\n:   Unset: uv falls back to its home cache.", 2),   # a definition
+    ("The image runs as uid 1234, as its\nDockerfile sets it.", 1),             # the value on the first line
+])
+def test_a_stated_value_is_reported_on_the_line_where_it_stands(repo: Path, sentence: str, false_line: int):
+    line = _plant(repo, sentence)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line + false_line - 1}: [stated-value]" in out, out
+    assert f"{PAGE}:{line}: [unrecorded-sentence]" in out   # the sentence itself is known by its first line

@@ -29,7 +29,7 @@ from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, render_value
 from docgen.rules import allowed_rules
-from docgen.text import STATED_VERSION, sentences, split_lines
+from docgen.text import STATED_VERSION, sentences_with_lines, split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -189,19 +189,27 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
             values_by_line.setdefault(v.line, []).append(v.key)
         # a line allowed for the prose lint is still a sentence here; which rules its marker names decides
         merged = [p or a for p, a in zip(prose, allowed)]
-        for line, sentence in sentences(merged):
-            shown = [rendered(k) for k in values_by_line.get(line, ())]
+        for line, sentence, word_lines in sentences_with_lines(merged):
+            # the values rendered on any line of the sentence
+            shown = [rendered(k) for n in dict.fromkeys(word_lines) for k in values_by_line.get(n, ())]
             out.append(_mention(doc.path, line, sentence, index, allowed_rules(doc.lines[line - 1]),
-                                [s for s in shown if s]))
+                                [s for s in shown if s], word_lines))
     for path, first, text in extra_texts:
-        for line, sentence in sentences(split_lines(text)):
-            out.append(_mention(path, first + line - 1, sentence, index, frozenset(), []))
+        for line, sentence, word_lines in sentences_with_lines(split_lines(text)):
+            out.append(_mention(path, first + line - 1, sentence, index, frozenset(), [],
+                                tuple(first + n - 1 for n in word_lines)))
     return out
 
 
 def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozenset[str],
-             shown: list[str]) -> Mention:
+             shown: list[str], word_lines: tuple[int, ...] = ()) -> Mention:
     text = " ".join(sentence.replace("\x00", "…").split())
+
+    def line_of(at: int) -> int:
+        """The line of the word at offset `at` of the sentence: a stated value is reported where it stands."""
+        word = len(text[:at].split()) - (0 if at == 0 or text[at - 1].isspace() else 1)
+        return word_lines[word] if 0 <= word < len(word_lines) else line
+
     named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
     spans = [(text.index(inside, start), inside) for start, _end, inside in span_texts(text)]
     low = text.lower()
@@ -267,7 +275,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             statuses.setdefault(agreeing[0].key, COMPARED)
             continue
         if not allowed:
-            findings.append(Finding(path, line, STATED, f"the sentence states {version} for {_name(fact)}, but "
+            findings.append(Finding(path, line_of(at), STATED, f"the sentence states {version} for {_name(fact)}, but "
                                     f"{_name(fact)} is {fact.value} ({fact.origin}); render the value or correct "
                                     "the sentence"))
         statuses[fact.key] = "false"
@@ -283,7 +291,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             statuses.setdefault(fact.key, COMPARED)
         if held and not agreeing and not allowed:
             fact = next(iter(held.values()))
-            findings.append(Finding(path, line, STATED, f"the sentence states {m.group(1)} beside a word of "
+            findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence states {m.group(1)} beside a word of "
                                     f"{' or '.join(_name(f) for f in held.values())}, but "
                                     f"{', '.join(f'{_name(f)} is {f.value} ({f.origin})' for f in held.values())}; "
                                     "render the value or correct the sentence"))
@@ -308,7 +316,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                     statuses.setdefault(f.key, COMPARED)
             elif not allowed and not any(said in s.split(":") or said == s for s in shown):
                 target = next((f for f in users if f.subject == ("build" if "build" in low else "runtime")), users[0])
-                findings.append(Finding(path, line, STATED, f"the sentence states user {m.group(1)}, but the "
+                findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence states user {m.group(1)}, but the "
                                         f"{target.subject} user is {target.value} (uid:gid, {target.origin}); render "
                                         "it (runtime.uid, build.uid) or correct the sentence"))
                 statuses[target.key] = "false"
@@ -323,20 +331,21 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         if said in fact.value.split(" | ") or said in index.exact or said in index.code or any(said == s for s in shown):
             statuses.setdefault(fact.key, COMPARED)   # the value, or another fact's name ("... is `builder`")
         elif not allowed:
-            findings.append(Finding(path, line, STATED, f"the sentence says {_name(fact)} is `{said}`, but it is "
+            findings.append(Finding(path, line_of(after.start(1)), STATED, f"the sentence says {_name(fact)} is `{said}`, but it is "
                                     f"`{fact.value}` ({fact.origin})"))
             statuses[fact.key] = "false"
     # "X is unset / empty": held to a variable's value
     for fact, at in list(named.values()):
         if fact.kind not in ("arg", "env", "run-var") or REVIEW in allow:
             continue
-        if _UNSET.match(text, _end_of_name(text, at)):
+        unset = _UNSET.match(text, _end_of_name(text, at))
+        if unset:
             # the same variable as another file sets it (a bake target's args) may be the one meant
             same = [f for f, _ in named.values() if f.subject.rpartition(":")[2] == fact.subject]
             if any(not f.value for f in same):
                 statuses.setdefault(fact.key, COMPARED)
             elif not allowed:
-                findings.append(Finding(path, line, STATED, f"the sentence says {_name(fact)} is unset or empty, "
+                findings.append(Finding(path, line_of(unset.end() - 1), STATED, f"the sentence says {_name(fact)} is unset or empty, "
                                         f"but the image sets it to {fact.value!r} ({fact.origin})"))
                 statuses[fact.key] = "false"
     # stated states (warmed / not warmed, default / not default)
@@ -351,7 +360,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             if says == fact.value:
                 statuses.setdefault(fact.key, COMPARED)
             elif not allowed:
-                findings.append(Finding(path, line, STATED, f"the sentence says {_name(fact)} is {says}, but it is "
+                findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence says {_name(fact)} is {says}, but it is "
                                         f"{fact.value} ({fact.origin})"))
                 statuses[fact.key] = "false"
     tied = []
