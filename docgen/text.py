@@ -73,14 +73,21 @@ def sentences_with_lines(lines: list[str]) -> Iterator[tuple[int, str, tuple[int
         if not unit:
             return
         joined = " ".join(unit)
-        starts, at = [], 0
+        ends, at = [], 0   # where each line's text ends in `joined`
         for part in unit:
-            starts.append(at)
-            at += len(part) + 1
+            at += len(part)
+            ends.append(at)
+            at += 1
         start = 0
         for m in [*_SENTENCE_END.finditer(joined), None]:
             end = m.start() if m else len(joined)
-            words = [first + bisect_right(starts, w.start()) for w in _WORD.finditer(joined, start, end)]
+            # a sentence ends at a blank, and lines are joined by one: no word spans two lines
+            words: list[int] = []
+            i = bisect_right(ends, start - 1)
+            while i < len(ends) and (i == 0 or ends[i - 1] + 1 < end):
+                piece = joined[max(start, ends[i - 1] + 1 if i else 0): min(end, ends[i])]
+                words += [first + i + 1] * len(piece.split())
+                i += 1
             if words:   # a sentence from the line of its first word
                 yield words[0], joined[start:end].strip(), tuple(words)
             if m:
@@ -106,8 +113,6 @@ def sentences_with_lines(lines: list[str]) -> Iterator[tuple[int, str, tuple[int
         unit.append(line)
     yield from flush()
 
-
-_WORD = re.compile(r"\S+")
 
 
 # A version as a sentence states it (group 1 without a leading "v"): dotted numbers and words after a first

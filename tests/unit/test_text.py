@@ -1,0 +1,35 @@
+"""The one text vocabulary (docgen/text.py): sentences with the line of each word."""
+
+from __future__ import annotations
+
+import random
+
+from docgen.text import sentences, sentences_with_lines
+
+LINES = ["`UV_CACHE_DIR` in a running container", ":   Unset: uv falls back at run time. Next one", "here.", "",
+         "| a | b c |", "|---|---|", "One. Two", "  three. Four."]
+
+
+def test_each_word_of_a_sentence_keeps_its_line():
+    assert list(sentences_with_lines(LINES)) == [
+        (1, "`UV_CACHE_DIR` in a running container :   Unset: uv falls back at run time.",
+         (1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2)),
+        (2, "Next one here.", (2, 2, 3)),
+        (5, "a | b c", (5, 5, 5, 5)),           # a table row is a unit; its divider row is none
+        (7, "One.", (7,)),
+        (7, "Two three.", (7, 8)),
+        (8, "Four.", (8,)),
+    ]
+    assert list(sentences(LINES)) == [(n, s) for n, s, _ in sentences_with_lines(LINES)]
+
+
+def test_on_random_pages_every_word_stands_on_the_line_given_for_it():
+    rng = random.Random(7)
+    words = ["a", "b.", "C", "D.", "`x`", "word", "Z?", "e!", "- item", "# Head", "> quote"]
+    for _ in range(2000):
+        lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) for _ in range(rng.randint(1, 6))]
+        for first, sentence, word_lines in sentences_with_lines(lines):
+            assert len(word_lines) == len(sentence.split()) and word_lines[0] == first, (lines, sentence)
+            assert list(word_lines) == sorted(word_lines), (lines, sentence)
+            for word, n in zip(sentence.split(), word_lines):
+                assert word in lines[n - 1].split(), (lines, sentence, word_lines)
