@@ -50,9 +50,9 @@ def test_comment_blocks_are_runs_of_whole_line_comments_without_the_shebang():
 
 def test_each_comment_sentence_long_enough_to_be_copied_is_a_fact_keyed_by_its_first_words():
     text = "# Set up the machine from scratch, twice if you like. Short one.\n# Then it runs each step in order.\n"
-    facts = [f for f in QuotedFile("scripts/x", text).facts if f.kind == "comment"]
+    facts = [f for f in QuotedFile("bin/setup", text).facts if f.kind == "comment"]
     assert [(f.subject, f.value, f.origin) for f in facts] == [
-        ("scripts/x: set up the machine from scratch…", "Set up the machine from scratch, twice if you like.",
-         "scripts/x:1"),
-        ("scripts/x: then it runs each step in…", "Then it runs each step in order.", "scripts/x:1"),
+        ("bin/setup: set up the machine from scratch…", "Set up the machine from scratch, twice if you like.",
+         "bin/setup:1"),
+        ("bin/setup: then it runs each step in…", "Then it runs each step in order.", "bin/setup:1"),
     ]   # "Short one." has fewer words than a copy is made of
