@@ -50,12 +50,15 @@ def checkout(rev: str, where: Path) -> Path:
     return where
 
 
-def run_suite(tree: Path, reference: str) -> dict:
+def run_suite(tree: Path, reference: str, log: Path | None = None) -> dict:
+    """One run of the README's test command in `tree`, as CI runs it; its whole output goes to `log` if given."""
     env = {**os.environ, "NMP_REQUIRE_IMAGE": "1", "NMP_REQUIRE_BROWSER": "1", "NMP_REQUIRE_REFERENCE": "1",
            "NEMO_RL_REF_DIR": reference}
     busy, start = busy_seconds(), time.perf_counter()
     done = subprocess.run(TEST_COMMAND, cwd=tree, env=env, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - start, busy_seconds() - busy
+    if log is not None:
+        log.write_text(done.stdout + done.stderr)
     lines = done.stdout.strip().splitlines() or ["(no output)"]
     failed = [line.split(" ", 1)[1] for line in lines if line.startswith(("FAILED ", "ERROR "))]
     return {"wall_s": round(wall, 1), "busy_cpu_s": round(cpu, 1), "exit": done.returncode,

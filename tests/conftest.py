@@ -40,6 +40,8 @@ if "TMPDIR" not in os.environ and (_ram := ram_scratch()) is not None:
 ENGINE_FOLDERS = ("tests/console/", "tests/image/", "tests/docs/")
 # The tests that build this checkout's targets on the shared engine, one of them with --no-cache: one at a time
 SHARED_ENGINE_BUILDS = {f"tests/image/{name}.py" for name in ("test_build_log", "test_layers", "test_verification_step")}
+# tests/site/conftest.py's session fixtures: the one site build, its server, the one Chromium and the tours
+SHARED_SITE_FIXTURES = {"site_build", "site", "site_server", "chromium", "browser", "plain_tour", "diagram_tour"}
 
 
 def pytest_configure(config):
@@ -73,8 +75,10 @@ def pytest_collection_modifyitems(config, items):
     (its module fixtures start what they share once; a page's console blocks share one shell, in order),
     except the files that build this checkout's targets on the shared engine, which are one group: a build
     that joins another's --no-cache build of the same steps is left with new layers under the image's
-    own (test_layers then fails). The browser tests are one group: one site build, one Chromium, port 80. Everything
-    else is spread.
+    own (test_layers then fails). The tests that use the site's shared fixtures are one group: one site build,
+    one Chromium, port 80. A site test that builds its own (a fresh venv's, a hostile copy's) shares nothing and
+    is spread: in that group, 5 minutes of such builds ran one after another on one worker. Everything else is
+    spread.
 
     This hook, not pytest_itemcollected: that one reaches a conftest only for items under its folder, and
     the docs' pages are collected from outside tests/ (a page split over two workers loses its shell)."""
@@ -86,7 +90,7 @@ def pytest_collection_modifyitems(config, items):
         elif (item.get_closest_marker("docker") or item.get_closest_marker("image")
                 or shown.startswith(ENGINE_FOLDERS) or not shown.startswith("tests/")):
             item.add_marker(pytest.mark.xdist_group(f"engine:{shown}"))
-        elif item.get_closest_marker("browser") or shown.startswith("tests/site/"):
+        elif SHARED_SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("site"))
 
 

@@ -8,6 +8,7 @@ fixes the docs but not the Dockerfile; bad input changes nothing; a killed `writ
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -237,11 +238,21 @@ def test_killed_write_never_leaves_half_a_file(tmp_path):
             text = text[:start] + text[text.index(b" -->", start):]
         p.write_bytes(text)
     blank = {p: p.read_bytes() for p in pages}
+    command = [sys.executable, "-m", "docgen", "write", "--root", str(root)]
+    # The sweep's step is a 25th of how long a whole write takes on this machine now (a loaded one is slower);
+    # it widens until kills landed both before and after the writes, however long that takes.
+    started = time.monotonic()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    whole = time.monotonic() - started
+    for p in pages:
+        assert p.read_bytes() == rendered[p]
+        p.write_bytes(blank[p])
+    step = max(0.02, whole / 25)
     outcomes: set[bool] = set()
     kills = 0
-    for delay in [0.02 * n for n in range(1, 150)]:  # widen until kills landed both before and after a write
-        proc = subprocess.Popen([sys.executable, "-m", "docgen", "write", "--root", str(root)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for delay in (step * n for n in itertools.count(1)):
+        assert delay < 50 * whole + 10, f"no kill landed both before and after the writes (a whole write: {whole:.2f}s)"
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         proc.wait()

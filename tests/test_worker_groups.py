@@ -34,7 +34,8 @@ RECORDER = textwrap.dedent(
 # The child pytest starts as a background job of a non-interactive shell would: with SIGINT ignored.
 IGNORING_SIGINT = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); os.execv(sys.executable, sys.argv[1:])"
 PATHS = ["tests/docs", "tests/console/test_parser.py", "tests/image/test_layers.py", "tests/image/test_build_log.py",
-         "tests/image/test_users.py", "tests/site/test_build.py", "tests/unit/test_records.py"]
+         "tests/image/test_users.py", "tests/site/test_build.py", "tests/site/test_install_extra.py",
+         "tests/unit/test_records.py"]
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +70,8 @@ def test_each_resource_keeps_its_tests_on_one_worker(worker_record):
             assert node.endswith("@engine:shared-engine-builds"), node
         elif path.startswith(("tests/console/", "tests/image/")):
             assert node.endswith(f"@engine:{path}"), node
+        elif path == "tests/site/test_install_extra.py":   # builds its own site in a venv of its own: spread
+            assert "@" not in node, node
         elif path.startswith("tests/site/"):
             assert node.endswith("@site"), node
         elif path.startswith("tests/unit/"):

@@ -7,7 +7,6 @@ import shutil
 import signal
 import subprocess
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 import docgen.console.shell as shell_module
 from docgen.console.shell import HostProcessTransport, PersistentShell
 from tests.console.docrun import run_page, start_page
+from tests.console.procs import alive, parent, processes, wait_for, wait_gone
 
 
 @pytest.fixture
@@ -119,42 +119,26 @@ LINGERING_PAGE = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):   # gone before the open, or between the open and the read
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
 def test_host_shells_and_their_workspace_end_with_the_session(tmp_path, signum):
     report = tmp_path / "report"
     report.mkdir()
     child = start_page(tmp_path / "run", LINGERING_PAGE.format(report=report))
     try:
-        deadline = time.monotonic() + 60
-        while not (report / "ready").exists():
-            assert time.monotonic() < deadline and child.poll() is None, child.stdout.read() if child.poll() is not None else "no start"
-            time.sleep(0.1)
+        wait_for(lambda: (report / "ready").exists() or child.poll() is not None, what="the block's start")
+        assert (report / "ready").exists(), child.stdout.read()
         workspace = Path((report / "workspace").read_text().strip())
         # host PIDs, found from outside: the shell may run in a PID namespace of its own. On a loaded
         # machine the background job may not have exec'd `sleep` yet when the foreground one has: wait.
-        while True:
-            background, foreground = _processes(b"sleep\x00915\x00"), _processes(b"sleep\x00916\x00")
-            if len(background) == len(foreground) == 1 or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        assert len(background) == len(foreground) == 1
-        pids = [*background, *foreground, _parent(foreground[0])]
-        assert workspace.is_dir() and all(_alive(pid) for pid in pids)
+        wait_for(lambda: len(processes(b"sleep\x00915\x00")) == len(processes(b"sleep\x00916\x00")) == 1,
+                 what="both sleeps running")
+        background, foreground = processes(b"sleep\x00915\x00"), processes(b"sleep\x00916\x00")
+        pids = [*background, *foreground, parent(foreground[0])]
+        assert workspace.is_dir() and all(alive(pid) for pid in pids)
         child.send_signal(signum)
-        child.wait(timeout=60)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and (any(_alive(pid) for pid in pids) or workspace.exists()):
-            time.sleep(0.1)
-        assert not [pid for pid in pids if _alive(pid)], "host shell processes outlived the session"
-        assert not workspace.exists(), "the host workspace outlived the session"
+        child.wait(timeout=120)   # a net for a hang
+        assert not wait_gone(pids), "host shell processes outlived the session"
+        wait_for(lambda: not workspace.exists(), what="the host workspace's removal after the session")
     finally:
         child.kill()
         child.wait()
@@ -221,34 +205,18 @@ def test_a_host_block_started_with_setsid_does_not_outlive_its_shell(tmp_path, m
     marker = tmp_path / "escaped.pid"
     shell = _shell(tmp_path, LC_ALL="C")
     try:
-        shell.run(f"setsid sh -c 'echo $$ > {marker}; exec sleep 913' >/dev/null 2>&1 </dev/null & sleep 0.5", 10)
+        # the block ends once the detached process has written its PID; the test, once it runs `sleep`
+        shell.run(f"setsid sh -c 'echo $$ > {marker}.new && mv {marker}.new {marker}; exec sleep 913' "
+                  f">/dev/null 2>&1 </dev/null & until [ -s {marker} ]; do sleep 0.05; done", 120)
+        wait_for(_sleep_913, what="the detached process's exec of sleep")
+        escaped = _sleep_913()
     finally:
         shell.close()
-    assert marker.exists(), "the block's setsid process never started"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _sleep_913():
-        time.sleep(0.05)
-    assert not _sleep_913(), "a setsid process of a host block outlived the session's shell"
+    assert not wait_gone(escaped), "a setsid process of a host block outlived the session's shell"
 
 
 def _sleep_913() -> list[int]:
-    return _processes(b"sleep\x00913\x00")
-
-
-def _processes(cmdline: bytes) -> list[int]:
-    """Host PIDs of live processes with this command line (a block's own PIDs may be namespaced)."""
-    found = []
-    for path in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if path.read_bytes() == cmdline and _alive(int(path.parent.name)):
-                found.append(int(path.parent.name))
-        except OSError:
-            continue
-    return found
-
-
-def _parent(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    return processes(b"sleep\x00913\x00")
 
 
 

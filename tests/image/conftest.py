@@ -1,6 +1,7 @@
 """Fixtures for tests against the hermetic nmp-rl-base image (built by scripts/build-image)."""
 
 import os
+import subprocess
 
 import pytest
 
@@ -49,8 +50,13 @@ def container(docker_client, hermetic_image):
 
 @pytest.fixture(scope="module")
 def sh(container):
-    """Run a bash command in the container as its default user; return (exit code, output)."""
+    """Run a bash command in the container as its default user; return (exit code, output).
+
+    Through the docker CLI, not the SDK's exec_run: on a loaded machine exec_run now and then answers a
+    command's exit code with none of its output (docker-py issue 2042; seen here as `find | wc -l` printing
+    nothing with exit 0), and the CLI's exec reads the stream to its end before it takes the exit code."""
     def run(command: str, user: str = "") -> tuple[int, str]:
-        result = container.exec_run(["bash", "-c", command], user=user, demux=False)
-        return result.exit_code, result.output.decode(errors="replace")
+        done = subprocess.run(["docker", "exec", *(["--user", user] if user else []), container.id, "bash", "-c", command],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+        return done.returncode, done.stdout.decode(errors="replace")
     return run

@@ -156,7 +156,10 @@ class Chromium:
             raise BrowserError(f"JavaScript failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def wait_for(self, expression: str, timeout: float = 20, interval: float = 0.1):
+    def wait_for(self, expression: str, timeout: float = 90, interval: float = 0.1):
+        """`expression`'s value once it is truthy, asked again every `interval` s (what a page draws comes with no
+        event the protocol reports); after `timeout` s, its falsy value. The timeout is a net for a page that never
+        gets there, not a guess at how long drawing takes: a loaded machine draws a diagram in many seconds."""
         deadline = time.monotonic() + timeout
         while True:
             try:

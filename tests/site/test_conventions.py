@@ -129,8 +129,8 @@ def test_instant_navigation_draws_the_next_pages_diagrams(browser, site, tmp_pat
     try:
         for start, instant in (("", True), ("contributing/", False)):
             browser.open(base + start)
-            browser.wait_for("document.querySelectorAll('div.mermaid svg').length"
-                             f" === document.querySelectorAll('div.mermaid').length")
+            assert browser.wait_for("document.querySelectorAll('div.mermaid svg').length"
+                                    " === document.querySelectorAll('div.mermaid').length"), f"/{start}: not drawn"
             browser.evaluate("window.__sameDocument = true; true")
             browser.evaluate(link)
             assert browser.wait_for("location.pathname.endsWith('/concepts/workflows/')"

@@ -119,8 +119,8 @@ def test_a_site_built_from_hostile_inputs_runs_no_script_and_asks_nothing_outsid
                 url = base + page
                 events = chromium.open(url)
                 # mermaid renders after the load event: wait for its diagrams (or none) before judging
-                chromium.wait_for("document.querySelectorAll('.mermaid:not([data-processed])').length === 0"
-                                  " || !document.querySelector('.mermaid')", timeout=30)
+                assert chromium.wait_for("document.querySelectorAll('.mermaid:not([data-processed])').length === 0"
+                                         " || !document.querySelector('.mermaid')"), f"/{page}: mermaid never finished"
                 events += chromium.drain_events()
                 requests += len(_requests(events))
                 problems += [f"/{page}: {p}" for p in _problems(events, base)]

@@ -209,7 +209,7 @@ def read_in_schemes(browser) -> dict[str, list[dict]]:
     try:
         for name, scheme in SCHEMES.items():
             browser.page("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": name}])
-            switched = browser.wait_for(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'", timeout=5)
+            switched = browser.wait_for(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
             out[name] = browser.evaluate(READING) if switched else []
     finally:
         browser.page("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "light"}])
