@@ -2,7 +2,9 @@
 
 import compileall
 import os
+import shutil
 import signal
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -11,6 +13,29 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 RAM_SCRATCH = Path("/dev/shm")
 RAM_SCRATCH_NEEDED = 4 << 30   # bytes free: the run's scratch (about 1.1 GiB at its largest), with room to spare
+
+
+def checkout_copy(dst: Path) -> str:
+    """This checkout's files (tracked, and untracked ones git does not ignore, with any uncommitted edits) as a
+    fresh one-commit repository at `dst`; its commit. Install or build from such a copy, never from the checkout
+    itself: a build writes into the tree it builds (setuptools-scm's docgen/_version.py), and the version a test
+    process imported would then differ from what a `docgen` process started later reports."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c",
+                               "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args], cwd=dst,
+                              capture_output=True, text=True, check=True).stdout.strip()
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.split("\0")
+    dst.mkdir(parents=True, exist_ok=True)
+    for rel in filter(None, files):
+        src = REPO / rel
+        if src.is_file():
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / rel)
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "docgen")
+    return git("rev-parse", "HEAD")
 
 
 def ram_scratch() -> Path | None:

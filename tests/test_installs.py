@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, checkout_copy
 from tests.test_project import consumer_repo, drop_mcore_filter, tree
 
 pytestmark = pytest.mark.slow
@@ -60,9 +60,13 @@ def test_plain_pip_install_into_a_fresh_venv(tmp_path):
     # pip installs into the fresh venv from outside it (`pip --python`): the venv's own copy of pip, which
     # ensurepip would spend 3.8 CPU-s putting there, has no part in what gets installed
     assert run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path).returncode == 0
+    version_file = (REPO / "docgen/_version.py").read_bytes() if (REPO / "docgen/_version.py").exists() else None
+    checkout_copy(tmp_path / "src")   # pip builds in the tree it is given: not this checkout's
     install = run(sys.executable, "-m", "pip", "--python", venv / "bin/python", "install", "-q",
-                  "--disable-pip-version-check", REPO, cwd=tmp_path, timeout=600)
+                  "--disable-pip-version-check", tmp_path / "src", cwd=tmp_path, timeout=600)
     assert install.returncode == 0, install.stderr
+    assert ((REPO / "docgen/_version.py").read_bytes() if (REPO / "docgen/_version.py").exists() else None) \
+        == version_file   # the checkout's installed version, which this test process imported, stands
     site = run(venv / "bin/python", "-c", "import docgen, sys; print(docgen.__file__)", cwd=tmp_path)
     assert "site-packages" in site.stdout  # a copy, not this checkout
     root = rendered_consumer(tmp_path / "consumer", [venv / "bin/docgen"])
@@ -98,25 +102,10 @@ def test_python_dash_m_gives_the_same_answer_as_the_script(tmp_path):
     assert script.stdout == module.stdout
 
 
-def _this_project_as_a_git_repo(dst: Path) -> str:
-    """This checkout's tracked files (with any uncommitted edits) as a fresh repository: pre-commit clones hooks
-    from a repository at a rev, as a consumer's config would pin a tag."""
-    files = run("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO).stdout.split("\0")
-    for rel in filter(None, files):
-        src = REPO / rel
-        if src.is_file():
-            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst / rel)
-    git("init", "-q", cwd=dst)
-    git("add", "-A", cwd=dst)
-    git("commit", "-qm", "docgen", cwd=dst)
-    return git("rev-parse", "HEAD", cwd=dst)
-
-
 def test_pre_commit_hooks_from_a_consumer_repository(tmp_path):
     hooks_repo = tmp_path / "docgen-repo"
     hooks_repo.mkdir()
-    rev = _this_project_as_a_git_repo(hooks_repo)
+    rev = checkout_copy(hooks_repo)
     root = tmp_path / "consumer"
     root.mkdir()
     git("init", "-q", cwd=root)

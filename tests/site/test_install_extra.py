@@ -10,6 +10,7 @@ import venv
 
 import pytest
 
+from tests.conftest import checkout_copy
 from tests.site.conftest import REPO
 
 pytestmark = pytest.mark.slow
@@ -24,8 +25,10 @@ def test_the_site_extra_in_a_fresh_venv_is_all_the_build_needs(tmp_path):
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
     # the extra as a user installs it; requirements/dev.txt only pins the versions pip picks
+    src = tmp_path / "src"   # pip builds in the tree it is given: a copy, not this checkout (tests/conftest.py)
+    checkout_copy(src)
     install = run(py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-c", REPO / "requirements/dev.txt",
-                  f"{REPO}[site]")
+                  f"{src}[site]")
     assert install.returncode == 0, install.stderr[-3000:]
 
     env = {k: v for k, v in os.environ.items()
@@ -38,7 +41,7 @@ def test_the_site_extra_in_a_fresh_venv_is_all_the_build_needs(tmp_path):
     assert "mkdocs-panzoom-plugin" in missing.stderr and not (tmp_path / "never").exists(), missing.stderr
 
     assert run(py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-c", REPO / "requirements/dev.txt",
-               f"{REPO}[site]").returncode == 0
+               f"{src}[site]").returncode == 0
     built = run("bash", REPO / "scripts/build-docs", tmp_path / "site", env=env, cwd=REPO)
     assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
     assert (tmp_path / "site" / "index.html").is_file() and (tmp_path / "site" / "assets/js/mermaid.min.js").is_file()
