@@ -951,15 +951,15 @@ WARM_MUTATIONS = [
     Mutation("a wrapped warm comment whose second line names the wrong step",
              _wrap_mcore_comment("# reuses vllm's TE wheel"),
              ("[warm-order]", "says it reuses vllm's transformer-engine"),
-             planted=("reuses vllm's TE wheel",), still=("warm-order",)),
+             planted=("reuses vllm's TE wheel",), still=("warm-order",), rules=('stale-block', 'warm-order')),
     Mutation("warm steps folded into a loop whose rows name an extra it does not warm",
              _warm_loop("vllm: vllm wheel, deep_gemm/deep_ep builds", "fsdp: flash-attn, mamba-ssm, causal-conv1d",
                         "mcore: reuses automodel's TE wheel"),
-             ("[warm-steps]", "names 'mcore', which this command does not warm"), still=("warm-steps",)),
+             ("[warm-steps]", "names 'mcore', which this command does not warm"), still=("warm-steps",), rules=('stale-block', 'warm-steps')),
     Mutation("warm steps folded into a loop whose wrapped row claims a build the lock does not make",
              _warm_loop("vllm: vllm wheel, deep_gemm/deep_ep builds", "fsdp: flash-attn, mamba-ssm,",
                         "      causal-conv1d; builds Transformer-Engine"),
-             ("[warm-order]", "`uv sync fsdp`"), still=("warm-order",)),
+             ("[warm-order]", "`uv sync fsdp`"), still=("warm-order",), rules=('stale-block', 'warm-order')),
 ]
 
 
