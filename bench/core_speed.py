@@ -12,14 +12,13 @@ Each is a whole process (bench/timing.py), run round-robin with its baseline.
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import report, summary, wall  # noqa: E402
+from timing import report, round_robin, summary  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -45,19 +44,7 @@ def main() -> None:
             "docgen_inventory_json": docgen + ["inventory", "--root", str(ROOT), "--dockerfile", str(dockerfile), "--json"],
             "docgen_inventory_text": docgen + ["inventory", "--root", str(ROOT), "--dockerfile", str(dockerfile)],
         }
-        # round-robin, one run of each per round (the first round warms the caches): a busy neighbour slows
-        # each command and its baseline alike. CPU time (user + system of the child) is kept too: it moves
-        # much less than wall time when other processes compete for the cores.
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        cpu: dict[str, list[float]] = {name: [] for name in commands}
-        for round_ in range(args.runs + 1):
-            for name, cmd in commands.items():
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                took = wall(cmd, runs=1, warmup=0)
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                if round_:
-                    times[name] += took
-                    cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        times, cpu = round_robin(commands, args.runs)   # interleaved, with CPU time (bench/timing.py)
     sums = {name: summary(t) for name, t in times.items()}
     med = {name: s["median_s"] for name, s in sums.items()}
     med_cpu = {name: statistics.median(c) for name, c in cpu.items()}

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import report, summary, wall  # noqa: E402
+from timing import report, round_robin, summary, wall  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -69,19 +68,7 @@ def main() -> None:
         # the same with the Dockerfile named: no configuration to find and parse (shows what that costs)
         named = ["--dockerfile", str(ROOT / "Dockerfile.nmp-rl-base")]
         commands["text_explicit_dockerfile"] = commands["text"] + named
-        # round-robin, one run of each per round: on a shared machine the load drifts, and it should hit
-        # the baseline and the measured runs alike. CPU time (user + system of the child) is kept too: it
-        # moves much less than wall time when other processes compete for the cores.
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        cpu: dict[str, list[float]] = {name: [] for name in commands}
-        for round_ in range(args.runs + 1):
-            for name, cmd in commands.items():
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                took = wall(cmd, runs=1, warmup=0)
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                if round_:   # the first round warms the bytecode and file caches
-                    times[name] += took
-                    cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        times, cpu = round_robin(commands, args.runs)   # interleaved, with CPU time (bench/timing.py)
         sizes = {"old_bytes": old.stat().st_size, "new_bytes": new.stat().st_size}
     base_wall, base_cpu = statistics.median(times["load"]), statistics.median(cpu["load"])
     result: dict = {**sizes}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,6 +37,25 @@ def wall(cmd: list[str], *, runs: int = 7, warmup: int = 1, **kwargs) -> list[fl
         if i >= warmup:
             times.append(time.perf_counter() - start)
     return times
+
+
+def round_robin(commands: dict[str, list[str]], runs: int, **kwargs) -> tuple[dict[str, list[float]],
+                                                                         dict[str, list[float]]]:
+    """(wall seconds, CPU seconds) per command over `runs` rounds of one run of each, after one round that warms
+    the bytecode and file caches: on a shared machine the load drifts, and it should hit a command and its
+    baseline alike. CPU time (user + system of the child) moves much less than wall time when other processes
+    compete for the cores, so both are kept."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for round_ in range(runs + 1):
+        for name, cmd in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            took = wall(cmd, runs=1, warmup=0, **kwargs)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if round_:
+                times[name] += took
+                cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return times, cpu
 
 
 def summary(times: list[float]) -> dict:
