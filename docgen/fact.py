@@ -130,9 +130,14 @@ def dedupe(facts: "Iterable[Fact]") -> FactBase:
 SHINGLE = 6   # words in a row that a sentence and a comment share when one copies the other
 
 
+def shingle_words(text: str) -> list[str]:
+    """The words of a text as shingles read them: lower-cased, punctuation and markup dropped."""
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
 def shingles(text: str) -> set[tuple[str, ...]]:
-    """Every run of `SHINGLE` words of a text, lower-cased, punctuation and markup dropped."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
+    """Every run of `SHINGLE` words of a text (`shingle_words`)."""
+    words = shingle_words(text)
     return {tuple(words[i:i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)}
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from docgen.fact import SHINGLE, Fact, spoken
-from docgen.text import line_at, split_lines
+from docgen.fact import SHINGLE, Fact, shingle_words, spoken
+from docgen.text import line_at, sentences, split_lines
 
 
 class QuotedFile(NamedTuple):
@@ -27,8 +27,8 @@ class QuotedFile(NamedTuple):
             # named by its value where that is distinctive (a tag, a path): `tags`, `output` are everyday words
             out.append(Fact("quoted", f"{self.path}:target {target}.{key}", value, f"{self.path}:{line}"))
         for line, block in comment_blocks(self.text):
-            for sentence in _COMMENT_SENTENCE_END.split(block):
-                words = re.findall(r"[a-z0-9]+", sentence.lower())   # as shingles read it; a key holds no ", "
+            for _, sentence in sentences([block]):   # the one sentence rule of the pages (docgen/text.py)
+                words = shingle_words(sentence)   # as shingles read it; a key holds no ", "
                 if len(words) >= SHINGLE:   # shorter than a shingle: it cannot be repeated as one
                     out.append(Fact("comment", f"{self.path}: {' '.join(words[:SHINGLE])}…", sentence,
                                     f"{self.path}:{line}"))
@@ -56,8 +56,6 @@ def assignments(text: str) -> list[tuple[str, str, int]]:
     return [(n, v, line) for n, v, line in out if not v.startswith("$")]   # "": set empty on purpose
 
 
-# a comment's sentence ends at ". " (or "!", "?") before a capital or a backtick; a page copies sentences
-_COMMENT_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
 _COMMENT_LINE = re.compile(r"^[ \t]*(?:#(?!!)|//)[ \t]?(.*)$")
 
 
