@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from sybil import Document, Example, Region, Sybil
 
-from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer, engine_timeout, timed_out
+from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer
 from docgen.console.parser import EXIT_STATUS, ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
 from docgen.console.shell import CommandTimeout, HostLifeline, PersistentShell, ShellError, ShellExited, copy_worktree, host_shell
 from docgen.io import Output, decode, read_bytes, write_files
@@ -40,7 +40,7 @@ class ConsoleSession:
         self.image, self.repo = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
         self.engine: Engine | None = None
-        self._failed: Exception | None = None   # no engine, no image, or an engine that hung when asked first
+        self._failed: ImageUnavailable | None = None   # no engine or no image
         self.image_id: str | None = None
         self._workspace: tuple[Path, HostLifeline] | None = None
         self.shells: dict[tuple[str, str], PersistentShell] = {}
@@ -49,25 +49,18 @@ class ConsoleSession:
     def _engine(self) -> tuple[Engine, str]:
         """The engine, and the ID of the image the session runs: found from the name at the first image block,
         so a tag retagged mid-run changes nothing."""
-        import docker  # noqa: PLC0415  # only sessions that run image blocks pay for it
-
         if self._failed is not None:
             raise self._failed
-        if self.engine is None:
-            try:   # the client asks the engine its API version on creation
-                self.engine = Engine(docker.from_env(timeout=engine_timeout()))
-            except Exception as exc:
-                self._failed = (EngineHung("say its API version", engine_timeout()) if timed_out(exc)
-                                else ImageUnavailable(f"no Docker engine answers ({type(exc).__name__}); start one "
-                                                      "with scripts/docker-engine start"))
-                raise self._failed from None
+        self.engine = self.engine or Engine()
         if self.image_id is None:
-            try:
-                self.image_id = self.engine.call("look up the image", self.engine.client.images.get, self.image).id
-            except docker.errors.ImageNotFound:
-                self._failed = ImageUnavailable(f"image {self.image} is not built; build it with scripts/build-image "
-                                                "(the engine starts with scripts/docker-engine start)")
-                raise self._failed from None
+            found = self.engine.run("look up the image", "image", "inspect", "--format={{.Id}}", self.image)
+            if found.returncode != 0:
+                self._failed = ImageUnavailable(
+                    f"image {self.image} is not built; build it with scripts/build-image (the engine starts with "
+                    "scripts/docker-engine start)" if "No such image" in found.stderr else
+                    f"no Docker engine answers ({found.stderr.strip()}); start one with scripts/docker-engine start")
+                raise self._failed
+            self.image_id = found.stdout.strip()
         return self.engine, self.image_id
 
     def shell(self, document: str, where: str) -> PersistentShell:
@@ -133,16 +126,13 @@ def _lost_shell(session: ConsoleSession, document: str, where: str, exc: Excepti
     lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
              if isinstance(exc, ShellError) else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
     if (container := session.container(document, where)) is not None:
-        if isinstance(exc, ShellExited) or not isinstance(exc, ShellError):
-            try:   # the shell ended by itself, or its connection did: the container may say why
-                lines += [trouble] if (trouble := container.trouble()) else container.oom_note()
-            except EngineHung as hung:
-                lines.append(str(hung))
+        if isinstance(exc, ShellExited) or not isinstance(exc, ShellError):   # the container may say why
+            lines += [trouble] if (trouble := container.trouble()) else container.oom_note()
         if any(_PIDS_SIGN.search(line) for line in partial[-50:]):
             lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
     session.close_document(document, where)
-    if session.engine is None or session.engine.hung is None:
-        lines.append(f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
+    hung = container.engine.hung if container is not None else None
+    lines.append(str(hung) if hung else f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
     return lines + (["output so far:", *("  " + line for line in partial[-20:])] if partial else [])
 
 

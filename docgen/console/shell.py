@@ -1,4 +1,5 @@
-"""The shell protocol: a persistent bash spoken to through a transport, and the host's transport.
+"""The shell protocol: a persistent bash spoken to through its process's pipes (`docker exec` in a page's
+container, or bash on the host), and the host's own transport.
 
 bash reads commands on stdin as a reader types them. Its stdout and stderr are one stream, which it also
 keeps as fd 9; after each command it writes the end record `TOKEN status t0 t1 stdout-open` there, on a
@@ -28,7 +29,6 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 MAX_OUTPUT_BYTES = 64 * 2**20   # one command's output; more is a runaway (`yes`), not a transcript
 
@@ -57,10 +57,40 @@ class CommandResult:
     inner_seconds: float    # time bash measured around the command itself
 
 
-class Transport(Protocol):
-    def send(self, data: bytes) -> None: ...
-    def recv(self, timeout: float) -> bytes: ...   # b"" once the stream ended; TimeoutError when quiet
-    def close(self) -> None: ...   # ends the shell and everything it started
+class ProcessTransport:
+    """A shell process spoken to through pipes, in a session of its own (a terminal's Ctrl-C is this process's
+    to act on); closing the transport kills the group it started and ends the shell."""
+
+    def __init__(self, argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
+        self._proc = subprocess.Popen(argv, cwd=cwd, env=env, start_new_session=True, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
+
+    def send(self, data: bytes) -> None:
+        try:
+            self._stdin.write(data)
+            self._stdin.flush()
+        except (OSError, ValueError):
+            pass   # the shell is gone; the next recv reports the end of the stream
+
+    def recv(self, timeout: float) -> bytes:
+        """Output as it comes: b"" once the stream ended, TimeoutError when quiet for `timeout` seconds."""
+        if not select.select([self._stdout], [], [], timeout)[0]:
+            raise TimeoutError
+        return os.read(self._stdout.fileno(), 1 << 20)
+
+    def close(self) -> None:
+        # the group this transport started, never the PID the shell reports (in a PID namespace the shell
+        # is 1 to itself, and killpg(1) names the host's init group); once only, as a reaped PID is reused
+        try:
+            if self._proc.returncode is None:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self._proc.wait()
+        self._stdin.close()
+        self._stdout.close()
 
 
 _NOW = "${EPOCHREALTIME//[^0-9]/}"   # microseconds in any locale; empty (reported 0) before bash 5.0
@@ -70,7 +100,7 @@ _START = "exec 2>&1 9>&1; builtin enable -n trap enable; builtin readonly PS4='+
 class PersistentShell:
     """One bash whose state (cwd, variables) carries from command to command."""
 
-    def __init__(self, transport: Transport, start_timeout: float = 30.0) -> None:
+    def __init__(self, transport: ProcessTransport, start_timeout: float = 30.0) -> None:
         self.transport = transport
         self._out = bytearray(b"\n")   # from the last record's line end on; appended in place (tens of MB stay linear)
         self._searched = 0         # how far the end record has been looked for
@@ -188,42 +218,18 @@ class HostLifeline:
         self._proc.communicate()
 
 
-class HostProcessTransport:
+class HostProcessTransport(ProcessTransport):
     """bash on the host in its own session and, where the machine allows, its own PID namespace: closing it
     kills everything a block started (without a namespace, its mark finds what a block detached)."""
 
     def __init__(self, cwd: Path, env: dict[str, str], session_mark: str = "") -> None:
         self._mark = f"{session_mark or os.urandom(8).hex()}-{os.urandom(8).hex()}"
-        self._proc = subprocess.Popen([*namespace_prefix(), "bash", "--noprofile", "--norc"], cwd=cwd,
-                                      env={**env, SHELL_MARK_ENV: self._mark}, start_new_session=True,
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
-
-    def send(self, data: bytes) -> None:
-        try:
-            self._stdin.write(data)
-            self._stdin.flush()
-        except (OSError, ValueError):
-            pass   # bash is gone; the next recv reports the end of the stream
-
-    def recv(self, timeout: float) -> bytes:
-        if not select.select([self._stdout], [], [], timeout)[0]:
-            raise TimeoutError
-        return os.read(self._stdout.fileno(), 1 << 20)
+        super().__init__([*namespace_prefix(), "bash", "--noprofile", "--norc"], cwd, {**env, SHELL_MARK_ENV: self._mark})
 
     def close(self) -> None:
-        # the group this transport started, never the PID the shell reports: in a PID namespace the shell
-        # is 1 to itself, and killpg(1) names the host's init group
-        try:
-            os.killpg(self._proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        self._proc.wait()
+        super().close()
         if not namespace_prefix():     # (in a namespace, the kernel ended the rest with the shell)
             subprocess.run(["sh", "-c", KILL_MARKED, "sh", f"{SHELL_MARK_ENV}={self._mark}"], check=False)
-        self._stdin.close()
-        self._stdout.close()
 
 
 def copy_worktree(repo: Path, dest: Path) -> Path:

@@ -220,7 +220,7 @@ def test_container_is_hardened(tmp_path, runner_image, docker_client):
 @pytest.mark.docker
 def test_page_container_options_seen_by_the_engine(runner_image, docker_client):
     session_id = f"test-{uuid.uuid4().hex}"
-    container = PageContainer(Engine(docker_client), runner_image, session_id)
+    container = PageContainer(Engine(), runner_image, session_id)
     try:
         attrs = docker_client.api.inspect_container(container.id)
         image = docker_client.images.get(runner_image).attrs["Config"]

@@ -85,9 +85,9 @@ def test_a_session_that_dies_in_any_way_takes_its_container_with_it(tmp_path, do
 # other one is in its own), same host name, same kernel, same engine.
 NAMESPACED_SESSION = textwrap.dedent(
     """\
-    import os, sys, docker
+    import os, sys
     from docgen.console.container import Engine, PageContainer
-    container = PageContainer(Engine(docker.from_env(timeout=60)), sys.argv[1], sys.argv[2])
+    container = PageContainer(Engine(60), sys.argv[1], sys.argv[2])
     print(os.getpid(), container.id, flush=True)
     sys.stdin.read()
     container.close()
