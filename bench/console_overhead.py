@@ -42,7 +42,7 @@ def run_docs_way(client, image: str, pages: dict[Path, list[ConsoleBlock]]) -> d
     started = time.perf_counter()
     overheads, walls, trues = [], [], []
     for blocks in pages.values():
-        shell = PageContainer(Engine(120), image, "bench").shell()
+        shell = PageContainer(Engine(120), image, "bench")
         for block in blocks:
             wall = inner = 0.0
             for step in block.steps:

@@ -40,9 +40,13 @@ RUNNER = "import sys; sys.path.insert(0, sys.argv.pop(1)); from docgen.cli impor
 CONSOLE = """
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
-from docgen.console.shell import PersistentShell, HostProcessTransport
+try:
+    from docgen.console.shell import HostShell
+except ImportError:   # a tree from before the shell started its own process
+    from docgen.console.shell import PersistentShell, HostProcessTransport
+    HostShell = lambda cwd, env: PersistentShell(HostProcessTransport(cwd, env))
 from docgen.console.parser import output_matches
-shell = PersistentShell(HostProcessTransport(os.getcwd(), {"PATH": os.environ["PATH"], "LC_ALL": "C"}))
+shell = HostShell(os.getcwd(), {"PATH": os.environ["PATH"], "LC_ALL": "C"})
 result = shell.run("head -c 32505856 /dev/zero | tr '\\\\0' x | fold -w 99", 600)
 assert len(result.output) > 300000, len(result.output)
 assert output_matches(["x" * 99, "..."], result.output)

@@ -12,7 +12,7 @@ import secrets
 import select
 import subprocess
 
-from docgen.console.shell import CommandTimeout, PersistentShell, ProcessTransport
+from docgen.console.shell import CommandTimeout, PersistentShell
 
 SESSION_LABEL = "org.nmp-rl-base.docs-session"
 ENGINE_TIMEOUT_ENV = "DOCGEN_CONSOLE_ENGINE_TIMEOUT"
@@ -64,10 +64,10 @@ class Engine:
             return subprocess.CompletedProcess(args, 127, "", str(exc))
 
 
-class PageContainer(ProcessTransport):
-    """One hardened container for one page's shell, and the shell's transport: `docker exec`'s bash. Only the
-    lifeline replaces the image's entrypoint and command: its environment, working directory and default user
-    stay as a user's `docker run` sees them. `id` is the name it runs under."""
+class PageContainer(PersistentShell):
+    """One hardened container for one page, and the page's shell in it (`docker exec`'s bash): they end
+    together. Only the lifeline replaces the image's entrypoint and command: its environment, working
+    directory and default user stay as a user's `docker run` sees them. `id` is the name it runs under."""
 
     def __init__(self, engine: Engine, image: str, session_id: str) -> None:
         if engine.hung is not None:
@@ -89,23 +89,20 @@ class PageContainer(ProcessTransport):
             if not select.select([up], [], [], engine.timeout)[0]:
                 raise engine.hang("start the page container")
             if os.read(up.fileno(), 64) != b"up\n":
-                self._pipe.close()
+                pipe.close()
                 raise RuntimeError(f"docker run: {err.read().decode(errors='replace').strip()}")
-            super().__init__(["docker", "exec", "-i", self.id, "bash", "--noprofile", "--norc"])
-        except BaseException:
-            self._pipe.close()
+            super().__init__(["docker", "exec", "-i", self.id, "bash", "--noprofile", "--norc"], start_timeout=engine.timeout)
+        except BaseException as exc:
+            self.close()
+            if isinstance(exc, CommandTimeout):
+                raise engine.hang("start a shell in the page container") from None
             raise
-
-    def shell(self) -> PersistentShell:
-        try:
-            return PersistentShell(self, self.engine.timeout)
-        except CommandTimeout:
-            raise self.engine.hang("start a shell in the page container") from None
 
     def close(self) -> None:
         """End the shell, and cut the lifeline: the container ends, with everything the shell started, and the
         engine removes it."""
-        super().close()
+        if hasattr(self, "_proc"):   # (a shell was started)
+            super().close()
         self._pipe.close()
 
     def gone(self, seconds: float = 30) -> bool:
@@ -116,11 +113,6 @@ class PageContainer(ProcessTransport):
         except subprocess.TimeoutExpired:
             return False
         return True
-
-    def trouble(self, seconds: float = 2.0) -> str | None:
-        """Why the container can no longer run the page, or None when it still runs `seconds` after the
-        question (a container stopped from outside may take a moment to show it)."""
-        return "the container stopped or was removed from outside (docker stop, kill or rm)" if self.gone(seconds) else None
 
     def oom_note(self) -> list[str]:
         """A line saying the kernel killed a process for memory in this container since the last note, else

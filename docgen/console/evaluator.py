@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tempfile
 import uuid
 import warnings
 from pathlib import Path
@@ -15,7 +14,7 @@ from sybil import Document, Example, Region, Sybil
 
 from docgen.console.container import PIDS_LIMIT, Engine, EngineHung, PageContainer
 from docgen.console.parser import EXIT_STATUS, ConsoleBlock, ShellStep, find_blocks, output_matches, render_steps
-from docgen.console.shell import CommandTimeout, HostLifeline, PersistentShell, ShellError, ShellExited, copy_worktree, host_shell
+from docgen.console.shell import CommandTimeout, HostWorkspace, PersistentShell, ShellError, ShellExited
 from docgen.io import Output, decode, read_bytes, write_files
 from docgen.project import find_project
 
@@ -42,7 +41,7 @@ class ConsoleSession:
         self.engine: Engine | None = None
         self._failed: ImageUnavailable | None = None   # no engine or no image
         self.image_id: str | None = None
-        self._workspace: tuple[Path, HostLifeline] | None = None
+        self._workspace: HostWorkspace | None = None
         self.shells: dict[tuple[str, str], PersistentShell] = {}
         self.started: list[PageContainer] = []
 
@@ -64,27 +63,17 @@ class ConsoleSession:
         return self.engine, self.image_id
 
     def shell(self, document: str, where: str) -> PersistentShell:
-        """The page's shell in `where` (image or host), started at its first block."""
+        """The page's shell in `where` (image or host), started at its first block: on the host, in the
+        session's workspace (removed by its lifeline even when this process is killed); else in a container
+        of the page's own."""
         key = (document, where)
         if key not in self.shells and where == "host":
-            if self._workspace is None:   # removed by its lifeline even when this process is killed
-                folder = Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
-                self._workspace = (folder, HostLifeline(folder))
-                copy_worktree(self.repo, folder)
-            self.shells[key] = host_shell(self._workspace[0], self.repo, self._workspace[1].mark)
+            self._workspace = self._workspace or HostWorkspace(self.repo)
+            self.shells[key] = self._workspace.shell()
         elif key not in self.shells:
             self.started.append(container := PageContainer(*self._engine(), self.session_id))
-            try:
-                self.shells[key] = container.shell()
-            except BaseException:
-                container.close()
-                raise
+            self.shells[key] = container
         return self.shells[key]
-
-    def container(self, document: str, where: str) -> PageContainer | None:
-        """The container of the page's image shell, if it has one."""
-        transport = getattr(self.shells.get((document, where)), "transport", None)
-        return transport if isinstance(transport, PageContainer) else None
 
     def close_document(self, document: str, where: str | None = None) -> None:
         """End the page's shells (or its shell in `where`): whatever the page left running ends with them;
@@ -97,7 +86,7 @@ class ConsoleSession:
         for document, _ in list(self.shells):
             self.close_document(document)
         if self._workspace is not None:
-            self._workspace[1].close()
+            self._workspace.close()
             self._workspace = None
         hung = self.engine is not None and self.engine.hung is not None
         left, self.started = [c.id for c in self.started if c.id and not hung and not c.gone()], []
@@ -119,19 +108,21 @@ def _step_failure(step: ShellStep, output: list[str], status: int) -> list[str]:
     return lines
 
 
-def _lost_shell(session: ConsoleSession, document: str, where: str, exc: Exception, timeout: float) -> list[str]:
+def _lost_shell(session: ConsoleSession, document: str, where: str, shell: PersistentShell, exc: ShellError,
+                timeout: float) -> list[str]:
     """Why a step lost its shell, as far as the shell or its container can tell, and the tail of its output;
     the page's shell is ended (its next block gets a fresh one)."""
-    partial = exc.output.splitlines() if isinstance(exc, ShellError) else []
-    lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)
-             if isinstance(exc, ShellError) else f"the shell's connection failed ({type(exc).__name__}: {exc})"]
-    if (container := session.container(document, where)) is not None:
-        if isinstance(exc, ShellExited) or not isinstance(exc, ShellError):   # the container may say why
-            lines += [trouble] if (trouble := container.trouble()) else container.oom_note()
+    partial = exc.output.splitlines()
+    lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)]
+    hung = None
+    if isinstance(shell, PageContainer):
+        if isinstance(exc, ShellExited):   # the shell ended by itself: the container may say why
+            lines += (["the container stopped or was removed from outside (docker stop, kill or rm)"] if shell.gone(2)
+                      else shell.oom_note())
         if any(_PIDS_SIGN.search(line) for line in partial[-50:]):
             lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
+        hung = shell.engine.hung
     session.close_document(document, where)
-    hung = container.engine.hung if container is not None else None
     lines.append(str(hung) if hung else f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
     return lines + (["output so far:", *("  " + line for line in partial[-20:])] if partial else [])
 
@@ -163,13 +154,13 @@ def evaluate(example: Example) -> str | None:
     for step in block.steps:
         try:
             result = shell.run(step.command, block.options.timeout)
-        except Exception as exc:   # ShellError, or the engine refusing the exec socket
+        except ShellError as exc:
             return "\n".join([header, *problems, f"$ {step.command}",
-                              *_lost_shell(session, example.path, where, exc, block.options.timeout)])
+                              *_lost_shell(session, example.path, where, shell, exc, block.options.timeout)])
         if result.exit_status != step.exit_status or not output_matches(step.expected, result.output):
             problems += _step_failure(step, result.output, result.exit_status)
-            if (container := session.container(example.path, where)) is not None:
-                problems += container.oom_note()   # one exec, only for a failing step
+            if isinstance(shell, PageContainer):
+                problems += shell.oom_note()   # one exec, only for a failing step
             step = ShellStep(step.command, step.source, tuple(result.output), result.exit_status, step.line)
         new_steps.append(step)
     if problems and os.environ.get(UPDATE_ENV) == "1":

@@ -1,5 +1,5 @@
 """The shell protocol: a persistent bash spoken to through its process's pipes (`docker exec` in a page's
-container, or bash on the host), and the host's own transport.
+container, or bash on the host), and the host's shells with their workspace.
 
 bash reads commands on stdin as a reader types them. Its stdout and stderr are one stream, which it also
 keeps as fd 9; after each command it writes the end record `TOKEN status t0 t1 stdout-open` there, on a
@@ -26,6 +26,7 @@ import select
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,55 +58,24 @@ class CommandResult:
     inner_seconds: float    # time bash measured around the command itself
 
 
-class ProcessTransport:
-    """A shell process spoken to through pipes, in a session of its own (a terminal's Ctrl-C is this process's
-    to act on); closing the transport kills the group it started and ends the shell."""
-
-    def __init__(self, argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
-        self._proc = subprocess.Popen(argv, cwd=cwd, env=env, start_new_session=True, stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
-
-    def send(self, data: bytes) -> None:
-        try:
-            self._stdin.write(data)
-            self._stdin.flush()
-        except (OSError, ValueError):
-            pass   # the shell is gone; the next recv reports the end of the stream
-
-    def recv(self, timeout: float) -> bytes:
-        """Output as it comes: b"" once the stream ended, TimeoutError when quiet for `timeout` seconds."""
-        if not select.select([self._stdout], [], [], timeout)[0]:
-            raise TimeoutError
-        return os.read(self._stdout.fileno(), 1 << 20)
-
-    def close(self) -> None:
-        # the group this transport started, never the PID the shell reports (in a PID namespace the shell
-        # is 1 to itself, and killpg(1) names the host's init group); once only, as a reaped PID is reused
-        try:
-            if self._proc.returncode is None:
-                os.killpg(self._proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        self._proc.wait()
-        self._stdin.close()
-        self._stdout.close()
-
-
 _NOW = "${EPOCHREALTIME//[^0-9]/}"   # microseconds in any locale; empty (reported 0) before bash 5.0
 _START = "exec 2>&1 9>&1; builtin enable -n trap enable; builtin readonly PS4='+ '\n"
 
 
 class PersistentShell:
-    """One bash whose state (cwd, variables) carries from command to command."""
+    """One bash whose state (cwd, variables) carries from command to command: the process `argv` starts,
+    spoken to through pipes, in a session of its own (a terminal's Ctrl-C is the runner's to act on)."""
 
-    def __init__(self, transport: ProcessTransport, start_timeout: float = 30.0) -> None:
-        self.transport = transport
+    def __init__(self, argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None,
+                 start_timeout: float = 30.0) -> None:
+        self._proc = subprocess.Popen(argv, cwd=cwd, env=env, start_new_session=True, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
         self._out = bytearray(b"\n")   # from the last record's line end on; appended in place (tens of MB stay linear)
         self._searched = 0         # how far the end record has been looked for
         token = secrets.token_hex(16)
-        self.transport.send(f"{_START}IFS= read -r k; printf '\\n%s 0 0 0 1\\n' \"$k\" >&9; unset k\n{token}\n".encode())
+        self._send(f"{_START}IFS= read -r k; printf '\\n%s 0 0 0 1\\n' \"$k\" >&9; unset k\n{token}\n".encode())
         self._read_until_end(token, time.monotonic() + start_timeout, "starting the shell")
 
     def run(self, command: str, timeout: float) -> CommandResult:
@@ -116,7 +86,7 @@ class PersistentShell:
         # command) with </dev/null (it cannot eat the next one). A line bash gives up on (a read-only
         # POSIXLY_CORRECT) runs nothing: a timeout, never an empty command's 0. Verbose and xtrace go off
         # before the token's commands; xtrace comes back, verbose would echo the next line's token.
-        self.transport.send(
+        self._send(
             (
                 f"POSIXLY_CORRECT=y; {o}=${{SHELLOPTS/*posix*/}}; \\: \"${{{o}:+${{{o}_:?no POSIX mode}}}}\"; "
                 f"\\unset -f builtin || \\: \"${{{o}_:?a function named builtin stays}}\"; \\unset POSIXLY_CORRECT {o}; "
@@ -159,20 +129,34 @@ class PersistentShell:
                 self.close()
                 raise ShellError(f"the command printed more than {MAX_OUTPUT_BYTES // 2**20} MiB, the runner's cap",
                                  self._partial())
-            try:
-                chunk = self.transport.recv(remaining)
-            except TimeoutError:
+            if not select.select([self._stdout], [], [], remaining)[0]:
                 continue
-            if not chunk:   # left to the caller, who may ask why before it closes the shell
+            if not (chunk := os.read(self._stdout.fileno(), 1 << 20)):   # left to the caller, who may ask why before it closes the shell
                 raise ShellExited(f"the shell ended (an `exit`, or a fatal error) while {what}", self._partial())
             self._out += chunk
 
     def _partial(self) -> str:
         return bytes(self._out[max(1, len(self._out) - 8192):]).decode("utf-8", errors="replace")   # the tail is what a reader needs
 
+    def _send(self, data: bytes) -> None:
+        try:
+            self._stdin.write(data)
+            self._stdin.flush()
+        except (OSError, ValueError):
+            pass   # the shell is gone; the next read sees the end of its output
+
     def close(self) -> None:
-        """End the shell and everything it started."""
-        self.transport.close()
+        """End the shell and everything it started: the group this process started, never the PID the shell
+        reports (in a PID namespace the shell is 1 to itself, and killpg(1) names the host's init group);
+        once only, as a reaped PID is reused."""
+        try:
+            if self._proc.returncode is None:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self._proc.wait()
+        self._stdin.close()
+        self._stdout.close()
 
 
 # --- on the host ----------------------------------------------------------------------------------
@@ -201,24 +185,32 @@ KILL_MARKED = ('for f in $(grep -lzx "$1" /proc/[0-9]*/environ 2>/dev/null); do 
                'kill -KILL "${p%/environ}" 2>/dev/null; done')
 
 
-class HostLifeline:
-    """A sh that waits for end-of-file on a pipe only this process writes to (it comes when the session closes,
-    and when this process dies in any way), then ends every process with the session's mark and removes the
-    workspace."""
+class HostWorkspace:
+    """A copy of the repo's working tree for a session's host shells, and its lifeline: a sh that waits for
+    end-of-file on a pipe only this process writes to (it comes when the session closes, and when this process
+    dies in any way), then ends every process with the session's mark and removes the copy."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, repo: Path) -> None:
+        self.repo, self.folder = repo, Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
         self.mark = os.urandom(8).hex()   # not a secret (it is in the environment on purpose)
         script = f'cat >/dev/null; {KILL_MARKED}; rm -rf -- "$2"'
-        self._proc = subprocess.Popen(["sh", "-c", script, "sh", f"{SHELL_MARK_ENV}={self.mark}-.*", str(workspace)],
+        self._proc = subprocess.Popen(["sh", "-c", script, "sh", f"{SHELL_MARK_ENV}={self.mark}-.*", str(self.folder)],
                                       stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                       start_new_session=True,   # out of reach of a terminal's Ctrl-C
                                       env={k: v for k, v in os.environ.items() if k != SHELL_MARK_ENV})
+        copy_worktree(repo, self.folder)
+
+    def shell(self) -> HostShell:
+        """bash in the copy, with the project's .venv first on PATH and the copy's docgen imported."""
+        env = {k: v for k, v in os.environ.items() if k != "DOCGEN_CONSOLE_UPDATE"}
+        env.update(PATH=f"{self.repo / '.venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(self.folder))
+        return HostShell(self.folder, env, self.mark)
 
     def close(self) -> None:
         self._proc.communicate()
 
 
-class HostProcessTransport(ProcessTransport):
+class HostShell(PersistentShell):
     """bash on the host in its own session and, where the machine allows, its own PID namespace: closing it
     kills everything a block started (without a namespace, its mark finds what a block detached)."""
 
@@ -244,10 +236,3 @@ def copy_worktree(repo: Path, dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target, follow_symlinks=False)
     return dest
-
-
-def host_shell(workspace: Path, repo: Path, session_mark: str = "") -> PersistentShell:
-    """bash in the workspace copy, with the project's .venv first on PATH and the copy's docgen imported."""
-    env = {k: v for k, v in os.environ.items() if k != "DOCGEN_CONSOLE_UPDATE"}
-    env.update(PATH=f"{repo / '.venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(workspace))
-    return PersistentShell(HostProcessTransport(workspace, env, session_mark))

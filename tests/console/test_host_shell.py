@@ -5,13 +5,13 @@ import subprocess
 
 import pytest
 
-from docgen.console.shell import CommandTimeout, HostProcessTransport, PersistentShell, ShellExited, copy_worktree
+from docgen.console.shell import CommandTimeout, HostShell, ShellExited, copy_worktree
 from tests.console.procs import processes, wait_gone
 
 
 @pytest.fixture
 def shell(tmp_path):
-    shell = PersistentShell(HostProcessTransport(tmp_path, {"PATH": os.environ["PATH"], "LC_ALL": "C"}))
+    shell = HostShell(tmp_path, {"PATH": os.environ["PATH"], "LC_ALL": "C"})
     yield shell
     shell.close()
 
@@ -54,7 +54,7 @@ def test_timeout_kills_the_command_tree(tmp_path):
     # `touch` (nor its output the runner) within the first one: the next attempt's timeout is longer, until
     # it has (the marker and the output are the events waited for).
     for timeout in (0.5, 2, 8, 32):
-        shell = PersistentShell(HostProcessTransport(tmp_path, env))
+        shell = HostShell(tmp_path, env)
         try:
             with pytest.raises(CommandTimeout) as err:
                 shell.run(f"echo started; sleep 911 & touch {marker}; wait", timeout)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import docgen.console.shell as shell_module
-from docgen.console.shell import HostProcessTransport, PersistentShell
+from docgen.console.shell import HostShell, PersistentShell
 from tests.console.docrun import run_page, start_page
 from tests.console.procs import alive, parent, processes, wait_for, wait_gone
 
@@ -32,7 +32,7 @@ def tokens(monkeypatch):
 
 
 def _shell(tmp_path: Path, **env: str) -> PersistentShell:
-    return PersistentShell(HostProcessTransport(tmp_path, {"PATH": os.environ["PATH"], **env}))
+    return HostShell(tmp_path, {"PATH": os.environ["PATH"], **env})
 
 
 def test_the_token_is_nowhere_a_block_can_read_it(tmp_path, tokens):

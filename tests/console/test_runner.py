@@ -256,13 +256,11 @@ def test_a_retag_mid_run_does_not_change_the_image_a_fresh_container_runs(docker
     first.tag(tag, "pin")
     session = ConsoleSession(Path.cwd(), image=f"{tag}:pin")
     try:
-        session.shell("page.md", "image")
-        started = session.container("page.md", "image")
+        started = session.shell("page.md", "image")
         assert docker_client.api.inspect_container(started.id)["Image"] == first.id
         other.tag(tag, "pin")                       # the name now means another image
         session.close_document("page.md", "image")
-        session.shell("page.md", "image")
-        fresh = session.container("page.md", "image")
+        fresh = session.shell("page.md", "image")
         assert fresh.id != started.id and docker_client.api.inspect_container(fresh.id)["Image"] == first.id
     finally:
         session.close()
