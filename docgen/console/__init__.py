@@ -1,6 +1,3 @@
-"""Executable console transcripts in Markdown, run with Sybil in one hardened container per page.
-
-Import from the submodules: `parser` (no dependencies beyond docgen), `shell` (the bash protocol and the
-host shells), `container` (the page's container and the engine), `evaluator` (Sybil glue),
-`pytest_plugin` (fixture and collector).
-"""
+"""Executable console transcripts in Markdown, run with Sybil in one hardened container per page: `parser`,
+`shell` (the bash protocol, the host shells), `container` (the page's container, the engine), `evaluator`
+(Sybil glue), `pytest_plugin` (fixture and collector)."""

@@ -23,15 +23,6 @@ LIFELINE = ("echo up; env --ignore-signal=CHLD true 2>/dev/null && exec env --ig
             "exec cat >/dev/null")
 
 
-def engine_timeout() -> float:
-    """Seconds one engine call may take (DOCGEN_CONSOLE_ENGINE_TIMEOUT, else 20)."""
-    try:
-        value = float(os.environ.get(ENGINE_TIMEOUT_ENV, ""))
-    except ValueError:
-        value = 0
-    return value if value > 0 else 20.0
-
-
 class EngineHung(Exception):
     """The engine did not answer a call within the client's timeout."""
 
@@ -45,7 +36,10 @@ class Engine:
     the first call that outlasts the timeout marks it hung, and every later call fails at once."""
 
     def __init__(self, timeout: float | None = None) -> None:
-        self.timeout = timeout or engine_timeout()
+        try:   # seconds one call may take: DOCGEN_CONSOLE_ENGINE_TIMEOUT, else 20
+            self.timeout = timeout or max(0.0, float(os.environ.get(ENGINE_TIMEOUT_ENV, ""))) or 20.0
+        except ValueError:
+            self.timeout = 20.0
         self.hung: EngineHung | None = None
 
     def hang(self, what: str) -> EngineHung:

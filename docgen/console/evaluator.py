@@ -39,7 +39,6 @@ class ConsoleSession:
         self.image, self.repo = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
         self.engine: Engine | None = None
-        self._failed: ImageUnavailable | None = None   # no engine or no image
         self.image_id: str | None = None
         self._workspace: HostWorkspace | None = None
         self.shells: dict[tuple[str, str], PersistentShell] = {}
@@ -48,17 +47,14 @@ class ConsoleSession:
     def _engine(self) -> tuple[Engine, str]:
         """The engine, and the ID of the image the session runs: found from the name at the first image block,
         so a tag retagged mid-run changes nothing."""
-        if self._failed is not None:
-            raise self._failed
         self.engine = self.engine or Engine()
         if self.image_id is None:
             found = self.engine.run("look up the image", "image", "inspect", "--format={{.Id}}", self.image)
             if found.returncode != 0:
-                self._failed = ImageUnavailable(
+                raise ImageUnavailable(
                     f"image {self.image} is not built; build it with scripts/build-image (the engine starts with "
                     "scripts/docker-engine start)" if "No such image" in found.stderr else
                     f"no Docker engine answers ({found.stderr.strip()}); start one with scripts/docker-engine start")
-                raise self._failed
             self.image_id = found.stdout.strip()
         return self.engine, self.image_id
 
@@ -88,9 +84,7 @@ class ConsoleSession:
         if self._workspace is not None:
             self._workspace.close()
             self._workspace = None
-        hung = self.engine is not None and self.engine.hung is not None
-        left, self.started = [c.id for c in self.started if c.id and not hung and not c.gone()], []
-        return left
+        return [c.id for c in self.started if not (c.engine.hung or c.gone())]
 
 
 # --- evaluation ---------------------------------------------------------------------------------

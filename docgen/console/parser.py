@@ -9,6 +9,7 @@ line `[N]` expects exit status N (default 0). Options sit in an HTML comment dir
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -169,13 +170,8 @@ def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:
     inside an HTML comment or indented code opens no block, and an options comment counts only in the page's
     flow, alone on its line. Lines end at "\\n" alone, as the block engine numbers them."""
     lines = text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-
-    def at(index: int) -> int:   # the offset where line `index` starts (the text's end past its last line)
-        return min(starts[index], len(text))
-
+    # the offset where each line starts (the text's end past its last line)
+    at = [min(n, len(text)) for n in itertools.accumulate((len(line) + 1 for line in lines), initial=0)]
     heading, prose_from = "top", 0
     numbers: dict[str, int] = {}              # blocks so far under each heading
     pending: tuple[int, str] | None = None   # (line, arguments) of the options comment just above
@@ -206,7 +202,7 @@ def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:
         numbers[heading] = numbers.get(heading, 0) + 1
         yield ConsoleBlock(path, region.start + 1, heading, numbers[heading],
                            parse_steps(lines[region.start + 1:close], path, region.start + 2), options,
-                           at(region.start), at(region.stop), at(region.start + 1), at(close))
+                           at[region.start], at[region.stop], at[region.start + 1], at[close])
         pending, prose_from = None, region.stop
     if pending is not None:
         raise InputError(path, pending[0], _NOT_ABOVE)

@@ -19,6 +19,7 @@ made read-only ahead) and every expansion is quoted (IFS splits none).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import secrets
@@ -139,21 +140,17 @@ class PersistentShell:
         return bytes(self._out[max(1, len(self._out) - 8192):]).decode("utf-8", errors="replace")   # the tail is what a reader needs
 
     def _send(self, data: bytes) -> None:
-        try:
+        with contextlib.suppress(OSError, ValueError):   # (the shell is gone: the next read sees its output end)
             self._stdin.write(data)
             self._stdin.flush()
-        except (OSError, ValueError):
-            pass   # the shell is gone; the next read sees the end of its output
 
     def close(self) -> None:
         """End the shell and everything it started: the group this process started, never the PID the shell
         reports (in a PID namespace the shell is 1 to itself, and killpg(1) names the host's init group);
         once only, as a reaped PID is reused."""
-        try:
+        with contextlib.suppress(OSError):
             if self._proc.returncode is None:
                 os.killpg(self._proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
         self._proc.wait()
         self._stdin.close()
         self._stdout.close()
@@ -171,11 +168,9 @@ PID_NAMESPACE = ("unshare", "--pid", "--fork", "--kill-child", "--mount-proc")
 def namespace_prefix() -> tuple[str, ...]:
     """The command that starts a host shell in a new PID namespace, or () when this machine cannot."""
     for prefix in (PID_NAMESPACE, (*PID_NAMESPACE[:1], "--user", "--map-current-user", *PID_NAMESPACE[1:])):
-        try:
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             if subprocess.run([*prefix, "true"], capture_output=True, timeout=10).returncode == 0:
                 return prefix
-        except (OSError, subprocess.TimeoutExpired):
-            continue
     return ()
 
 
@@ -229,10 +224,7 @@ def copy_worktree(repo: Path, dest: Path) -> Path:
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                             cwd=repo, check=True, capture_output=True).stdout.decode().split("\0")
     for name in filter(None, listed):
-        source = repo / name
-        if not source.is_file():          # deleted in the working tree, or a submodule
-            continue
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target, follow_symlinks=False)
+        if (repo / name).is_file():          # (not one deleted in the working tree, nor a submodule)
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(repo / name, dest / name, follow_symlinks=False)
     return dest
