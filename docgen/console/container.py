@@ -1,11 +1,11 @@
 """A page's shell in a hardened container that lives only as long as this process holds its lifeline: the
 standard input of the `docker run -i --rm` that started it, a pipe only this process writes to (why that is
 enough is docs/contributing.md's "Who owns a console session's container"). The shell is `docker exec`'s
-bash, and every Docker CLI call is bounded in time.
-"""
+bash, and every Docker CLI call is bounded in time."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -26,10 +26,6 @@ LIFELINE = ("echo up; env --ignore-signal=CHLD true 2>/dev/null && exec env --ig
 class EngineHung(Exception):
     """The engine did not answer a call within the client's timeout."""
 
-    def __init__(self, what: str, seconds: float) -> None:
-        super().__init__(f"the Docker engine did not answer within {seconds:g} s (to {what}); no further engine "
-                         f"call is made in this session (set {ENGINE_TIMEOUT_ENV} to wait longer)")
-
 
 class Engine:
     """The Docker CLI (on the engine DOCKER_HOST or its context names) and whether the engine still answers:
@@ -43,7 +39,9 @@ class Engine:
         self.hung: EngineHung | None = None
 
     def hang(self, what: str) -> EngineHung:
-        self.hung = self.hung or EngineHung(what, self.timeout)
+        self.hung = self.hung or EngineHung(f"the Docker engine did not answer within {self.timeout:g} s (to {what}); "
+                                            f"no further engine call is made in this session (set {ENGINE_TIMEOUT_ENV} "
+                                            "to wait longer)")
         return self.hung
 
     def run(self, what: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -68,8 +66,7 @@ class PageContainer(PersistentShell):
             raise engine.hung
         self.engine, self.oom_seen, self.id = engine, 0, f"docgen-console-{secrets.token_hex(12)}"
         self.memory_limit = os.environ.get("DOCGEN_CONSOLE_MEMORY", "2g")
-        # in a session of its own, so no signal meant for this process reaches it: it runs to its end, which
-        # the pipe's end-of-file brings, however this process ends
+        # in a session of its own (no signal meant for this process reaches it): it ends at the pipe's end-of-file
         self._lifeline = subprocess.Popen(
             ["docker", "run", "-i", "--rm", f"--name={self.id}", f"--label={SESSION_LABEL}={session_id}",
              "--network=none", "--ipc=private", "--cap-drop=ALL", "--read-only", "--security-opt=no-new-privileges",
@@ -93,8 +90,7 @@ class PageContainer(PersistentShell):
             raise
 
     def close(self) -> None:
-        """End the shell, and cut the lifeline: the container ends, with everything the shell started, and the
-        engine removes it."""
+        """End the shell and cut the lifeline: the container ends with all it ran, and the engine removes it."""
         if hasattr(self, "_proc"):   # (a shell was started)
             super().close()
         self._pipe.close()
@@ -102,11 +98,9 @@ class PageContainer(PersistentShell):
     def gone(self, seconds: float = 30) -> bool:
         """Whether the container has ended and the engine has removed it (its `docker run --rm` ends only
         then), waited for up to `seconds`."""
-        try:
-            self._lifeline.wait(seconds)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self._lifeline.wait(seconds) is not None
+        return False
 
     def oom_note(self) -> list[str]:
         """A line saying the kernel killed a process for memory in this container since the last note, else

@@ -38,36 +38,29 @@ class ConsoleSession:
     def __init__(self, repo: Path, image: str | None = None) -> None:
         self.image, self.repo = image or os.environ.get(IMAGE_ENV, DEFAULT_IMAGE), repo
         self.session_id = os.environ.get("DOCGEN_CONSOLE_SESSION_ID") or uuid.uuid4().hex
-        self.engine: Engine | None = None
+        self.engine = Engine()
         self.image_id: str | None = None
         self._workspace: HostWorkspace | None = None
         self.shells: dict[tuple[str, str], PersistentShell] = {}
         self.started: list[PageContainer] = []
 
-    def _engine(self) -> tuple[Engine, str]:
-        """The engine, and the ID of the image the session runs: found from the name at the first image block,
-        so a tag retagged mid-run changes nothing."""
-        self.engine = self.engine or Engine()
-        if self.image_id is None:
-            found = self.engine.run("look up the image", "image", "inspect", "--format={{.Id}}", self.image)
-            if found.returncode != 0:
-                raise ImageUnavailable(
-                    f"image {self.image} is not built; build it with scripts/build-image (the engine starts with "
-                    "scripts/docker-engine start)" if "No such image" in found.stderr else
-                    f"no Docker engine answers ({found.stderr.strip()}); start one with scripts/docker-engine start")
-            self.image_id = found.stdout.strip()
-        return self.engine, self.image_id
-
     def shell(self, document: str, where: str) -> PersistentShell:
-        """The page's shell in `where` (image or host), started at its first block: on the host, in the
-        session's workspace (removed by its lifeline even when this process is killed); else in a container
-        of the page's own."""
+        """The page's shell in `where`, started at its first block: on the host, in the session's workspace; else in
+        a container of its own, of the image pinned by ID at the session's first image block (retags change nothing)."""
         key = (document, where)
         if key not in self.shells and where == "host":
             self._workspace = self._workspace or HostWorkspace(self.repo)
             self.shells[key] = self._workspace.shell()
         elif key not in self.shells:
-            self.started.append(container := PageContainer(*self._engine(), self.session_id))
+            if self.image_id is None:
+                found = self.engine.run("look up the image", "image", "inspect", "--format={{.Id}}", self.image)
+                if found.returncode != 0:
+                    raise ImageUnavailable(
+                        f"image {self.image} is not built; build it with scripts/build-image (the engine starts with "
+                        "scripts/docker-engine start)" if "No such image" in found.stderr else
+                        f"no Docker engine answers ({found.stderr.strip()}); start one with scripts/docker-engine start")
+                self.image_id = found.stdout.strip()
+            self.started.append(container := PageContainer(self.engine, self.image_id, self.session_id))
             self.shells[key] = container
         return self.shells[key]
 
@@ -76,6 +69,22 @@ class ConsoleSession:
         its next block gets a fresh one."""
         for key in [k for k in self.shells if k[0] == document and where in (None, k[1])]:
             self.shells.pop(key).close()
+
+    def lost(self, document: str, where: str, exc: ShellError, timeout: float) -> list[str]:
+        """Why a step lost the page's shell in `where`, as far as the shell or its container can tell, and the
+        tail of its output; the shell is ended (the page's next block gets a fresh one)."""
+        shell, partial = self.shells[(document, where)], exc.output.splitlines()
+        lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)]
+        if isinstance(shell, PageContainer):
+            if isinstance(exc, ShellExited):   # the shell ended by itself: the container may say why
+                lines += (["the container stopped or was removed from outside (docker stop, kill or rm)"]
+                          if shell.gone(2) else shell.oom_note())
+            if any(_PIDS_SIGN.search(line) for line in partial[-50:]):
+                lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
+        self.close_document(document, where)
+        hung = self.engine.hung if where == "image" else None
+        lines.append(str(hung) if hung else f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
+        return lines + (["output so far:", *("  " + line for line in partial[-20:])] if partial else [])
 
     def close(self) -> list[str]:
         """End every shell and the workspace; the ids of containers the engine has not removed in time."""
@@ -100,25 +109,6 @@ def _step_failure(step: ShellStep, output: list[str], status: int) -> list[str]:
         if len(output) > MAX_DIFF_LINES:
             lines.append(f"(and {len(output) - MAX_DIFF_LINES} more output lines not shown)")
     return lines
-
-
-def _lost_shell(session: ConsoleSession, document: str, where: str, shell: PersistentShell, exc: ShellError,
-                timeout: float) -> list[str]:
-    """Why a step lost its shell, as far as the shell or its container can tell, and the tail of its output;
-    the page's shell is ended (its next block gets a fresh one)."""
-    partial = exc.output.splitlines()
-    lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)]
-    hung = None
-    if isinstance(shell, PageContainer):
-        if isinstance(exc, ShellExited):   # the shell ended by itself: the container may say why
-            lines += (["the container stopped or was removed from outside (docker stop, kill or rm)"] if shell.gone(2)
-                      else shell.oom_note())
-        if any(_PIDS_SIGN.search(line) for line in partial[-50:]):
-            lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
-        hung = shell.engine.hung
-    session.close_document(document, where)
-    lines.append(str(hung) if hung else f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
-    return lines + (["output so far:", *("  " + line for line in partial[-20:])] if partial else [])
 
 
 def evaluate(example: Example) -> str | None:
@@ -150,7 +140,7 @@ def evaluate(example: Example) -> str | None:
             result = shell.run(step.command, block.options.timeout)
         except ShellError as exc:
             return "\n".join([header, *problems, f"$ {step.command}",
-                              *_lost_shell(session, example.path, where, shell, exc, block.options.timeout)])
+                              *session.lost(example.path, where, exc, block.options.timeout)])
         if result.exit_status != step.exit_status or not output_matches(step.expected, result.output):
             problems += _step_failure(step, result.output, result.exit_status)
             if isinstance(shell, PageContainer):
@@ -187,14 +177,12 @@ def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]
 
 
 class ConsoleSybil(Sybil):
-    """A Sybil that runs each ```console block of the pages under `path` (the `console_session` fixture
-    holds their shells, a page's until its last block has run), and names each test after where its block
-    is: `<heading-slug>::<n>` under the page's node."""
+    """A Sybil that runs each ```console block of the pages under `path` (the `console_session` fixture holds a
+    page's shells until its last block has run), each test named `<heading-slug>::<n>` under the page's node."""
 
     def __init__(self, path: Path) -> None:
         def parse(document: Document) -> Iterable[Region]:
-            for block in find_blocks(document.text, document.path):
-                yield Region(block.start, block.end, parsed=block, evaluator=evaluate)
+            return [Region(b.start, b.end, parsed=b, evaluator=evaluate) for b in find_blocks(document.text, document.path)]
 
         def teardown(namespace: dict[str, Any]) -> None:
             if namespace.get("console_session") is not None and namespace.get("_console_document"):

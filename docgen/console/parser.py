@@ -9,11 +9,12 @@ line `[N]` expects exit status N (default 0). Options sit in an HTML comment dir
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Iterator, NoReturn
+from typing import Any, Iterator, NoReturn
 
 from docgen.errors import InputError
 from docgen.fences import COMMENT, regions
@@ -96,34 +97,30 @@ def parse_options(text: str, path: str, line: int) -> BlockOptions:
     def fail(message: str) -> NoReturn:
         raise InputError(path, line, f"console options: {message}") from None
 
+    def seconds(value: str) -> float:
+        with contextlib.suppress(ValueError):
+            if 0 < (number := float(value)) <= 3600:
+                return number
+        fail(f"timeout must be seconds in (0, 3600], got {value!r}")
+
     try:
         tokens = shlex.split(text)
     except ValueError as exc:
         fail(str(exc))
-    values: dict[str, str | float] = {}
-    for token in tokens:
-        key, sep, value = token.partition("=")
+    values: dict[str, Any] = {}
+    for key, sep, value in (token.partition("=") for token in tokens):
         if not sep or not key:
-            fail(f"expected key=value, got {token!r}")
+            fail(f"expected key=value, got {key + sep + value!r}")
         if key in values:
             fail(f"{key!r} given twice")
-        if key == "timeout":
-            try:
-                seconds = float(value)
-            except ValueError:
-                seconds = -1.0
-            if not 0 < seconds <= 3600:
-                fail(f"timeout must be seconds in (0, 3600], got {value!r}")
-            values[key] = seconds
-        elif key == "skip" and not value.strip():
-            fail('skip needs a reason, e.g. skip="needs a GPU"')
-        elif key == "where" and value not in ("image", "host"):
-            fail(f"where must be one of image, host, got {value!r}")
-        elif key not in ("skip", "where"):
+        if key not in ("skip", "timeout", "where"):
             fail(f"unknown option {key!r} (known: skip, timeout, where)")
-        else:
-            values[key] = value
-    return BlockOptions(**values)  # type: ignore[arg-type]
+        if key == "skip" and not value.strip():
+            fail('skip needs a reason, e.g. skip="needs a GPU"')
+        if key == "where" and value not in ("image", "host"):
+            fail(f"where must be one of image, host, got {value!r}")
+        values[key] = seconds(value) if key == "timeout" else value
+    return BlockOptions(**values)
 
 
 def parse_steps(lines: list[str], path: str, first_line: int) -> tuple[ShellStep, ...]:

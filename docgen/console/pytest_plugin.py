@@ -2,8 +2,7 @@
 
 A conftest's collection hooks only see files under its own directory, so `tests/docs/conftest.py`
 anchors a collector on itself that hands each Markdown page to Sybil. The pages keep their own node
-ids (`docs/image/inspect.md::<heading>::<n>`), and `pytest tests/` runs them.
-"""
+ids (`docs/image/inspect.md::<heading>::<n>`), and `pytest tests/` runs them."""
 
 from __future__ import annotations
 

@@ -14,8 +14,7 @@ block's status is read: the shell has no `trap` (a DEBUG trap runs before each c
 can assign, before each traced command); each command first removes a function named `builtin` in POSIX
 mode, where `unset` is a special builtin no function shadows, and the shell ends when it cannot; the
 runner's words are quoted (no alias applies), its variables are named afresh per command (none can be
-made read-only ahead) and every expansion is quoted (IFS splits none).
-"""
+made read-only ahead) and every expansion is quoted (IFS splits none)."""
 
 from __future__ import annotations
 
@@ -87,8 +86,7 @@ class PersistentShell:
         # command) with </dev/null (it cannot eat the next one). A line bash gives up on (a read-only
         # POSIXLY_CORRECT) runs nothing: a timeout, never an empty command's 0. Verbose and xtrace go off
         # before the token's commands; xtrace comes back, verbose would echo the next line's token.
-        self._send(
-            (
+        self._send((
                 f"POSIXLY_CORRECT=y; {o}=${{SHELLOPTS/*posix*/}}; \\: \"${{{o}:+${{{o}_:?no POSIX mode}}}}\"; "
                 f"\\unset -f builtin || \\: \"${{{o}_:?a function named builtin stays}}\"; \\unset POSIXLY_CORRECT {o}; "
                 f"IFS= \\builtin read -r -d '' {c} <<'__DOCGEN_{tag}'; "
@@ -97,8 +95,7 @@ class PersistentShell:
                 f"\\builtin printf '\\n%s %s %s %s %s\\n' {token} \"${s}\" \"${{{t0}:-0}}\" \"${{{t1}:-0}}\" \"${o}\" >&9; "
                 f"\\builtin test \"${{{f}//[^x]/}}\" = x && \\builtin set -x; \\builtin unset {c} {s} {t0} {t1} {o} {f}\n"
                 f"{command}\n__DOCGEN_{tag}\n"
-            ).encode()
-        )
+            ).encode())
         fields, output = self._read_until_end(token, started + timeout, command)
         text = output.decode("utf-8", errors="replace")
         if fields[3] != "1":
@@ -181,9 +178,9 @@ KILL_MARKED = ('for f in $(grep -lzx "$1" /proc/[0-9]*/environ 2>/dev/null); do 
 
 
 class HostWorkspace:
-    """A copy of the repo's working tree for a session's host shells, and its lifeline: a sh that waits for
-    end-of-file on a pipe only this process writes to (it comes when the session closes, and when this process
-    dies in any way), then ends every process with the session's mark and removes the copy."""
+    """A copy of the repo's working tree for a session's host shells, and its lifeline: a sh that, at end-of-file
+    on a pipe only this process writes to (the session's close, or this process's end in any way), ends every
+    process with the session's mark and removes the copy."""
 
     def __init__(self, repo: Path) -> None:
         self.repo, self.folder = repo, Path(tempfile.mkdtemp(prefix="docgen-console-host-"))
