@@ -201,8 +201,9 @@ def _at(moment, docker_client, session_id: str, child: subprocess.Popen) -> None
 @pytest.mark.probe("container ownership")
 @pytest.mark.docker
 def test_sigint_at_any_moment_of_start_up_leaves_nothing(tmp_path, docker_client, runner_image):
-    # The probe that found the leak sent SIGINT within the first second. The engine's create, attach and
-    # start run with SIGINT held back, so an interrupted start-up either made no container or made one whose
+    # The probe that found the leak sent SIGINT within the first second. The `docker run` that creates,
+    # attaches and starts the container runs in a session of its own, out of the signal's reach, and ends with
+    # the pipe the process holds, so an interrupted start-up either made no container or made one whose
     # lifeline ends with the process; no other session is needed. The moments aim at that window.
     moments = [0.3, 0.9, "listed", "listed+0.1", "running"]
     sessions = []
