@@ -326,8 +326,8 @@ def _docker_on_path(folder, body: str) -> dict[str, str]:
 
 @pytest.mark.probe("engine faults")
 def test_a_hung_engine_fails_each_block_in_bounded_time_and_says_so(tmp_path):
-    engine = SilentEngine(tmp_path / "engine.sock")
     real = shutil.which("docker") or pytest.skip("no docker CLI")
+    engine = SilentEngine(tmp_path / "engine.sock")
     try:
         started = time.monotonic()
         outcomes, proc = run_page(tmp_path / "page", HUNG_PAGE, env={
