@@ -96,8 +96,7 @@ class PageContainer(PersistentShell):
         self._pipe.close()
 
     def gone(self, seconds: float = 30) -> bool:
-        """Whether the container has ended and the engine has removed it (its `docker run --rm` ends only
-        then), waited for up to `seconds`."""
+        """Whether the engine has removed the container (its `docker run --rm` ends only then), within `seconds`."""
         with contextlib.suppress(subprocess.TimeoutExpired):
             return self._lifeline.wait(seconds) is not None
         return False

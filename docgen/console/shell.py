@@ -149,8 +149,9 @@ class PersistentShell:
             if self._proc.returncode is None:
                 os.killpg(self._proc.pid, signal.SIGKILL)
         self._proc.wait()
-        self._stdin.close()
         self._stdout.close()
+        with contextlib.suppress(OSError):   # (a gone shell may leave unread input in the buffer close flushes)
+            self._stdin.close()
 
 
 # --- on the host ----------------------------------------------------------------------------------

@@ -42,6 +42,15 @@ def test_a_syntax_error_fails_only_its_command(shell):
     assert shell.run("echo fine", 5).output == ["fine"]
 
 
+def test_a_shell_that_ended_says_so_again_and_closes_quietly(shell):
+    with pytest.raises(ShellExited):
+        shell.run("exit 3", 5)
+    with pytest.raises(ShellExited):      # the command goes nowhere: what it wrote stays in the pipe's buffer
+        shell.run("echo " + "x" * 100, 5)
+    shell.close()                         # which closing does not flush into the gone shell's pipe
+    shell.close()
+
+
 def test_inner_time_is_measured_by_bash(shell):
     result = shell.run("sleep 0.2", 5)
     assert 0.19 <= result.inner_seconds <= result.seconds
