@@ -294,9 +294,9 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         fact, _ = min(near, key=lambda fa: abs(fa[1] - at))
         # the first fact the sentence names that has this version (the nearest, or another): asked in order, so
         # a range is read with `packaging` only when no named fact before it agrees
-        agreeing = next((f for f, _ in versioned if _version_agrees(version, f)), None)
-        if agreeing is not None:
-            statuses.setdefault(agreeing.key, COMPARED)
+        agrees = next((f for f, _ in versioned if _version_agrees(version, f)), None)
+        if agrees is not None:
+            statuses.setdefault(agrees.key, COMPARED)
             continue
         if not allowed:
             findings.append(Finding(path, line_of(at), STATED, f"the sentence states {version} for {_name(fact)}, but "
