@@ -1,7 +1,7 @@
 """The start-up budget: `docgen check` against `cog --check` on a README of 14 generated blocks, and the
 whole check of this repository against the same `cog --check`.
 
-    .venv/bin/python bench/check_vs_cog.py [--runs 21] [--blocks 14] [--venv DIR] [--keep]
+    .venv/bin/python bench/check_vs_cog.py [--runs 21] [--blocks 14] [--venv DIR] [--keep] [--base REF]
 
 A user never waits on docgen when its check costs about what the simplest tool of its kind costs. cog
 (the `cogapp` package) runs Python snippets written in a file and, with `--check`, only reports whether
@@ -20,6 +20,11 @@ Then it runs `docgen check` on the 14-block copy, `cog --check README.md` and `d
 copy, each as a whole process in its own folder, alternating run by run (a busy neighbour slows all alike),
 and prints the medians (wall and CPU), the minimums and each docgen check's ratio to cog. Budgets (wall
 medians): the 14-block check at most 1.5x cog, the whole check at most 2x.
+
+`--base REF` also installs the docgen of another commit (its files as git holds them at REF) into a venv of
+its own and runs its two checks on the same two copies, in the same rounds: the ratios before and after a
+change, measured side by side. Both copies' pages are written by this tree's docgen, so REF must render
+them alike (a change that keeps behaviour).
 """
 
 from __future__ import annotations
@@ -67,6 +72,16 @@ def copy_tree(into: Path) -> Path:
         target = into / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / rel, target)
+    _run(["git", "init", "-q", str(into)])
+    return into
+
+
+def export_ref(ref: str, into: Path) -> Path:
+    """The files of commit `ref` (for `--base`), as `git archive` gives them, plus a git folder for the root."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", ref], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     _run(["git", "init", "-q", str(into)])
     return into
 
@@ -128,6 +143,8 @@ def main() -> None:
     parser.add_argument("--venv", type=Path, default=None,
                         help="a venv this bench made before (with --keep): reused, not rebuilt")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder and say where it is")
+    parser.add_argument("--base", metavar="REF", default=None,
+                        help="also time the docgen of commit REF on the same copies, in the same rounds")
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="docgen-vs-cog-"))
@@ -142,6 +159,10 @@ def main() -> None:
         sides = {"docgen check": ([str(docgen), "check"], tree),
                  "cog --check": ([str(cog), "--check", "README.md"], scratch / "cog"),
                  "docgen check (whole repository)": ([str(docgen), "check"], whole)}
+        if args.base:
+            base_docgen = make_venv(scratch / "base-venv", export_ref(args.base, scratch / "base")) / "bin" / "docgen"
+            sides[f"docgen check at {args.base}"] = ([str(base_docgen), "check"], tree)
+            sides[f"docgen check (whole repository) at {args.base}"] = ([str(base_docgen), "check"], whole)
         for cmd, cwd in sides.values():   # warm the bytecode cache and the file cache
             once(cmd, cwd)
         times: dict[str, list[float]] = {name: [] for name in sides}
@@ -156,6 +177,15 @@ def main() -> None:
         low = {name: min(t) for name, t in times.items()}
         ratio_median = med["docgen check"] / med["cog --check"]
         ratio_whole = med["docgen check (whole repository)"] / med["cog --check"]
+        base_ratios = {} if not args.base else {
+            "base": args.base,
+            "base_ratio_median": round(med[f"docgen check at {args.base}"] / med["cog --check"], 2),
+            "base_ratio_cpu_median": round(med_cpu[f"docgen check at {args.base}"] / med_cpu["cog --check"], 2),
+            "base_whole_ratio_median": round(med[f"docgen check (whole repository) at {args.base}"]
+                                             / med["cog --check"], 2),
+            "base_whole_ratio_cpu_median": round(med_cpu[f"docgen check (whole repository) at {args.base}"]
+                                                 / med_cpu["cog --check"], 2),
+        }
         report("check_vs_cog", {
             "blocks": args.blocks,
             "runs": args.runs,
@@ -172,6 +202,7 @@ def main() -> None:
             "whole_ratio_cpu_median": round(med_cpu["docgen check (whole repository)"] / med_cpu["cog --check"], 2),
             "whole_budget": BUDGET_WHOLE,
             "whole_within_budget": ratio_whole <= BUDGET_WHOLE,
+            **base_ratios,
         })
     finally:
         if args.keep:

@@ -419,8 +419,10 @@ def _add_block_command(sub, name: str) -> None:
     p.set_defaults(func=func)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line, every subcommand with its options."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, every subcommand with its options; with `only`, that subcommand alone (what
+    `main` builds when the command is known: argparse formats every option as it is added, so the others would
+    be work no run of this command reads)."""
     parser = argparse.ArgumentParser(
         prog="docgen",
         description="Documentation that cannot drift for the nmp-rl-base image: read the Dockerfile and the "
@@ -431,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     adders = {"inventory": _add_inventory, "snapshot": _add_snapshot, "standin": _add_standin, "diff": _add_diff,
               "review": _add_review, "bump": _add_bump}
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         adders[name](sub) if name in adders else _add_block_command(sub, name)
     return parser
 
@@ -465,7 +467,9 @@ def _globals_after_command(argv: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = _globals_after_command(sys.argv[1:] if argv is None else list(argv))
-    args = build_parser().parse_args(argv)
+    # a command first is the command argparse will run (the top level takes no option before it but -h and
+    # --version, which list or name the whole command line)
+    args = build_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
         return args.func(args)
     except InputError as exc:

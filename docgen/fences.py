@@ -88,6 +88,8 @@ def code_spans(line: str) -> list[tuple[int, int]]:
     """Inline code spans of a line: a backtick run up to the next run of the same length. One pass over the
     runs with a forward-only cursor per length, so a line of thousands of unmatched runs stays linear (a
     regex search from each run would rescan the rest of the line every time)."""
+    if "`" not in line:
+        return []
     runs = [m.span() for m in _BACKTICKS.finditer(line)]
     by_length: dict[int, list[int]] = {}
     for index, (a, b) in enumerate(runs):

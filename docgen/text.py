@@ -96,8 +96,9 @@ def sentences_with_lines(lines: list[str]) -> Iterator[tuple[int, str, tuple[int
 
     for i, raw in enumerate(lines):
         line = raw.strip()
-        if not line:
-            yield from flush()
+        if not line:   # a blank line ends a unit (most lines of a page's prose are blank: code and blocks)
+            if unit:
+                yield from flush()
             continue
         if line.startswith("|"):
             yield from flush()

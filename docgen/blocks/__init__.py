@@ -21,7 +21,6 @@ and a render callback.
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -437,6 +436,7 @@ def refresh(doc: Document, render_block: Callable[[Block], str],
 
 def block_diff(change: BlockChange) -> str:
     """A unified diff of one stale block, numbered as in its file."""
+    import difflib  # noqa: PLC0415  # only a stale block's diff needs it, never a check of current pages
     old = split_lines(change.old, keepends=True)   # lines end at "\n" only, as the block's own line numbers do
     new = split_lines(change.new, keepends=True)
     lines = list(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}", n=2))

@@ -76,6 +76,7 @@ class _Index(NamedTuple):
     any_kind_word: "re.Pattern"          # every kind's words, as one search (lower-cased text)
     word_kinds: dict[str, set[str]]      # a kind's word -> the kinds it names
     copied: dict[tuple[str, ...], list[Fact]]   # a run of words of a comment block -> the block
+    spelled: dict[str, "_Spelled | None"]        # `_spelled`'s answer for each token asked about so far
 
 
 _INDEX = Memo()
@@ -135,7 +136,23 @@ def _index(facts: "FactBase") -> _Index:
     for f in by_kind.get("comment", ()):
         for run in shingles(f.value):
             copied.setdefault(run, []).append(f)
-    return _Index(exact, code, folded, phrases, words, values, by_kind, counted, any_kind_word, word_kinds, copied)
+    return _Index(exact, code, folded, phrases, words, values, by_kind, counted, any_kind_word, word_kinds, copied,
+                  {})
+
+
+# The facts one token of a sentence may name, by how it names them: as written (also without a sentence's
+# closing dot), only as a code span's whole text, as a plain word beside its kind's words, by its value.
+_Spelled = tuple[tuple[Fact, ...], tuple[Fact, ...], tuple[Fact, ...], tuple[Fact, ...]]
+
+
+def _spelled(token: str, index: _Index) -> "_Spelled | None":
+    """What `token` may name (`_Spelled`), None when it names nothing. Kept in the index per distinct token:
+    the pages repeat their words, and most of them name nothing."""
+    if token not in index.spelled:
+        found = ((*index.exact.get(token, ()), *index.exact.get(token.rstrip("."), ())), tuple(index.code.get(token, ())),
+                 tuple(index.words.get(token.lower(), ())), tuple(index.values.get(token, ())))
+        index.spelled[token] = found if any(found) else None
+    return index.spelled[token]
 
 
 # The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
@@ -216,19 +233,24 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     kinds_here = _kinds_named(low, index)
     by_value: set[str] = set()
     # a whole code span, then every word: a name that counts only as code must be a span's whole text
-    for at, token, in_span in [*((at, span, True) for at, span in spans),
-                               *((m.start(), m.group(0), False) for m in _TOKEN.finditer(text))]:
+    tokens = [(at, span, True) for at, span in spans]
+    tokens += [(m.start(), m.group(0), False) for m in _TOKEN.finditer(text)]
+    for at, token, in_span in tokens:
         token = token.strip("`'\",;()")
-        for f in index.exact.get(token, []) + index.exact.get(token.rstrip("."), []):
+        spelled = index.spelled[token] if token in index.spelled else _spelled(token, index)
+        if spelled is None:
+            continue
+        exact, code, words, values = spelled
+        for f in exact:
             named.setdefault(f.key, (f, at))
-        for f in index.code.get(token, ()) if in_span else ():
+        for f in code if in_span else ():
             named.setdefault(f.key, (f, at))
-        for f in index.words.get(token.lower(), ()):
-            # a plain word ("base", "docs") names a subject only right beside its kind's words ("the docs group",
-            # "extra `vllm`"), not anywhere in a sentence that also uses the kind's word
+        # a plain word ("base", "docs") names a subject only right beside its kind's words ("the docs group",
+        # "extra `vllm`"), not anywhere in a sentence that also uses the kind's word (nor in one without them)
+        for f in words if kinds_here else ():
             if f.kind in kinds_here and _beside_kind_word(text, at, at + len(token), f.kind, index):
                 named.setdefault(f.key, (f, at))
-        for f in index.values.get(token, ()):
+        for f in values:
             by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
     for m in index.phrases.finditer(low) if index.phrases else ():
@@ -270,9 +292,11 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         if not near:
             continue
         fact, _ = min(near, key=lambda fa: abs(fa[1] - at))
-        agreeing = [f for f, _ in versioned if _version_agrees(version, f)]
-        if agreeing:   # the nearest fact, or another the sentence names, has this version
-            statuses.setdefault(agreeing[0].key, COMPARED)
+        # the first fact the sentence names that has this version (the nearest, or another): asked in order, so
+        # a range is read with `packaging` only when no named fact before it agrees
+        agrees = next((f for f, _ in versioned if _version_agrees(version, f)), None)
+        if agrees is not None:
+            statuses.setdefault(agrees.key, COMPARED)
             continue
         if not allowed:
             findings.append(Finding(path, line_of(at), STATED, f"the sentence states {version} for {_name(fact)}, but "

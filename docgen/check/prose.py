@@ -297,11 +297,12 @@ def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
     blanks, commas and parentheses (so "-nine" is none). A count may wrap onto the next line."""
     out = []
     for i, line in enumerate(prose_lines):
-        if not line:
+        # blanking the code spans only takes numbers away: a line without one needs no blanking
+        if not line or not _has_number(line.lower()):
             continue
         line = _mask_spans(line)
         low = line.lower()
-        if not _DIGIT.search(low) and not NUMBER_WORD.search(low):
+        if not _has_number(low):
             continue
         following = _mask_spans(prose_lines[i + 1]) if i + 1 < len(prose_lines) else None
         window = low + ("\n" + following.lower() if following is not None else "")
@@ -310,6 +311,10 @@ def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
             if m.start() < len(line):
                 out.append(_count_finding(path, i + 1, m, facts, original[m.start(): m.end()]))
     return out
+
+
+def _has_number(low: str) -> bool:
+    return bool(_DIGIT.search(low) or NUMBER_WORD.search(low))
 
 
 def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:
@@ -507,7 +512,9 @@ def _extras_named(sentence: str, facts: _Facts) -> list[tuple[int, str]]:
 def _actors_named(sentence: str, facts: _Facts) -> list[tuple[int, str, tuple]]:
     """(offset, name, the model's actors it stands for) of each actor class or FQN in the sentence."""
     names = facts.names
-    out = []
+    out: list[tuple[int, str, tuple]] = []
+    if not any(name in sentence for name in names.classes):   # every name below ends in a class name
+        return out
     for m in _NAME_TOKEN.finditer(sentence):
         word = m.group(0).rstrip(".")
         last = word.rsplit(".", 1)[-1]
