@@ -23,7 +23,7 @@ from docgen.check.lint import Finding
 from docgen.fences import span_texts
 from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
                                 claims_coverage)
-from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, version_allowed
+from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, stated_ids, version_allowed
 from docgen.model.facts import fact_base
 from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
@@ -41,7 +41,6 @@ REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
-_NUMBER = re.compile(r"\b(\d{1,7}|root)\b")
 _NEGATION = re.compile(r"\b(?:not|never|no|isn't|aren't|without|un)\b|n't\b", re.I)
 # A state a sentence can state of a fact whose value is a state (an extra warmed or not, a group by default).
 _STATES = {
@@ -302,21 +301,14 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # "root" alone names the kind ("as root" on a host), a stated id is held to the image's user only where the
     # sentence speaks of a user
     if users and re.search(r"\b(?:user|uid|gid|runs as|run as)\b", low):
-        for m in _NUMBER.finditer(low):
-            before = low[max(0, m.start() - 12): m.start()]
-            if m.group(1) == "root":
-                if not re.search(r"\b(?:as|user|is)\s+$", before) and not low.startswith(" user", m.end()):
-                    continue
-            elif not re.search(r"\b(?:uid|gid|user|runs as|run as)\W{0,3}$", before) or (
-                    len(m.group(1)) > 1 and m.group(1).startswith("0")):   # a mode (022), not an id
-                continue
-            said = "0" if m.group(1) == "root" else m.group(1)
+        for at, written, _, _ in stated_ids(low):
+            said = "0" if written == "root" else written
             if any(said in f.value.split(":") for f in users):
                 for f in users:
                     statuses.setdefault(f.key, COMPARED)
             elif not allowed and not any(said in s.split(":") or said == s for s in shown):
                 target = next((f for f in users if f.subject == ("build" if "build" in low else "runtime")), users[0])
-                findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence states user {m.group(1)}, but the "
+                findings.append(Finding(path, line_of(at), STATED, f"the sentence states user {written}, but the "
                                         f"{target.subject} user is {target.value} (uid:gid, {target.origin}); render "
                                         "it (runtime.uid, build.uid) or correct the sentence"))
                 statuses[target.key] = "false"

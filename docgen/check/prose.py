@@ -19,10 +19,10 @@ import re
 from functools import cached_property   # loaded already: re imports functools
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.fences import COMMENT, FENCED, INDENTED, code_spans, span_texts
+from docgen.fences import COMMENT, INDENTED, code_spans, span_texts
 from docgen.check.lint import Finding
 from docgen.errors import InputError
-from docgen.fact import ALIASES
+from docgen.fact import ALIASES, stated_ids
 from docgen.model.claims import (builds_of, known_names, package_in, package_mentions, package_words,
                                  source_builds)
 from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
@@ -86,8 +86,6 @@ class Coverage(NamedTuple):
 _DOTTED_DIGITS = re.compile(r"\.(?<=\d\.)(?=\d)")
 _DIGIT = re.compile(r"\d")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
-_VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
-_COMMENT = re.compile(r"<!--.*?-->")
 # What a whole code span names, by its shape, the first alternative that fits deciding: an actor class, an
 # actor FQN or module, a dotted path to a class, a variable (the group is its name), a lower-case name
 # (an extra, if the words beside it say so).
@@ -224,65 +222,52 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
     and blank where the line is not that kind. Code is what docgen/fences.py calls code (fenced or indented),
     but for console transcripts (the console runner executes them) and lines holding an allow marker.
     Generated regions, fence lines and the inside of an HTML comment over several lines are blank in all
-    three (the part of a line before a comment opens or after it closes stays). Inline values become NUL,
-    other comments a space."""
-    lines = doc.lines
-    prose_lines = [""] * len(lines)
-    code_lines = [""] * len(lines)
-    allowed_lines = [""] * len(lines)
-    hidden = bytearray(len(lines))   # 1: a line of code or inside a comment, never prose
+    three (the part of a line before a comment opens or after it closes stays). Inline values (the block
+    engine's, markers and text) become NUL, other comments (the page's regions) a space."""
+    lines = [line.rstrip("\r\n") for line in doc.lines]
+    prose_lines, code_lines, allowed_lines = [""] * len(lines), [""] * len(lines), [""] * len(lines)
+    hidden = bytearray(len(lines))   # 1: a line of code, inside a comment or generated, never prose
+    generated = bytearray(len(lines))
+    for block in doc.blocks:
+        generated[block.begin: block.end + 1] = b"\x01" * (block.end + 1 - block.begin)
     code: list[int] = []
-    masked: dict[int, str] = {}      # lines partly inside a comment over several lines, that part blanked
+    cuts: dict[int, list[tuple[int, int, str]]] = {}   # line -> (start, stop, what stands there instead)
     for region in doc.regions:
         start, stop = region.start, region.stop
-        if region.kind == COMMENT:
-            if stop - start > 1:
-                hidden[start + 1: stop - 1] = b"\x01" * (stop - start - 2)
-                first = masked.get(start, lines[start].rstrip("\r\n"))
-                masked[start] = first[: region.first]
-                if region.closed:
-                    last = lines[stop - 1].rstrip("\r\n")
-                    masked[stop - 1] = " " * region.last + last[region.last:]
-                else:
-                    hidden[stop - 1: stop] = b"\x01"
-            continue
-        hidden[start:stop] = b"\x01" * (stop - start)
-        if region.kind == INDENTED:
-            code += range(start, stop)
-        elif region.kind == FENCED and region.fence is not None and region.fence.language != "console":
-            code += range(start + 1, stop - 1 if region.closed else stop)
-    outside = bytearray(len(lines))
-    for start, stop in _outside_blocks(doc):
-        outside[start:stop] = b"\x01" * (stop - start)
-    for index in code:
-        line = lines[index].rstrip("\r\n")
-        if outside[index] and CHECK not in allowed_rules(line):
-            code_lines[index] = line
-    for start, stop in _outside_blocks(doc):
-        for index in range(start, stop):
-            if hidden[index]:
-                continue
-            line = masked.get(index, lines[index]).rstrip("\r\n")
-            if "<!--" not in line:
-                prose_lines[index] = line
-            elif CHECK not in allowed_rules(line):
-                prose_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+        if region.kind != COMMENT:
+            hidden[start:stop] = b"\x01" * (stop - start)
+            if region.kind == INDENTED:
+                code += range(start, stop)
+            elif region.fence is not None and region.fence.language != "console":
+                code += range(start + 1, stop - 1 if region.closed else stop)
+        elif stop - start == 1:
+            if region.closed:
+                cuts.setdefault(start, []).append((region.first, region.last, " "))
+        else:
+            hidden[start + 1: stop - 1] = b"\x01" * (stop - start - 2)
+            cuts.setdefault(start, []).append((region.first, len(lines[start]), ""))
+            if region.closed:
+                cuts.setdefault(stop - 1, []).append((0, region.last, " " * region.last))
             else:
-                allowed_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+                hidden[stop - 1] = 1
+    for value in doc.values:   # its two markers and all between them
+        marks = cuts[value.line_index]
+        start = next(a for a, b, _ in marks if b == value.start)
+        stop = next(b for a, b, _ in marks if a == value.stop)
+        marks[:] = [c for c in marks if not start <= c[0] < stop] + [(start, stop, "\x00")]
+    for index in code:
+        if not generated[index] and CHECK not in allowed_rules(lines[index]):
+            code_lines[index] = lines[index]
+    for index, line in enumerate(lines):
+        if hidden[index] or generated[index]:
+            continue
+        for start, stop, instead in sorted(cuts.get(index, ()), reverse=True):
+            line = line[:start] + instead + line[stop:]
+        if index in cuts and CHECK in allowed_rules(lines[index]):
+            allowed_lines[index] = line
+        else:
+            prose_lines[index] = line
     return prose_lines, code_lines, allowed_lines
-
-
-def _outside_blocks(doc: "Document") -> list[tuple[int, int]]:
-    """The runs of line indexes [start, stop) outside every generated region (markers included)."""
-    runs, start = [], 0
-    for block in sorted(doc.blocks, key=lambda b: b.begin):
-        if block.begin > start:
-            runs.append((start, block.begin))
-        start = max(start, block.end + 1)
-    runs.append((start, len(doc.lines)))
-    return runs
-
-
 
 
 def _mask_spans(line: str) -> str:
@@ -431,27 +416,25 @@ def _kind_of(finding: Finding) -> str:
 
 # ------------------------------------------------------------------------------------------------ user ids
 
-_UID = re.compile(r"\b(uid|gid|user id|group id)[ \t]*[:=]?[ \t]*(\d+)\b", re.IGNORECASE)
-_UID_KEYS = {"uid": ("build.uid", "runtime.uid"), "user id": ("build.uid", "runtime.uid"),
-             "gid": ("runtime.gid", "build.uid"), "group id": ("runtime.gid", "build.uid")}
+_UID_KEYS = (("build.uid", "runtime.uid"), ("runtime.gid", "build.uid"))   # a user's id, a group's
 
 
 def _uids(path: str, lines: list[str], facts: _Facts) -> list[Finding]:
-    """A user or group id typed by hand ("(uid 2000)"): the Dockerfile's ARGs set it, a value renders it."""
+    """A user or group id typed by hand ("(uid 2000)", as fact.stated_ids reads one): the Dockerfile's ARGs set
+    it, a value renders it."""
     out = []
     for i, line in enumerate(lines):
-        if not line or "id" not in line.lower():
-            continue
-        for m in _UID.finditer(_mask_spans(line)):
-            word, number = m.group(1).lower(), m.group(2)
-            keys: tuple[str, ...] = _UID_KEYS[word]
+        for _, number, word, written in stated_ids(_mask_spans(line)) if _DIGIT.search(line) else ():
+            if not number.isdigit():   # "runs as root" names no number to render
+                continue
+            keys = _UID_KEYS["g" in word]
             if "runtime" in line.lower() and "build" not in line.lower():
-                keys = tuple(reversed(keys))
+                keys = keys[::-1]
             exact = [k for k in keys if facts.value(k) == number]
             hint = (f"use <!-- docgen:value {exact[0]} -->" if exact else
                     "the model gives " + ", ".join(f"{k} {facts.value(k)}" for k in keys) +
                     ": render the one meant with its value, or mark the line <!-- docgen:allow WHY -->")
-            out.append(Finding(path, i + 1, CHECK, f"uid {m.group(0)!r} is written by hand; {hint}"))
+            out.append(Finding(path, i + 1, CHECK, f"uid {written!r} is written by hand; {hint}"))
     return out
 
 
