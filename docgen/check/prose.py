@@ -21,16 +21,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fences import COMMENT, INDENTED, code_spans, span_texts
 from docgen.check.lint import Finding
-from docgen.errors import InputError
 from docgen.fact import ALIASES, stated_ids
-from docgen.model.claims import (builds_of, known_names, package_in, package_mentions, package_words,
-                                 source_builds)
+from docgen.model.claims import known_names, package_words
 from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
 from docgen.records import Memo
-from docgen.render.values import VALUES, render_value
+from docgen.render.values import VALUES, known_value
 from docgen.rules import allowed_rules
-from docgen.text import STATED_VERSION, clauses, line_at, sentences
-from docgen.snapshot.load import NOTABLE_PACKAGES
+from docgen.text import STATED_VERSION, line_at
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -112,12 +109,7 @@ class _Facts:
         self._spans: dict[str, tuple | None] = {}
 
     def value(self, key: str) -> str | None:
-        """A value's text (render_value's answer, kept per model); None where the model cannot give it (no such
-        ARG): the pipeline reports that where a page uses the value."""
-        try:
-            return render_value(key, self.model) if key in VALUES else None
-        except (InputError, KeyError, ValueError):
-            return None
+        return known_value(key, self.model)
 
     @cached_property
     def names(self) -> KnownNames:
@@ -197,7 +189,6 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Cl
         by_hand = _counts(path, prose_lines, facts) + _version_and_path(path, prose, facts) + _uids(path, prose_lines, facts)
         claims += [Claim(path, f.line or 0, _kind_of(f), f.message, UNOWNED) for f in by_hand]
         out += by_hand
-        out += _meaning(path, prose_lines, facts, claims)
         for number, line in enumerate(prose_lines, 1) if "`" in prose else ():
             for start, end, inside in span_texts(line) if "`" in line else ():   # a span never crosses a line
                 verdict = facts.span_verdict(inside)
@@ -436,170 +427,3 @@ def _uids(path: str, lines: list[str], facts: _Facts) -> list[Finding]:
                     ": render the one meant with its value, or mark the line <!-- docgen:allow WHY -->")
             out.append(Finding(path, i + 1, CHECK, f"uid {written!r} is written by hand; {hint}"))
     return out
-
-
-# -------------------------------------------------------------------------------- claims checked for meaning
-# A sentence that names an actor beside an extra, a venv or the system interpreter, or a package beside
-# "shared", "built once", "built from source", "exactly one" or "the only", states a fact the model knows:
-# the sentence is judged against it (and counted as checked); a sentence the model contradicts is a finding.
-
-_NAME_TOKEN = re.compile(r"[A-Za-z_][\w.]*\w|[A-Za-z]")
-_VENV_WORDS = re.compile(r"\b(?:extras?|venvs?|virtual environments?)\b")
-_SYSTEM_WORDS = re.compile(r"\bsystem (?:interpreter|python)\b")
-_FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?)\b[^.,;]{0,40}?\bfrom source\b|\bsource[- ]built\b|\bsource builds?\b")
-_SHARED = re.compile(r"\bshared\b|\bbuilt once\b")
-# "stops being shared", "is not built from source": a clause that denies the fact claims nothing to check
-_NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b")
-_UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
-
-
-# the words that make a sentence a claim to judge: one search of a sentence before the five above
-_CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
-                          r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
-
-
-def _meaning(path: str, prose_lines: list[str], facts: _Facts, claims: list[Claim]) -> list[Finding]:
-    """Each sentence of the page (text.sentences, as the mentions read them) that holds a claim word."""
-    out: list[Finding] = []
-    for line_no, sentence in sentences(prose_lines):
-        lowered = sentence.lower()
-        if not _CLAIM_WORDS.search(lowered):
-            continue
-        if _VENV_WORDS.search(lowered) or _SYSTEM_WORDS.search(lowered):
-            out += _actor_claims(path, line_no, sentence, facts, claims)
-        if _FROM_SOURCE.search(lowered) or _SHARED.search(lowered) or _UNIQUE.search(lowered):
-            out += _package_claims(path, line_no, sentence, facts.model, facts, claims)
-    return out
-
-
-def _extras_named(sentence: str, facts: _Facts) -> list[tuple[int, str]]:
-    """(offset, extra) of each extra the sentence names as one: in a code span, or as a word followed by
-    "extra" or "venv"."""
-    found = []
-    extras = facts.names.extras
-    for m in _NAME_TOKEN.finditer(sentence):
-        word = m.group(0)
-        if word not in extras:
-            continue
-        quoted = sentence[m.start() - 1: m.start()] == "`" and sentence[m.end(): m.end() + 1] == "`"
-        if quoted or re.match(r"\s+(?:extras?|venvs?)\b", sentence[m.end():]):
-            found.append((m.start(), word))
-    return found
-
-
-def _actors_named(sentence: str, facts: _Facts) -> list[tuple[int, str, tuple]]:
-    """(offset, name, the model's actors it stands for) of each actor class or FQN in the sentence."""
-    names = facts.names
-    out = []
-    for m in _NAME_TOKEN.finditer(sentence):
-        word = m.group(0).rstrip(".")
-        last = word.rsplit(".", 1)[-1]
-        if last not in names.classes:
-            continue
-        actors = tuple(a for a in facts.model.actors if a.fqn == word or a.fqn.endswith("." + word)
-                       or (a.class_name == word))
-        if actors:
-            out.append((m.start(), word, actors))
-    return out
-
-
-def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims: list[Claim]) -> list[Finding]:
-    """Each actor the sentence names is judged against the nearest extra or "system interpreter" it names."""
-    actors = _actors_named(sentence, facts)
-    if not actors:
-        return []
-    said = [(at, "extra", e) for at, e in _extras_named(sentence, facts)]
-    said += [(m.start(), "system", m.group(0)) for m in _SYSTEM_WORDS.finditer(sentence.lower())]
-    if not said:
-        return []
-    out = []
-    for at, name, matches in actors:
-        _, kind, what = min(said, key=lambda s: abs(s[0] - at))
-        if kind == "extra":
-            ok = any(what in a.extras for a in matches)
-            truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) if a.extras else "the system interpreter")
-                              for a in matches)
-            claim = f"{name} runs with extra {what!r}"
-        else:
-            ok = any(a.is_system for a in matches)
-            truth = "; ".join(f"{a.class_name}: extras {', '.join(a.extras) or '(none)'}" for a in matches)
-            claim = f"{name} runs on the {what}"
-        claims.append(Claim(path, line_no, "actor", claim, COMPARED))
-        if not ok:
-            out.append(Finding(path, line_no, CHECK, f"the sentence says {claim}, but the model gives {truth}; "
-                                                  "render it from the model or fix the sentence"))
-    return out
-
-
-def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts, claims: list[Claim]) -> list[Finding]:
-    """A package named beside "built from source", "shared"/"built once", "exactly one"/"the only", or in a
-    sentence about one extra's venv, judged against the source builds (by name, version and source) and the
-    extra's install set."""
-    out = []
-    for clause in clauses(_mask_urls(sentence)):
-        low = clause.lower()
-        if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
-            out += _judge_packages(path, line_no, clause,
-                                   package_mentions(clause, _claim_candidates(model)), model, claims)
-    return out
-
-
-_CANDIDATES = Memo()
-
-
-def _claim_candidates(model) -> set[str]:
-    """Packages a sentence may claim something of: the source builds, the packages the docs call by a
-    short name, and the lock's notable packages (a lock also holds packages called `build` or `wheel`)."""
-    def compute():
-        return {b.name for b in source_builds(model)} | set(ALIASES.values()) | set(NOTABLE_PACKAGES)
-    return _CANDIDATES.answer(model, "claim candidates", compute)
-
-
-def _judge_packages(path, line, sentence, named, model, claims) -> list[Finding]:
-    out = []
-    shared = {s.package for s in model.shared_builds}
-    low = sentence.lower()
-    for package in sorted(named):
-        builds = builds_of(model, package)
-        problems = []
-        if _FROM_SOURCE.search(low):
-            problems.append(None if builds else f"no warm step builds {package} from source (the lock gives a prebuilt "
-                                                  "distribution, or no warmed extra installs it)")
-        if _SHARED.search(low) and not _FROM_SOURCE.search(low) or "built once" in low:
-            problems.append(None if package in shared else
-                            f"{package} is no source build shared between warmed extras (shared: "
-                            f"{', '.join(sorted(shared)) or 'none'})")
-            if "built once" in low and len(builds) > 1:
-                problems.append(_several(package, builds))
-        if _UNIQUE.search(low):
-            versions = builds or _versions(model, package)
-            problems.append(None if len(versions) == 1 else _several(package, versions))
-        if not problems:
-            continue
-        claims.append(Claim(path, line, "package", f"{package}: {' '.join(sentence.split())[:80]}", COMPARED))
-        for problem in filter(None, problems):
-            out.append(Finding(path, line, CHECK, f"the sentence about {package} is false: {problem}; render it from "
-                                                  "the model or fix the sentence"))
-    return out
-
-
-def _mask_urls(text: str) -> str:
-    return re.sub(r"\S+://\S+|\[[^\]]*\]\([^)]*\)", lambda m: m.group(0).split("](")[0] if "](" in m.group(0) else " ", text)
-
-
-def _versions(model, package: str) -> tuple:
-    """The distinct versions of a prebuilt package across the warm steps' install sets."""
-    seen = set()
-    for step in model.warm_steps:
-        try:
-            pkg = package_in(model, package, step.extras)
-        except InputError:
-            continue
-        if pkg is not None:
-            seen.add((pkg.version, pkg.source))
-    return tuple(sorted(seen, key=str))
-
-
-def _several(package: str, builds) -> str:
-    listed = ", ".join(f"{getattr(b, 'version', None) or b[0]} ({getattr(b, 'source', None) or b[1]})" for b in builds)
-    return f"the warm steps install {len(builds)} distinct {package} builds: {listed}"

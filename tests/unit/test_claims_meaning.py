@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from docgen.blocks import parse_document
+from docgen.check.mentions import scan
 from docgen.check.prose import ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Coverage, lint_document
 from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.model.build import build_model
@@ -25,10 +26,14 @@ def model():
 
 
 def judge(text: str, model) -> tuple[list[str], list]:
+    """The prose lint's findings and claims, then the mentions' (an actor's extras, a package's builds)."""
     doc = parse_document(text, "page.md", {n: g.params for n, g in GENERATORS.items()}, frozenset(VALUES))
     claims: list = []
-    found = [f"{f.line}: {f.message}" for f in lint_document(doc, model, claims)]
-    return found, claims
+    found = lint_document(doc, model, claims)
+    for mention in scan(model, [doc]):
+        found += mention.findings
+        claims += mention.compared
+    return [f"{f.line}: {f.message}" for f in sorted(found, key=lambda f: f.line or 0)], claims
 
 
 def test_an_actor_beside_the_wrong_extra_or_interpreter_is_a_finding_and_the_right_one_is_checked(model):
