@@ -248,7 +248,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     findings: list[Finding] = []
     compared: list[Claim] = []
     if model is not None and _CLAIM_WORDS.search(low):
-        _roles(path, line, text, named, model, allow, findings, compared)
+        _roles(path, line, text, named, model, allowed, findings, compared)
     if not named:   # kept all the same: the record may know this sentence by facts that are gone
         return Mention(path, line, text, (), tuple(findings), sentence_digest(text), allow, tuple(compared))
     statuses: dict[str, str] = {}
@@ -404,15 +404,15 @@ _URL = re.compile(r"\S+://\S+|\[[^\]]*\]\([^)]*\)")   # a link's target (a Markd
 
 
 def _roles(path: str, line: int, text: str, named: dict[str, tuple[Fact, int]], model: "ImageModel",
-           allow: frozenset[str], findings: list[Finding], compared: list[Claim]) -> None:
+           allowed: bool, findings: list[Finding], compared: list[Claim]) -> None:
     """Each actor the sentence names (the facts named above), judged against the nearest extra (a name in a code
     span, or followed by "extra" or "venv") or "system interpreter" it names; each package a clause names
     (package_words) beside a build claim, judged by model.claims.build_claim_problems."""
     low = text.lower()
 
     def judged(kind: str, claim: str, problems: list[str]) -> None:
-        compared.append(Claim(path, line, kind, claim, ALLOWED if STATED in allow else COMPARED))
-        findings.extend(Finding(path, line, STATED, p) for p in problems if STATED not in allow)
+        compared.append(Claim(path, line, kind, claim, ALLOWED if allowed else COMPARED))
+        findings.extend(Finding(path, line, STATED, p) for p in problems if not allowed)
 
     if _VENV_WORDS.search(low) or _SYSTEM_WORDS.search(low):
         extras = set(model.extras_defined)

@@ -7,6 +7,7 @@ finds the facts such a sentence states without owning them:
 - a count next to an image noun ("nine venvs", "8 filters", "three actors ...");
 - a version literal next to a package or tool name ("vLLM 0.25.1", "compute capability 9.0");
 - a path under the image's roots (`/opt/...`);
+- a user or group id ("uid 2000", as docgen.fact.stated_ids reads one);
 - a code-spanned actor class, FQN, extra, ARG or environment variable the model does not know.
 
 Each finding names file:line and the value or block to use instead. A line that must state such a fact
