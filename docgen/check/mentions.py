@@ -110,6 +110,10 @@ def _index(facts: "FactBase") -> _Index:
                 exact.setdefault(name, []).append(f)
             elif name:
                 words.setdefault(name.lower(), []).append(f)
+        parts = f.subject.split(".") if f.kind == "actor" else []
+        for tail in (".".join(parts[i:]) for i in range(1, len(parts))):   # an actor by any tail of its FQN
+            if f not in exact.get(tail, ()):
+                exact.setdefault(tail, []).append(f)
         for name in f.prose:
             if len(name) > 1:   # "" : a name prose does not say
                 folded.setdefault(name.lower(), []).append(f)

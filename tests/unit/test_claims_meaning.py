@@ -45,6 +45,20 @@ def test_an_actor_beside_the_wrong_extra_or_interpreter_is_a_finding_and_the_rig
     assert [c.line for c in claims if c.status == COMPARED] == [3, 5, 7]
 
 
+def test_an_actor_is_named_by_any_tail_of_its_fqn_and_by_a_plain_class_name(model):
+    """The mentions name an actor by its class name however it is spelled and by a dotted tail of its FQN, as
+    the prose lint's own claim check did before the mentions judged these claims."""
+    found, claims = judge("Intro.\n\n`VLMEnvironment` runs in the `vllm` venvs.\n\nThe `nemo_gym.NemoGym` actor runs "
+                          "in `vllm` venvs.\n\nRAGEnvironment runs on the system interpreter.\n", model)
+    assert found == ["3: the sentence says VLMEnvironment runs with extra 'vllm', but the model gives VLMEnvironment: the "
+                     "system interpreter; render it from the model or fix the sentence",
+                     "5: the sentence says nemo_gym.NemoGym runs with extra 'vllm', but the model gives NemoGym: "
+                     "nemo_gym; render it from the model or fix the sentence"]
+    assert [(c.line, c.text) for c in claims if c.status == COMPARED] == [
+        (3, "VLMEnvironment runs with extra 'vllm'"), (5, "nemo_gym.NemoGym runs with extra 'vllm'"),
+        (7, "RAGEnvironment runs on the system interpreter")]
+
+
 def test_a_package_beside_built_from_source_shared_or_exactly_one_is_judged(model):
     found, claims = judge("The image builds torch from source.\n\nTransformer-Engine is built once and shared.\n\n"
                           "The vllm wheel is shared.\n\nThe lock holds exactly one TE.\n\n"
