@@ -94,6 +94,27 @@ ARG_ALIASES: dict[str, str] = {
 }
 
 
+# A user or group id as a sentence states it: a number (or "root", id 0) right after a word that names a user
+# ("uid 2000", "user id: 1000", "runs as root"), "root" after "as" or "is", or "root" before "user".
+_STATED_ID = re.compile(r"\b(?P<word>uid|gid|user id|group id|user|runs as|run as)\W{0,3}\b(?P<id>\d{1,7}|root)\b"
+                        r"|\b(?:as|is)\s+(?P<as>root)\b|\b(?P<before>root)(?= user\b)", re.IGNORECASE)
+
+
+def stated_ids(text: str) -> list[tuple[int, str, str, str]]:
+    """(offset of the id, the id as written (digits, or "root": id 0), the word naming it, lower case ("" for
+    "as root"), the words as written) of each user or group id `text` states: the one reading of a stated id
+    for the prose lint (a uid typed by hand) and the mentions (a uid the user facts do not have). A number
+    with a leading zero is a mode (umask 022), not an id."""
+    out = []
+    for m in _STATED_ID.finditer(text):
+        group = "id" if m["id"] else "as" if m["as"] else "before"
+        said = m[group].lower()
+        if len(said) > 1 and said.startswith("0"):
+            continue
+        out.append((m.start(group), said, (m["word"] or "").lower(), m[0]))
+    return out
+
+
 class Fact(NamedTuple):
     kind: str
     subject: str                  # what the fact is about ("UV_VERSION", "vllm", an actor's FQN)

@@ -25,7 +25,8 @@ class Rule(NamedTuple):
 RULES: dict[str, Rule] = {r.id: r for r in (
     # --- hand-written sentences, held to the fact base (docgen/check/mentions.py)
     Rule("stated-value", "a sentence states a value that the fact it names does not have",
-         "a version, a user id or a state (warmed, default) written by hand stays behind when the input moves",
+         "a version, a user id, a state (warmed, default), an actor's extra or a package's builds written by hand "
+         "stays behind when the input moves",
          "render the value (`docgen:value`), correct the sentence, or allow it with a reason",
          ((PAGE, "", "vLLM 0.0.1 generates the rollouts."),)),
     Rule("review", "a fact a sentence names changed since the sentence was written or confirmed",

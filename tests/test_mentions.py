@@ -98,6 +98,8 @@ def test_a_value_the_sentence_named_that_moves_away_still_reviews_it(repo: Path)
 
 @pytest.mark.parametrize("sentence, says", [
     ("The image runs as uid 1234.", "states user 1234"),
+    ("The runtime user id: 1234.", "states user 1234"),      # fact.stated_ids, as the prose lint reads it
+    ("The image runs as the root user.", "states user root"),
     ("vLLM 0.9.1 generates the rollouts.", "states 0.9.1 for `vllm`"),
     ("The `sglang` extra is warmed in the cache.", "says `sglang` is warmed"),
     ("The published stage is `runtime`.", "is `runtime`"),

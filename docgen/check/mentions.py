@@ -23,13 +23,14 @@ from docgen.check.lint import Finding
 from docgen.fences import span_texts
 from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
                                 claims_coverage)
-from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, version_allowed
+from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, stated_ids, version_allowed
+from docgen.model.claims import build_claim_problems, package_mentions, spoken_packages
 from docgen.model.facts import fact_base
 from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
-from docgen.render.values import VALUES, render_value
+from docgen.render.values import known_value
 from docgen.rules import allowed_rules
-from docgen.text import STATED_VERSION, sentences_with_lines, split_lines
+from docgen.text import STATED_VERSION, clauses, sentences_with_lines, split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -41,7 +42,6 @@ REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
-_NUMBER = re.compile(r"\b(\d{1,7}|root)\b")
 _NEGATION = re.compile(r"\b(?:not|never|no|isn't|aren't|without|un)\b|n't\b", re.I)
 # A state a sentence can state of a fact whose value is a state (an extra warmed or not, a group by default).
 _STATES = {
@@ -58,6 +58,7 @@ class Mention(NamedTuple):
     findings: tuple[Finding, ...]
     digest: str                    # sentence_digest(text), made once: the record, the review and the coverage ask
     allowed: frozenset[str] = frozenset()     # the rules an allow marker on its line names
+    compared: tuple[Claim, ...] = ()          # what it says of an actor's extras or a package's builds, judged
 
 
 def sentence_digest(text: str) -> str:
@@ -110,6 +111,10 @@ def _index(facts: "FactBase") -> _Index:
                 exact.setdefault(name, []).append(f)
             elif name:
                 words.setdefault(name.lower(), []).append(f)
+        parts = f.subject.split(".") if f.kind == "actor" else []
+        for tail in (".".join(parts[i:]) for i in range(1, len(parts))):   # an actor by any tail of its FQN
+            if f not in exact.get(tail, ()):
+                exact.setdefault(tail, []).append(f)
         for name in f.prose:
             if len(name) > 1:   # "" : a name prose does not say
                 folded.setdefault(name.lower(), []).append(f)
@@ -192,12 +197,6 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
     Dockerfile comments the pages copy) that names a fact, with the facts it names and what it states."""
     facts = fact_base(model)
     index = _INDEX.answer(facts, "index", lambda: _index(facts))
-    def rendered(key: str) -> str | None:
-        try:
-            return render_value(key, model) if key in VALUES else None
-        except Exception:   # a value the model cannot give: the pipeline reports it where it is used
-            return None
-
     out: list[Mention] = []
     for doc in docs:
         prose, _code, allowed = _sort_lines(doc)
@@ -208,9 +207,9 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
         merged = [p or a for p, a in zip(prose, allowed)]
         for line, sentence, word_lines in sentences_with_lines(merged):
             # the values rendered on any line of the sentence
-            shown = [rendered(k) for n in dict.fromkeys(word_lines) for k in values_by_line.get(n, ())]
+            shown = [known_value(k, model) for n in dict.fromkeys(word_lines) for k in values_by_line.get(n, ())]
             out.append(_mention(doc.path, line, sentence, index, allowed_rules(doc.lines[line - 1]),
-                                [s for s in shown if s], word_lines))
+                                [s for s in shown if s], word_lines, model))
     for path, first, text in extra_texts:
         for line, sentence, word_lines in sentences_with_lines(split_lines(text)):
             out.append(_mention(path, first + line - 1, sentence, index, frozenset(), [],
@@ -219,8 +218,9 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
 
 
 def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozenset[str],
-             shown: list[str], word_lines: tuple[int, ...] = ()) -> Mention:
+             shown: list[str], word_lines: tuple[int, ...] = (), model: "ImageModel | None" = None) -> Mention:
     text = " ".join(sentence.replace("\x00", "…").split())
+    allowed = STATED in allow   # stated values on this line are a reviewer's call, not a finding
 
     def line_of(at: int) -> int:
         """The line of the word at offset `at` of the sentence: a stated value is reported where it stands."""
@@ -271,10 +271,12 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             for f in index.by_kind.get("count", ()):
                 if f.subject == key:
                     named.setdefault(f.key, (f, m.start()))
-    if not named:   # kept all the same: the record may know this sentence by facts that are gone
-        return Mention(path, line, text, (), (), sentence_digest(text), allow)
-    allowed = STATED in allow   # stated values on this line are a reviewer's call, not a finding
     findings: list[Finding] = []
+    compared: list[Claim] = []
+    if model is not None and _CLAIM_WORDS.search(low):
+        _roles(path, line, text, named, model, allowed, findings, compared)
+    if not named:   # kept all the same: the record may know this sentence by facts that are gone
+        return Mention(path, line, text, (), tuple(findings), sentence_digest(text), allow, tuple(compared))
     statuses: dict[str, str] = {}
     # stated versions, each held to the nearest named fact that has versions
     versioned = [(f, at) for f, at in named.values() if KINDS[f.kind].shape == VERSION or _versions_in(f.value, f.kind)]
@@ -326,21 +328,14 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # "root" alone names the kind ("as root" on a host), a stated id is held to the image's user only where the
     # sentence speaks of a user
     if users and re.search(r"\b(?:user|uid|gid|runs as|run as)\b", low):
-        for m in _NUMBER.finditer(low):
-            before = low[max(0, m.start() - 12): m.start()]
-            if m.group(1) == "root":
-                if not re.search(r"\b(?:as|user|is)\s+$", before) and not low.startswith(" user", m.end()):
-                    continue
-            elif not re.search(r"\b(?:uid|gid|user|runs as|run as)\W{0,3}$", before) or (
-                    len(m.group(1)) > 1 and m.group(1).startswith("0")):   # a mode (022), not an id
-                continue
-            said = "0" if m.group(1) == "root" else m.group(1)
+        for at, written, _, _ in stated_ids(low):
+            said = "0" if written == "root" else written
             if any(said in f.value.split(":") for f in users):
                 for f in users:
                     statuses.setdefault(f.key, COMPARED)
             elif not allowed and not any(said in s.split(":") or said == s for s in shown):
                 target = next((f for f in users if f.subject == ("build" if "build" in low else "runtime")), users[0])
-                findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence states user {m.group(1)}, but the "
+                findings.append(Finding(path, line_of(at), STATED, f"the sentence states user {written}, but the "
                                         f"{target.subject} user is {target.value} (uid:gid, {target.origin}); render "
                                         "it (runtime.uid, build.uid) or correct the sentence"))
                 statuses[target.key] = "false"
@@ -412,7 +407,77 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             tied += [(f"{key}#{aspect}", parts[aspect], REVIEWED) for aspect in stated]
             continue
         tied.append((key, fact.value, status or REVIEWED))
-    return Mention(path, line, text, tuple(tied), tuple(findings), sentence_digest(text), allow)
+    return Mention(path, line, text, tuple(tied), tuple(findings), sentence_digest(text), allow, tuple(compared))
+
+
+# ------------------------------------------------------------------- an actor's extras, a package's builds
+# A sentence that names an actor beside an extra, a venv or the system interpreter, or a package beside "built
+# from source", "shared", "built once", "exactly one" or "the only", states a value the model holds: the
+# actor's extras, the package's source builds. It is held to the model (STATED) and counted as compared.
+
+_VENV_WORDS = re.compile(r"\b(?:extras?|venvs?|virtual environments?)\b")
+_SYSTEM_WORDS = re.compile(r"\bsystem (?:interpreter|python)\b")
+_FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?)\b[^.,;]{0,40}?\bfrom source\b|\bsource[- ]built\b|"
+                          r"\bsource builds?\b")
+_SHARED = re.compile(r"\bshared\b|\bbuilt once\b")
+_UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
+# "stops being shared", "is not built from source": a clause that denies the fact claims nothing to check
+_NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b")
+# the words that make a sentence such a claim: one search of a sentence before the patterns above
+_CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
+                          r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
+_EXTRA_AFTER = re.compile(r"\s+(?:extras?|venvs?)\b")
+_NAME = re.compile(r"[\w.]*\w")
+_URL = re.compile(r"\S+://\S+|\[[^\]]*\]\([^)]*\)")   # a link's target (a Markdown link keeps its text)
+
+
+def _roles(path: str, line: int, text: str, named: dict[str, tuple[Fact, int]], model: "ImageModel",
+           allowed: bool, findings: list[Finding], compared: list[Claim]) -> None:
+    """Each actor the sentence names (the facts named above), judged against the nearest extra (a name in a code
+    span, or followed by "extra" or "venv") or "system interpreter" it names; each package a clause names
+    (package_words) beside a build claim, judged by model.claims.build_claim_problems."""
+    low = text.lower()
+
+    def judged(kind: str, claim: str, problems: list[str]) -> None:
+        compared.append(Claim(path, line, kind, claim, ALLOWED if allowed else COMPARED))
+        findings.extend(Finding(path, line, STATED, p) for p in problems if not allowed)
+
+    if _VENV_WORDS.search(low) or _SYSTEM_WORDS.search(low):
+        extras = set(model.extras_defined)
+        said = [(m.start(), "extra", m[0]) for m in _TOKEN.finditer(text) if m[0] in extras and (
+            text[m.start() - 1: m.start()] == "`" == text[m.end(): m.end() + 1] or _EXTRA_AFTER.match(text, m.end()))]
+        said += [(m.start(), "system", m[0]) for m in _SYSTEM_WORDS.finditer(low)]
+        by_place: dict[int, list[str]] = {}
+        for fact, at in named.values() if said else ():
+            if fact.kind == "actor":
+                by_place.setdefault(at, []).append(fact.subject)
+        for at, fqns in sorted(by_place.items()):
+            actors = [a for a in model.actors if a.fqn in fqns]
+            name = m[0] if (m := _NAME.match(text, at)) else ""
+            _, kind, what = min(said, key=lambda s: abs(s[0] - at))
+            if kind == "extra":
+                ok = any(what in a.extras for a in actors)
+                truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) or "the system interpreter") for a in actors)
+                claim = f"{name} runs with extra {what!r}"
+            else:
+                ok = any(a.is_system for a in actors)
+                truth = "; ".join(f"{a.class_name}: extras {', '.join(a.extras) or '(none)'}" for a in actors)
+                claim = f"{name} runs on the {what}"
+            judged("actor", claim, [] if ok else [f"the sentence says {claim}, but the model gives {truth}; render it "
+                                                  "from the model or fix the sentence"])
+    for clause in clauses(_URL.sub(lambda m: m[0].split("](")[0] if "](" in m[0] else " ", text)):
+        low = clause.lower()
+        if not (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) or _NEGATED.search(low):
+            continue
+        from_source = bool(_FROM_SOURCE.search(low))
+        for package in sorted(package_mentions(clause, spoken_packages(model))):
+            problems = build_claim_problems(model, package, from_source=from_source, once="built once" in low,
+                                            shared=bool(_SHARED.search(low)) and not from_source or "built once" in low,
+                                            unique=bool(_UNIQUE.search(low)))
+            if problems:
+                judged("package", f"{package}: {' '.join(clause.split())[:80]}",
+                       [f"the sentence about {package} is false: {p}; render it from the model or fix the sentence"
+                        for p in problems if p])
 
 
 def value_parts(value: str) -> dict[str, str]:
@@ -611,4 +676,5 @@ def coverage(run) -> Coverage:
             elif status == "false":
                 status = UNOWNED
             claims.append(Claim(m.path, m.line, key.partition(":")[0], f"{key}: {m.text[:80]}", status))
+        claims += m.compared
     return Coverage(base.findings, tuple(claims))

@@ -7,6 +7,7 @@ finds the facts such a sentence states without owning them:
 - a count next to an image noun ("nine venvs", "8 filters", "three actors ...");
 - a version literal next to a package or tool name ("vLLM 0.25.1", "compute capability 9.0");
 - a path under the image's roots (`/opt/...`);
+- a user or group id ("uid 2000", as docgen.fact.stated_ids reads one);
 - a code-spanned actor class, FQN, extra, ARG or environment variable the model does not know.
 
 Each finding names file:line and the value or block to use instead. A line that must state such a fact
@@ -19,18 +20,15 @@ import re
 from functools import cached_property   # loaded already: re imports functools
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.fences import COMMENT, FENCED, INDENTED, code_spans, span_texts
+from docgen.fences import COMMENT, INDENTED, code_spans, span_texts
 from docgen.check.lint import Finding
-from docgen.errors import InputError
-from docgen.fact import ALIASES
-from docgen.model.claims import (builds_of, known_names, package_in, package_mentions, package_words,
-                                 source_builds)
+from docgen.fact import ALIASES, stated_ids
+from docgen.model.claims import known_names, package_words
 from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
 from docgen.records import Memo
-from docgen.render.values import VALUES, render_value
+from docgen.render.values import VALUES, known_value
 from docgen.rules import allowed_rules
-from docgen.text import STATED_VERSION, clauses, line_at, sentences
-from docgen.snapshot.load import NOTABLE_PACKAGES
+from docgen.text import STATED_VERSION, line_at
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -86,8 +84,6 @@ class Coverage(NamedTuple):
 _DOTTED_DIGITS = re.compile(r"\.(?<=\d\.)(?=\d)")
 _DIGIT = re.compile(r"\d")
 _PATH = re.compile(r"(?<![\w$}/.-])/opt(?:/[\w.@+*<>{}-]+)*")
-_VALUE = re.compile(r"<!--\s*docgen:value\s+(\S+)\s*-->(.*?)<!--\s*docgen:end-value\s*-->")
-_COMMENT = re.compile(r"<!--.*?-->")
 # What a whole code span names, by its shape, the first alternative that fits deciding: an actor class, an
 # actor FQN or module, a dotted path to a class, a variable (the group is its name), a lower-case name
 # (an extra, if the words beside it say so).
@@ -114,12 +110,7 @@ class _Facts:
         self._spans: dict[str, tuple | None] = {}
 
     def value(self, key: str) -> str | None:
-        """A value's text (render_value's answer, kept per model); None where the model cannot give it (no such
-        ARG): the pipeline reports that where a page uses the value."""
-        try:
-            return render_value(key, self.model) if key in VALUES else None
-        except (InputError, KeyError, ValueError):
-            return None
+        return known_value(key, self.model)
 
     @cached_property
     def names(self) -> KnownNames:
@@ -199,7 +190,6 @@ def lint_document(doc: "Document", facts: "_Facts | ImageModel", claims: list[Cl
         by_hand = _counts(path, prose_lines, facts) + _version_and_path(path, prose, facts) + _uids(path, prose_lines, facts)
         claims += [Claim(path, f.line or 0, _kind_of(f), f.message, UNOWNED) for f in by_hand]
         out += by_hand
-        out += _meaning(path, prose_lines, facts, claims)
         for number, line in enumerate(prose_lines, 1) if "`" in prose else ():
             for start, end, inside in span_texts(line) if "`" in line else ():   # a span never crosses a line
                 verdict = facts.span_verdict(inside)
@@ -224,65 +214,52 @@ def _sort_lines(doc: "Document") -> tuple[list[str], list[str], list[str]]:
     and blank where the line is not that kind. Code is what docgen/fences.py calls code (fenced or indented),
     but for console transcripts (the console runner executes them) and lines holding an allow marker.
     Generated regions, fence lines and the inside of an HTML comment over several lines are blank in all
-    three (the part of a line before a comment opens or after it closes stays). Inline values become NUL,
-    other comments a space."""
-    lines = doc.lines
-    prose_lines = [""] * len(lines)
-    code_lines = [""] * len(lines)
-    allowed_lines = [""] * len(lines)
-    hidden = bytearray(len(lines))   # 1: a line of code or inside a comment, never prose
+    three (the part of a line before a comment opens or after it closes stays). Inline values (the block
+    engine's, markers and text) become NUL, other comments (the page's regions) a space."""
+    lines = [line.rstrip("\r\n") for line in doc.lines]
+    prose_lines, code_lines, allowed_lines = [""] * len(lines), [""] * len(lines), [""] * len(lines)
+    hidden = bytearray(len(lines))   # 1: a line of code, inside a comment or generated, never prose
+    generated = bytearray(len(lines))
+    for block in doc.blocks:
+        generated[block.begin: block.end + 1] = b"\x01" * (block.end + 1 - block.begin)
     code: list[int] = []
-    masked: dict[int, str] = {}      # lines partly inside a comment over several lines, that part blanked
+    cuts: dict[int, list[tuple[int, int, str]]] = {}   # line -> (start, stop, what stands there instead)
     for region in doc.regions:
         start, stop = region.start, region.stop
-        if region.kind == COMMENT:
-            if stop - start > 1:
-                hidden[start + 1: stop - 1] = b"\x01" * (stop - start - 2)
-                first = masked.get(start, lines[start].rstrip("\r\n"))
-                masked[start] = first[: region.first]
-                if region.closed:
-                    last = lines[stop - 1].rstrip("\r\n")
-                    masked[stop - 1] = " " * region.last + last[region.last:]
-                else:
-                    hidden[stop - 1: stop] = b"\x01"
-            continue
-        hidden[start:stop] = b"\x01" * (stop - start)
-        if region.kind == INDENTED:
-            code += range(start, stop)
-        elif region.kind == FENCED and region.fence is not None and region.fence.language != "console":
-            code += range(start + 1, stop - 1 if region.closed else stop)
-    outside = bytearray(len(lines))
-    for start, stop in _outside_blocks(doc):
-        outside[start:stop] = b"\x01" * (stop - start)
-    for index in code:
-        line = lines[index].rstrip("\r\n")
-        if outside[index] and CHECK not in allowed_rules(line):
-            code_lines[index] = line
-    for start, stop in _outside_blocks(doc):
-        for index in range(start, stop):
-            if hidden[index]:
-                continue
-            line = masked.get(index, lines[index]).rstrip("\r\n")
-            if "<!--" not in line:
-                prose_lines[index] = line
-            elif CHECK not in allowed_rules(line):
-                prose_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+        if region.kind != COMMENT:
+            hidden[start:stop] = b"\x01" * (stop - start)
+            if region.kind == INDENTED:
+                code += range(start, stop)
+            elif region.fence is not None and region.fence.language != "console":
+                code += range(start + 1, stop - 1 if region.closed else stop)
+        elif stop - start == 1:
+            if region.closed:
+                cuts.setdefault(start, []).append((region.first, region.last, " "))
+        else:
+            hidden[start + 1: stop - 1] = b"\x01" * (stop - start - 2)
+            cuts.setdefault(start, []).append((region.first, len(lines[start]), ""))
+            if region.closed:
+                cuts.setdefault(stop - 1, []).append((0, region.last, " " * region.last))
             else:
-                allowed_lines[index] = _COMMENT.sub(" ", _VALUE.sub("\x00", line))
+                hidden[stop - 1] = 1
+    for value in doc.values:   # its two markers and all between them
+        marks = cuts[value.line_index]
+        start = next(a for a, b, _ in marks if b == value.start)
+        stop = next(b for a, b, _ in marks if a == value.stop)
+        marks[:] = [c for c in marks if not start <= c[0] < stop] + [(start, stop, "\x00")]
+    for index in code:
+        if not generated[index] and CHECK not in allowed_rules(lines[index]):
+            code_lines[index] = lines[index]
+    for index, line in enumerate(lines):
+        if hidden[index] or generated[index]:
+            continue
+        for start, stop, instead in sorted(cuts.get(index, ()), reverse=True):
+            line = line[:start] + instead + line[stop:]
+        if index in cuts and CHECK in allowed_rules(lines[index]):
+            allowed_lines[index] = line
+        else:
+            prose_lines[index] = line
     return prose_lines, code_lines, allowed_lines
-
-
-def _outside_blocks(doc: "Document") -> list[tuple[int, int]]:
-    """The runs of line indexes [start, stop) outside every generated region (markers included)."""
-    runs, start = [], 0
-    for block in sorted(doc.blocks, key=lambda b: b.begin):
-        if block.begin > start:
-            runs.append((start, block.begin))
-        start = max(start, block.end + 1)
-    runs.append((start, len(doc.lines)))
-    return runs
-
-
 
 
 def _mask_spans(line: str) -> str:
@@ -436,194 +413,23 @@ def _kind_of(finding: Finding) -> str:
 
 # ------------------------------------------------------------------------------------------------ user ids
 
-_UID = re.compile(r"\b(uid|gid|user id|group id)[ \t]*[:=]?[ \t]*(\d+)\b", re.IGNORECASE)
-_UID_KEYS = {"uid": ("build.uid", "runtime.uid"), "user id": ("build.uid", "runtime.uid"),
-             "gid": ("runtime.gid", "build.uid"), "group id": ("runtime.gid", "build.uid")}
+_UID_KEYS = (("build.uid", "runtime.uid"), ("runtime.gid", "build.uid"))   # a user's id, a group's
 
 
 def _uids(path: str, lines: list[str], facts: _Facts) -> list[Finding]:
-    """A user or group id typed by hand ("(uid 2000)"): the Dockerfile's ARGs set it, a value renders it."""
+    """A user or group id typed by hand ("(uid 2000)", as fact.stated_ids reads one): the Dockerfile's ARGs set
+    it, a value renders it."""
     out = []
     for i, line in enumerate(lines):
-        if not line or "id" not in line.lower():
-            continue
-        for m in _UID.finditer(_mask_spans(line)):
-            word, number = m.group(1).lower(), m.group(2)
-            keys: tuple[str, ...] = _UID_KEYS[word]
+        for _, number, word, written in stated_ids(_mask_spans(line)) if _DIGIT.search(line) else ():
+            if not number.isdigit():   # "runs as root" names no number to render
+                continue
+            keys = _UID_KEYS["g" in word]
             if "runtime" in line.lower() and "build" not in line.lower():
-                keys = tuple(reversed(keys))
+                keys = keys[::-1]
             exact = [k for k in keys if facts.value(k) == number]
             hint = (f"use <!-- docgen:value {exact[0]} -->" if exact else
                     "the model gives " + ", ".join(f"{k} {facts.value(k)}" for k in keys) +
                     ": render the one meant with its value, or mark the line <!-- docgen:allow WHY -->")
-            out.append(Finding(path, i + 1, CHECK, f"uid {m.group(0)!r} is written by hand; {hint}"))
+            out.append(Finding(path, i + 1, CHECK, f"uid {written!r} is written by hand; {hint}"))
     return out
-
-
-# -------------------------------------------------------------------------------- claims checked for meaning
-# A sentence that names an actor beside an extra, a venv or the system interpreter, or a package beside
-# "shared", "built once", "built from source", "exactly one" or "the only", states a fact the model knows:
-# the sentence is judged against it (and counted as checked); a sentence the model contradicts is a finding.
-
-_NAME_TOKEN = re.compile(r"[A-Za-z_][\w.]*\w|[A-Za-z]")
-_VENV_WORDS = re.compile(r"\b(?:extras?|venvs?|virtual environments?)\b")
-_SYSTEM_WORDS = re.compile(r"\bsystem (?:interpreter|python)\b")
-_FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?)\b[^.,;]{0,40}?\bfrom source\b|\bsource[- ]built\b|\bsource builds?\b")
-_SHARED = re.compile(r"\bshared\b|\bbuilt once\b")
-# "stops being shared", "is not built from source": a clause that denies the fact claims nothing to check
-_NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b")
-_UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
-
-
-# the words that make a sentence a claim to judge: one search of a sentence before the five above
-_CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
-                          r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
-
-
-def _meaning(path: str, prose_lines: list[str], facts: _Facts, claims: list[Claim]) -> list[Finding]:
-    """Each sentence of the page (text.sentences, as the mentions read them) that holds a claim word."""
-    out: list[Finding] = []
-    for line_no, sentence in sentences(prose_lines):
-        lowered = sentence.lower()
-        if not _CLAIM_WORDS.search(lowered):
-            continue
-        if _VENV_WORDS.search(lowered) or _SYSTEM_WORDS.search(lowered):
-            out += _actor_claims(path, line_no, sentence, facts, claims)
-        if _FROM_SOURCE.search(lowered) or _SHARED.search(lowered) or _UNIQUE.search(lowered):
-            out += _package_claims(path, line_no, sentence, facts.model, facts, claims)
-    return out
-
-
-def _extras_named(sentence: str, facts: _Facts) -> list[tuple[int, str]]:
-    """(offset, extra) of each extra the sentence names as one: in a code span, or as a word followed by
-    "extra" or "venv"."""
-    found = []
-    extras = facts.names.extras
-    for m in _NAME_TOKEN.finditer(sentence):
-        word = m.group(0)
-        if word not in extras:
-            continue
-        quoted = sentence[m.start() - 1: m.start()] == "`" and sentence[m.end(): m.end() + 1] == "`"
-        if quoted or re.match(r"\s+(?:extras?|venvs?)\b", sentence[m.end():]):
-            found.append((m.start(), word))
-    return found
-
-
-def _actors_named(sentence: str, facts: _Facts) -> list[tuple[int, str, tuple]]:
-    """(offset, name, the model's actors it stands for) of each actor class or FQN in the sentence."""
-    names = facts.names
-    out: list[tuple[int, str, tuple]] = []
-    if not any(name in sentence for name in names.classes):   # every name below ends in a class name
-        return out
-    for m in _NAME_TOKEN.finditer(sentence):
-        word = m.group(0).rstrip(".")
-        last = word.rsplit(".", 1)[-1]
-        if last not in names.classes:
-            continue
-        actors = tuple(a for a in facts.model.actors if a.fqn == word or a.fqn.endswith("." + word)
-                       or (a.class_name == word))
-        if actors:
-            out.append((m.start(), word, actors))
-    return out
-
-
-def _actor_claims(path: str, line_no: int, sentence: str, facts: _Facts, claims: list[Claim]) -> list[Finding]:
-    """Each actor the sentence names is judged against the nearest extra or "system interpreter" it names."""
-    actors = _actors_named(sentence, facts)
-    if not actors:
-        return []
-    said = [(at, "extra", e) for at, e in _extras_named(sentence, facts)]
-    said += [(m.start(), "system", m.group(0)) for m in _SYSTEM_WORDS.finditer(sentence.lower())]
-    if not said:
-        return []
-    out = []
-    for at, name, matches in actors:
-        _, kind, what = min(said, key=lambda s: abs(s[0] - at))
-        if kind == "extra":
-            ok = any(what in a.extras for a in matches)
-            truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) if a.extras else "the system interpreter")
-                              for a in matches)
-            claim = f"{name} runs with extra {what!r}"
-        else:
-            ok = any(a.is_system for a in matches)
-            truth = "; ".join(f"{a.class_name}: extras {', '.join(a.extras) or '(none)'}" for a in matches)
-            claim = f"{name} runs on the {what}"
-        claims.append(Claim(path, line_no, "actor", claim, COMPARED))
-        if not ok:
-            out.append(Finding(path, line_no, CHECK, f"the sentence says {claim}, but the model gives {truth}; "
-                                                  "render it from the model or fix the sentence"))
-    return out
-
-
-def _package_claims(path: str, line_no: int, sentence: str, model, facts: _Facts, claims: list[Claim]) -> list[Finding]:
-    """A package named beside "built from source", "shared"/"built once", "exactly one"/"the only", or in a
-    sentence about one extra's venv, judged against the source builds (by name, version and source) and the
-    extra's install set."""
-    out = []
-    for clause in clauses(_mask_urls(sentence)):
-        low = clause.lower()
-        if (_FROM_SOURCE.search(low) or _SHARED.search(low) or _UNIQUE.search(low)) and not _NEGATED.search(low):
-            out += _judge_packages(path, line_no, clause,
-                                   package_mentions(clause, _claim_candidates(model)), model, claims)
-    return out
-
-
-_CANDIDATES = Memo()
-
-
-def _claim_candidates(model) -> set[str]:
-    """Packages a sentence may claim something of: the source builds, the packages the docs call by a
-    short name, and the lock's notable packages (a lock also holds packages called `build` or `wheel`)."""
-    def compute():
-        return {b.name for b in source_builds(model)} | set(ALIASES.values()) | set(NOTABLE_PACKAGES)
-    return _CANDIDATES.answer(model, "claim candidates", compute)
-
-
-def _judge_packages(path, line, sentence, named, model, claims) -> list[Finding]:
-    out = []
-    shared = {s.package for s in model.shared_builds}
-    low = sentence.lower()
-    for package in sorted(named):
-        builds = builds_of(model, package)
-        problems = []
-        if _FROM_SOURCE.search(low):
-            problems.append(None if builds else f"no warm step builds {package} from source (the lock gives a prebuilt "
-                                                  "distribution, or no warmed extra installs it)")
-        if _SHARED.search(low) and not _FROM_SOURCE.search(low) or "built once" in low:
-            problems.append(None if package in shared else
-                            f"{package} is no source build shared between warmed extras (shared: "
-                            f"{', '.join(sorted(shared)) or 'none'})")
-            if "built once" in low and len(builds) > 1:
-                problems.append(_several(package, builds))
-        if _UNIQUE.search(low):
-            versions = builds or _versions(model, package)
-            problems.append(None if len(versions) == 1 else _several(package, versions))
-        if not problems:
-            continue
-        claims.append(Claim(path, line, "package", f"{package}: {' '.join(sentence.split())[:80]}", COMPARED))
-        for problem in filter(None, problems):
-            out.append(Finding(path, line, CHECK, f"the sentence about {package} is false: {problem}; render it from "
-                                                  "the model or fix the sentence"))
-    return out
-
-
-def _mask_urls(text: str) -> str:
-    return re.sub(r"\S+://\S+|\[[^\]]*\]\([^)]*\)", lambda m: m.group(0).split("](")[0] if "](" in m.group(0) else " ", text)
-
-
-def _versions(model, package: str) -> tuple:
-    """The distinct versions of a prebuilt package across the warm steps' install sets."""
-    seen = set()
-    for step in model.warm_steps:
-        try:
-            pkg = package_in(model, package, step.extras)
-        except InputError:
-            continue
-        if pkg is not None:
-            seen.add((pkg.version, pkg.source))
-    return tuple(sorted(seen, key=str))
-
-
-def _several(package: str, builds) -> str:
-    listed = ", ".join(f"{getattr(b, 'version', None) or b[0]} ({getattr(b, 'source', None) or b[1]})" for b in builds)
-    return f"the warm steps install {len(builds)} distinct {package} builds: {listed}"

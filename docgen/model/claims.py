@@ -22,7 +22,7 @@ from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_
 from docgen.model.stages import published_stage, role_of
 from docgen.names import normalize
 from docgen.records import Memo
-from docgen.snapshot.load import combo_key
+from docgen.snapshot.load import NOTABLE_PACKAGES, combo_key
 from docgen.snapshot.registry import extras_of
 from docgen.text import clauses
 
@@ -62,7 +62,7 @@ def package_words(text: str, candidates: "Collection[str]", tools: bool = False)
     return found + [(p, name) for p, name in phrases if p in low and (name in candidates or p in ARG_ALIASES)]
 
 
-def package_mentions(text: str, candidates: set[str]) -> set[str]:
+def package_mentions(text: str, candidates: "Collection[str]") -> set[str]:
     """Packages (normalised names) a comment or sentence names, directly or through an alias."""
     return {name for _, name in package_words(text, candidates)}
 
@@ -290,6 +290,61 @@ def builds_of(model: "ImageModel", name: str) -> tuple[SourceBuild, ...]:
     """The source builds of one package (normalised name): more than one when versions or sources differ."""
     wanted = normalize(name)
     return tuple(b for b in source_builds(model) if b.name == wanted)
+
+
+_SPOKEN = Memo()
+
+
+def spoken_packages(model: "ImageModel") -> frozenset[str]:
+    """The packages prose calls by name: the source builds, the packages with a short name (ALIASES) and the
+    lock's notable packages (a lock also holds packages called `build` or `wheel`). The fact base names them
+    in prose, and a sentence's build claims are judged of them."""
+    return _SPOKEN.answer(model, "spoken", lambda: frozenset(
+        {b.name for b in source_builds(model)} | set(ALIASES.values()) | set(NOTABLE_PACKAGES)))
+
+
+def build_claim_problems(model: "ImageModel", package: str, *, from_source: bool, shared: bool, once: bool,
+                         unique: bool) -> list[str | None]:
+    """What a sentence says of a package's builds, against the source builds (by name, version and source)
+    and the warm steps' install sets: per claim made (built from source; shared between warmed extras; built
+    once; exactly one version), None when the model bears it out, else what the model gives instead."""
+    builds = builds_of(model, package)
+    shared_builds = {s.package for s in model.shared_builds}
+    problems: list[str | None] = []
+    if from_source:
+        problems.append(None if builds else f"no warm step builds {package} from source (the lock gives a prebuilt "
+                                            "distribution, or no warmed extra installs it)")
+    if shared:
+        problems.append(None if package in shared_builds else f"{package} is no source build shared between warmed "
+                                                              f"extras (shared: {', '.join(sorted(shared_builds)) or 'none'})")
+        if once and len(builds) > 1:
+            problems.append(_several(package, _pairs(builds)))
+    if unique:
+        versions = _pairs(builds) or _versions(model, package)
+        problems.append(None if len(versions) == 1 else _several(package, versions))
+    return problems
+
+
+def _pairs(builds: tuple[SourceBuild, ...]) -> list[tuple]:
+    return [(b.version or b.name, b.source or b.version) for b in builds]
+
+
+def _versions(model: "ImageModel", package: str) -> list[tuple]:
+    """The distinct (version, source) of a prebuilt package across the warm steps' install sets."""
+    seen = set()
+    for step in model.warm_steps:
+        try:
+            pkg = package_in(model, package, step.extras)
+        except InputError:
+            continue
+        if pkg is not None:
+            seen.add((pkg.version, pkg.source))
+    return sorted(seen, key=str)
+
+
+def _several(package: str, builds: list[tuple]) -> str:
+    listed = ", ".join(f"{version} ({source})" for version, source in builds)
+    return f"the warm steps install {len(builds)} distinct {package} builds: {listed}"
 
 
 def _mentions(text: str, label: str, suffixes: tuple[str, ...] = ("",)) -> bool:

@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docgen.fact import ALIASES, Fact, FactBase, dedupe
-from docgen.model.claims import build_user, runtime_user, source_builds
+from docgen.model.claims import build_user, runtime_user, source_builds, spoken_packages
 from docgen.model.stages import published_stage
 from docgen.records import Memo
-from docgen.snapshot.load import NOTABLE_PACKAGES
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -57,12 +56,11 @@ def _derived(model: "ImageModel") -> "Iterable[Fact]":
     for alias, name in ALIASES.items():
         aliases.setdefault(name, []).append(alias)
     builds = source_builds(model)
-    built = {b.name for b in builds}
+    in_prose = spoken_packages(model)
     for name, vs in sorted(versions.items()):
         # prose names a package by its name when it is one the docs talk about (notable, built from source, or
         # with a short name of its own); any other package only as written in code
-        prose = name in NOTABLE_PACKAGES or name in built or name in aliases
-        spoken = (name, *aliases.get(name, ())) if prose else ()
+        spoken = (name, *aliases.get(name, ())) if name in in_prose else ()
         yield Fact("package", name, " / ".join(sorted(vs)), f"{spath}:{snap.line_of(name) or 1}", (f"`{name}`",),
                    spoken)
     for build in builds:

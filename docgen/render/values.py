@@ -202,6 +202,15 @@ def render_value(key: str, model: "ImageModel") -> str:
     return _RENDERED.answer(model, key, lambda: VALUES[key](model))
 
 
+def known_value(key: str, model: "ImageModel") -> str | None:
+    """`render_value`, or None where there is no such key or the model cannot give the value (no such ARG): the
+    pipeline reports that where a page uses the value, and the prose lint and the mentions compare with this."""
+    try:
+        return render_value(key, model) if key in VALUES else None
+    except Exception:   # a value the model cannot give
+        return None
+
+
 def markdown_value(key: str, model: "ImageModel") -> str:
     """The value as a page's sentence shows it: a code-span value as it is, any other escaped by `text` (HTML
     and marker-like comments become entities) on one line, as a value marker and its end share a line."""

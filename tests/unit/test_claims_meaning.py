@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from docgen.blocks import parse_document
+from docgen.check.mentions import scan
 from docgen.check.prose import ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Coverage, lint_document
 from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.model.build import build_model
@@ -25,10 +26,14 @@ def model():
 
 
 def judge(text: str, model) -> tuple[list[str], list]:
+    """The prose lint's findings and claims, then the mentions' (an actor's extras, a package's builds)."""
     doc = parse_document(text, "page.md", {n: g.params for n, g in GENERATORS.items()}, frozenset(VALUES))
     claims: list = []
-    found = [f"{f.line}: {f.message}" for f in lint_document(doc, model, claims)]
-    return found, claims
+    found = lint_document(doc, model, claims)
+    for mention in scan(model, [doc]):
+        found += mention.findings
+        claims += mention.compared
+    return [f"{f.line}: {f.message}" for f in sorted(found, key=lambda f: f.line or 0)], claims
 
 
 def test_an_actor_beside_the_wrong_extra_or_interpreter_is_a_finding_and_the_right_one_is_checked(model):
@@ -38,6 +43,20 @@ def test_an_actor_beside_the_wrong_extra_or_interpreter_is_a_finding_and_the_rig
     assert found[0].startswith("5: ") and "NemoGym runs with extra 'vllm'" in found[0] and "nemo_gym" in found[0]
     assert found[1].startswith("7: ") and "MegatronPolicyWorker runs on the system interpreter" in found[1]
     assert [c.line for c in claims if c.status == COMPARED] == [3, 5, 7]
+
+
+def test_an_actor_is_named_by_any_tail_of_its_fqn_and_by_a_plain_class_name(model):
+    """The mentions name an actor by its class name however it is spelled and by a dotted tail of its FQN, as
+    the prose lint's own claim check did before the mentions judged these claims."""
+    found, claims = judge("Intro.\n\n`VLMEnvironment` runs in the `vllm` venvs.\n\nThe `nemo_gym.NemoGym` actor runs "
+                          "in `vllm` venvs.\n\nRAGEnvironment runs on the system interpreter.\n", model)
+    assert found == ["3: the sentence says VLMEnvironment runs with extra 'vllm', but the model gives VLMEnvironment: the "
+                     "system interpreter; render it from the model or fix the sentence",
+                     "5: the sentence says nemo_gym.NemoGym runs with extra 'vllm', but the model gives NemoGym: "
+                     "nemo_gym; render it from the model or fix the sentence"]
+    assert [(c.line, c.text) for c in claims if c.status == COMPARED] == [
+        (3, "VLMEnvironment runs with extra 'vllm'"), (5, "nemo_gym.NemoGym runs with extra 'vllm'"),
+        (7, "RAGEnvironment runs on the system interpreter")]
 
 
 def test_a_package_beside_built_from_source_shared_or_exactly_one_is_judged(model):

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from docgen.blocks import parse_document
-from docgen.check.prose import lint_document
+from docgen.check.prose import _sort_lines, lint_document
 from docgen.errors import InputError
+from docgen.fact import stated_ids
 from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.model.build import build_model
 from docgen.model.claims import ALIASES, build_claims, py_executables, runtime_user, skip_reason, vllm_copies
@@ -270,3 +271,32 @@ def test_the_fence_rule_is_the_block_engines(model):
 def test_counts_behind_backticks_hyphens_and_capitals_are_found(model):
     found = lint("Nine `a b c` venvs; x-two big new\nworkers; `x`three actors, (4 builds and 5,stages.\n", model)
     assert [f.split("'")[1] for f in found] == ["Nine venvs", "two big new workers", "three actors", "4 builds"]
+
+
+@pytest.mark.parametrize("text, ids", [
+    ("The build user (uid 2000) owns them.", [("2000", "uid", "uid 2000")]),
+    ("user id: 1000, group id=1000", [("1000", "user id", "user id: 1000"), ("1000", "group id", "group id=1000")]),
+    ("It runs as 1000:1000.", [("1000", "runs as", "runs as 1000")]),
+    ("It runs as root, and the root user owns /opt.", [("root", "runs as", "runs as root"), ("root", "", "root")]),
+    ("The build user is root.", [("root", "", "is root")]),
+    ("with umask 022 for the user 022", []),          # a leading zero: a mode, not an id
+    ("uid2000, a user of 12 groups", []),
+])
+def test_a_stated_user_id_is_read_one_way(text, ids):
+    """fact.stated_ids: what the prose lint (a uid typed by hand) and the mentions (a uid the facts lack) read."""
+    assert [(said, word, written) for _, said, word, written in stated_ids(text)] == ids
+    assert all(text[at:].startswith(said) for at, said, _, _ in stated_ids(text))
+
+
+def test_a_uid_typed_by_hand_is_found_in_any_of_the_words_that_name_one(model):
+    found = lint("The build user runs as 2000.\n\nThe runtime user id: 1000.\n\nIt runs as root.\n", model)
+    assert found == ["1: uid 'runs as 2000' is written by hand; use <!-- docgen:value build.uid -->",
+                     "3: uid 'user id: 1000' is written by hand; use <!-- docgen:value runtime.uid -->"]
+
+
+def test_a_comment_or_value_is_read_where_the_block_engine_reads_one(model):
+    # a value (markers and text) is one NUL, a comment a blank, and `<!--` inside a code span is text, as the
+    # block engine reads it (it is no marker there either)
+    doc = parse_document("Nine <!-- a --> venvs, `<!-- b -->` and <!-- docgen:value venvs.count -->9<!-- docgen:end-value"
+                         " --> venvs.\n", "page.md", {n: g.params for n, g in GENERATORS.items()}, frozenset(VALUES))
+    assert _sort_lines(doc)[0] == ["Nine   venvs, `<!-- b -->` and \x00 venvs."]
