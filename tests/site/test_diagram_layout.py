@@ -28,7 +28,7 @@ def test_every_diagram_fits_its_column_and_no_label_overlaps(diagram_tour, site,
     checked = 0
     for url in pages:
         visit = tour[url]
-        assert visit.ready, f"/{url}: not every diagram rendered in a pan-and-zoom box"
+        assert visit.ready, f"/{url}: not every diagram rendered in a pan-and-zoom box: {visit.unready}"
         page_width = visit.page_width
         assert page_width[0] <= page_width[1], f"/{url} at {width} px: a diagram widened the page itself"
         for n, (d, fold) in enumerate(zip(visit.layouts, visit.folds, strict=True)):
@@ -62,7 +62,7 @@ def test_one_tap_shows_each_diagram_full_size(diagram_tour, site, width):
     seen = 0
     for url in diagram_pages(site):
         visit = tour[url]
-        assert visit.ready, f"/{url}: not every diagram rendered in a pan-and-zoom box"
+        assert visit.ready, f"/{url}: not every diagram rendered in a pan-and-zoom box: {visit.unready}"
         for n, f in enumerate(visit.fullscreen):
             where = f"/{url} diagram {n + 1} at {width} px"
             seen += 1

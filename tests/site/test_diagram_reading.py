@@ -33,7 +33,7 @@ def test_every_diagram_meets_wcag_contrast_in_both_schemes(diagram_tour, site, w
     checked = 0
     for url in diagram_pages(site):
         visit = tour[url]
-        assert visit.ready, f"/{url}: not every diagram rendered"
+        assert visit.ready, f"/{url}: not every diagram rendered: {visit.unready}"
         assert set(visit.reading) == set(SCHEMES), f"/{url}: not measured in both schemes: {visit.reading.keys()}"
         for scheme, reading in visit.reading.items():
             assert reading, f"/{url} at {width} px: the {scheme} scheme was never applied"
@@ -63,7 +63,7 @@ def test_diagram_text_is_readable_as_drawn_or_gives_way_on_a_phone(diagram_tour,
     checked = folded = 0
     for url in diagram_pages(site):
         visit = tour[url]
-        assert visit.ready, f"/{url}: not every diagram rendered"
+        assert visit.ready, f"/{url}: not every diagram rendered: {visit.unready}"
         light = visit.reading["light"]
         assert len(light) == len(visit.folds) == len(visit.fullscreen), url
         for n, (d, fold, full) in enumerate(zip(light, visit.folds, visit.fullscreen)):

@@ -21,7 +21,7 @@ def test_the_size_page_leads_with_production_and_its_charts_are_honest(diagram_t
     # the page as the diagram tour saw it at this width (tests/site/visits.py: SIZE_PAGE), which also writes
     # artifacts/site-size-{width}.png
     visit = diagram_tour(width)["image/layering/"]
-    assert visit.ready
+    assert visit.ready, f"the size page's diagrams were not all drawn in a pan-and-zoom box: {visit.unready}"
     facts = visit.size_page
     heads = facts["heads"]
     assert heads.index("Production image") < heads.index("Hermetic test image"), heads

@@ -266,6 +266,25 @@ FOLDS = r"""[...document.querySelectorAll('div.mermaid')].map(d => {
 READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
          " return d.length > 0 && d.every(e => e.querySelector('svg'))"
          " && document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length === d.length; })()")
+# what a page shows when READY never came: READY's counts, and where the page is
+NOT_READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
+             " return {diagrams: d.length, drawn: d.filter(e => e.querySelector('svg')).length,"
+             " boxed: document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length,"
+             " readyState: document.readyState, path: location.pathname}; })()")
+
+
+def script_errors(events: list[dict]) -> list[str]:
+    """The exceptions a page's scripts threw, and the errors they logged, among the browser's `events`."""
+    out = []
+    for e in events:
+        method, params = e.get("method"), e.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            details = params["exceptionDetails"]
+            out.append(f"script error: {details.get('exception', {}).get('description') or details.get('text')}")
+        elif method == "Runtime.consoleAPICalled" and params.get("type") == "error":
+            out.append("console error: " + " ".join(str(a.get("value", a.get("description", "")))
+                                                    for a in params.get("args", [])))
+    return out
 
 # One tap on a diagram's fullscreen button: the box covers the screen and the diagram is drawn at its natural
 # size (its viewBox width), its labels as large as mermaid sets them (px: the smallest font as drawn); panzoom
@@ -395,6 +414,7 @@ def plain_tour(browser, site: Path, base: str, shots: Path) -> dict[str, PlainVi
 class DiagramVisit:
     """One page at one width (the `viewport`)."""
     ready: object = None                  # READY's answer (None: the page has no diagram)
+    unready: dict | None = None           # not ready: NOT_READY's answer and the page's script errors
     page_width: list[int] | None = None   # [documentElement.scrollWidth, innerWidth]
     layouts: list[dict] = field(default_factory=list)      # measure(): one per diagram
     fullscreen: list[dict] = field(default_factory=list)   # FULLSCREEN: one per pan-and-zoom box
@@ -410,11 +430,14 @@ def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dic
     out = {}
     with viewport(browser, width):
         for url in urls:
-            browser.open(base + url)
+            events = browser.open(base + url)
             visit = out[url] = DiagramVisit()
             drawn = url in pages and bool(browser.wait_for(READY))
             if url in pages:
                 visit.ready = drawn   # the tests fail on it; a page not drawn is not measured further
+            if url in pages and not drawn:
+                visit.unready = {**browser.evaluate(NOT_READY),
+                                 "errors": script_errors(events + browser.drain_events())}
             if drawn:
                 visit.page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
                 visit.folds = browser.evaluate(FOLDS)
