@@ -1,7 +1,6 @@
-"""A page's shell in a hardened container that lives only as long as this process holds its lifeline: the
-standard input of the `docker run -i --rm` that started it, a pipe only this process writes to (why that is
-enough is docs/contributing.md's "Who owns a console session's container"). The shell is `docker exec`'s
-bash, and every Docker CLI call is bounded in time."""
+"""A page's shell (`docker exec`'s bash) in a hardened container that lives only while this process holds its
+lifeline, the stdin of the `docker run -i --rm` that started it (docs/contributing.md says why that is enough:
+"Who owns a console session's container"). Every Docker CLI call is bounded in time."""
 
 from __future__ import annotations
 
@@ -57,9 +56,8 @@ class Engine:
 
 
 class PageContainer(PersistentShell):
-    """One hardened container for one page, and the page's shell in it (`docker exec`'s bash): they end
-    together. Only the lifeline replaces the image's entrypoint and command: its environment, working
-    directory and default user stay as a user's `docker run` sees them. `id` is the name it runs under."""
+    """One hardened container for one page and the page's shell in it; they end together. Only the lifeline replaces
+    the image's entrypoint and command (env, workdir and user stay as `docker run` has them); `id` is its name."""
 
     def __init__(self, engine: Engine, image: str, session_id: str) -> None:
         if engine.hung is not None:
@@ -95,6 +93,13 @@ class PageContainer(PersistentShell):
             super().close()
         self._pipe.close()
 
+    def stopped(self) -> bool:
+        """Whether the engine says it runs the container no more (stopped or removed from outside)."""
+        with contextlib.suppress(EngineHung):   # (no answer: it cannot tell)
+            return self.engine.run("ask whether the page container runs", "container", "inspect",
+                                   "--format={{.State.Running}}", self.id).stdout.strip() != "true"
+        return False
+
     def gone(self, seconds: float = 30) -> bool:
         """Whether the engine has removed the container (its `docker run --rm` ends only then), within `seconds`."""
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -102,8 +107,7 @@ class PageContainer(PersistentShell):
         return False
 
     def oom_note(self) -> list[str]:
-        """A line saying the kernel killed a process for memory in this container since the last note, else
-        none (nor when the container cannot say)."""
+        """A line if the kernel killed a process of the container for memory since the last note (none if it cannot say)."""
         try:   # cgroup v2, then v1
             found = re.search(r"^oom_kill (\d+)", self.engine.run("read the memory events", "exec", self.id, "sh", "-c", (
                 "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null")).stdout, re.M)

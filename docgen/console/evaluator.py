@@ -25,6 +25,7 @@ REQUIRE_ENV = "NMP_REQUIRE_IMAGE"
 MAX_DIFF_LINES = 2000
 # what bash and coreutils print when fork() fails under the container's pids limit
 _PIDS_SIGN = re.compile(r"fork: (retry: )?Resource temporarily unavailable")
+_STOPPED = "the container stopped or was removed from outside (docker stop, kill or rm)"
 
 
 class ImageUnavailable(Exception):
@@ -65,8 +66,7 @@ class ConsoleSession:
         return self.shells[key]
 
     def close_document(self, document: str, where: str | None = None) -> None:
-        """End the page's shells (or its shell in `where`): whatever the page left running ends with them;
-        its next block gets a fresh one."""
+        """End the page's shells (or its shell in `where`) and all the page left running; its next block gets a fresh one."""
         for key in [k for k in self.shells if k[0] == document and where in (None, k[1])]:
             self.shells.pop(key).close()
 
@@ -75,12 +75,10 @@ class ConsoleSession:
         tail of its output; the shell is ended (the page's next block gets a fresh one)."""
         shell, partial = self.shells[(document, where)], exc.output.splitlines()
         lines = [f"timed out after {timeout:g} s" if isinstance(exc, CommandTimeout) else str(exc)]
-        if isinstance(shell, PageContainer):
-            if isinstance(exc, ShellExited):   # the shell ended by itself: the container may say why
-                lines += (["the container stopped or was removed from outside (docker stop, kill or rm)"]
-                          if shell.gone(2) else shell.oom_note())
-            if any(_PIDS_SIGN.search(line) for line in partial[-50:]):
-                lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
+        if isinstance(shell, PageContainer) and isinstance(exc, ShellExited):   # ended by itself: the engine may say why
+            lines += [_STOPPED] if shell.stopped() else shell.oom_note()
+        if isinstance(shell, PageContainer) and any(_PIDS_SIGN.search(line) for line in partial[-50:]):
+            lines.append(f"the block ran into the page container's limit of {PIDS_LIMIT} processes")
         self.close_document(document, where)
         hung = self.engine.hung if where == "image" else None
         lines.append(str(hung) if hung else f"the page continues in a fresh {'shell' if where == 'host' else 'container'}")
@@ -159,8 +157,8 @@ def evaluate(example: Example) -> str | None:
 
 
 def update_block(document: Document, block: ConsoleBlock, steps: list[ShellStep]) -> None:
-    """Rewrite one block's body in the file on disk from the real run; nothing else changes. Earlier updates
-    of the same page shift later blocks; the shifts are kept in the namespace."""
+    """Rewrite one block's body in the file on disk from the real run, nothing else (the shifts earlier updates of
+    the page made are kept in the namespace)."""
     shifts: list[tuple[int, int]] = document.namespace.setdefault("_console_shifts", [])
     shift = sum(delta for at, delta in shifts if at < block.body_start)
     original = document.text[block.body_start:block.body_end]

@@ -142,9 +142,8 @@ class PersistentShell:
             self._stdin.flush()
 
     def close(self) -> None:
-        """End the shell and everything it started: the group this process started, never the PID the shell
-        reports (in a PID namespace the shell is 1 to itself, and killpg(1) names the host's init group);
-        once only, as a reaped PID is reused."""
+        """End the shell and all it started: the group this process started, never the PID the shell reports (in a
+        PID namespace the shell is 1 to itself, and killpg(1) names init's group); once only (reaped PIDs are reused)."""
         with contextlib.suppress(OSError):
             if self._proc.returncode is None:
                 os.killpg(self._proc.pid, signal.SIGKILL)
@@ -179,9 +178,8 @@ KILL_MARKED = ('for f in $(grep -lzx "$1" /proc/[0-9]*/environ 2>/dev/null); do 
 
 
 class HostWorkspace:
-    """A copy of the repo's working tree for a session's host shells, and its lifeline: a sh that, at end-of-file
-    on a pipe only this process writes to (the session's close, or this process's end in any way), ends every
-    process with the session's mark and removes the copy."""
+    """A copy of the repo's working tree for a session's host shells, and its lifeline: a sh that, at the end of a pipe
+    only this process writes to (closed by the session or by this process's end), kills the marked and removes the copy."""
 
     def __init__(self, repo: Path) -> None:
         self.repo, self.folder = repo, Path(tempfile.mkdtemp(prefix="docgen-console-host-"))

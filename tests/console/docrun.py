@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 import uuid
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +98,16 @@ def start_page(workdir: Path, page: str, env: dict[str, str] | None = None) -> s
     prepare(workdir, page)
     return subprocess.Popen(child_command(workdir), cwd=workdir, env=child_env(env),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def at_once(run: Callable[..., object], *arguments: Iterable) -> list:
+    """`run` over the zipped `arguments`, every call in a thread of its own at the same time (sessions that
+    wait on the engine and on child processes, not on this process's CPU); their results, or the first
+    failure once all have ended."""
+    calls = list(zip(*arguments))
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        futures = [pool.submit(run, *args) for args in calls]
+    return [f.result() for f in futures]
 
 
 def wait_for_container(docker_client, session_id: str, child: subprocess.Popen, seconds: float = 120):

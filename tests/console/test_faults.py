@@ -13,7 +13,7 @@ import time
 import pytest
 
 from docgen.console.container import SESSION_LABEL
-from tests.console.docrun import read_outcomes, run_page, session_env, start_page, wait_for_container
+from tests.console.docrun import at_once, read_outcomes, run_page, session_env, start_page, wait_for_container
 
 
 def _outcomes(outcomes):
@@ -96,31 +96,34 @@ def _ready(container) -> bool:
 
 @pytest.mark.probe("engine faults")
 @pytest.mark.docker
-@pytest.mark.parametrize("how", ["kill", "remove"])
-def test_a_container_stopped_from_outside_fails_that_block_and_a_fresh_one_runs_the_rest(tmp_path, runner_image, docker_client, how):
-    session_id, env = session_env(runner_image)
-    child = start_page(tmp_path, STOPPED_PAGE, env=env)
-    try:
-        container = wait_for_container(docker_client, session_id, child)
-        while not _ready(container):   # the block runs
-            assert child.poll() is None, child.stdout.read()
-            time.sleep(0.1)
-        container.kill() if how == "kill" else container.remove(force=True)
-        output, _ = child.communicate(timeout=120)
-    finally:
-        child.kill()
-    outcomes = read_outcomes(tmp_path)
-    assert _outcomes(outcomes) == {"page.md::stopped::1": "failed", "page.md::after::1": "passed"}, output
-    message = outcomes["page.md::stopped::1"].message
-    assert "stopped" in message and "from outside" in message and "fresh container" in message, message
-    assert "Traceback" not in output
+def test_a_container_stopped_from_outside_fails_that_block_and_a_fresh_one_runs_the_rest(tmp_path, runner_image, docker_client):
+    """One session's container killed, another's removed, while a block runs; the two sessions run at once."""
+    def stop(how: str) -> None:
+        session_id, env = session_env(runner_image)
+        child = start_page(tmp_path / how, STOPPED_PAGE, env=env)
+        try:
+            container = wait_for_container(docker_client, session_id, child)
+            while not _ready(container):   # the block runs
+                assert child.poll() is None, child.stdout.read()
+                time.sleep(0.1)
+            container.kill() if how == "kill" else container.remove(force=True)
+            output, _ = child.communicate(timeout=120)
+        finally:
+            child.kill()
+        outcomes = read_outcomes(tmp_path / how)
+        assert _outcomes(outcomes) == {"page.md::stopped::1": "failed", "page.md::after::1": "passed"}, (how, output)
+        message = outcomes["page.md::stopped::1"].message
+        assert "stopped" in message and "from outside" in message and "fresh container" in message, (how, message)
+        assert "Traceback" not in output, how
+
+    at_once(stop, ["kill", "remove"])
 
 
 FORK_BOMB_PAGE = textwrap.dedent(
     """\
     # Bomb
 
-    <!-- console: timeout=4 -->
+    <!-- console: timeout=2 -->
     ```console
     $ bomb() { bomb | bomb & }; bomb; sleep 30
     ```
@@ -142,7 +145,7 @@ def test_exhausting_pids_fails_that_block_only(tmp_path, runner_image, docker_cl
     outcomes, proc = run_page(tmp_path, FORK_BOMB_PAGE, env=env)
     assert _outcomes(outcomes) == {"page.md::bomb::1": "failed", "page.md::after::1": "passed"}, proc.stdout
     message = outcomes["page.md::bomb::1"].message
-    assert "timed out after 4 s" in message and "the page continues in a fresh container" in message, message
+    assert "timed out after 2 s" in message and "the page continues in a fresh container" in message, message
     assert "limit of 256 processes" in message
     assert "Traceback" not in proc.stdout
     assert docker_client.containers.list(all=True, filters={"label": f"{SESSION_LABEL}={session_id}"}) == []

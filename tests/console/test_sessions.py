@@ -15,7 +15,7 @@ import docker
 import pytest
 
 from docgen.console.container import SESSION_LABEL
-from tests.console.docrun import read_outcomes, run_page, session_env, start_page, wait_for_container
+from tests.console.docrun import at_once, read_outcomes, run_page, session_env, start_page, wait_for_container
 
 OWNER = {"owner": "console-tests"}     # every container these tests create themselves carries it
 
@@ -65,20 +65,29 @@ STUBBORN_PAGE = textwrap.dedent(
 
 @pytest.mark.probe("container ownership")
 @pytest.mark.docker
-@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT], ids=lambda s: signal.Signals(s).name)
-def test_a_session_that_dies_in_any_way_takes_its_container_with_it(tmp_path, docker_client, runner_image, signum):
-    session_id, env = session_env(runner_image)
-    child = start_page(tmp_path, STUBBORN_PAGE, env=env)
+def test_a_session_that_dies_in_any_way_takes_its_container_with_it(tmp_path, docker_client, runner_image):
+    """SIGKILL, SIGTERM and SIGINT, each to a session of its own; the three sessions run at once."""
+    signals = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
+    sessions = [session_env(runner_image) for _ in signals]
+
+    def die(signum: int, session_id: str, env: dict[str, str]) -> None:
+        name = signal.Signals(signum).name
+        child = start_page(tmp_path / name, STUBBORN_PAGE, env=env)
+        try:
+            container = wait_for_container(docker_client, session_id, child)
+            _wait_until_ready(container, child)
+            child.send_signal(signum)
+            child.wait(timeout=60)
+            assert _removed(docker_client, container.id), f"{name}: the container outlived its session"
+        finally:
+            child.kill()
+
     try:
-        container = wait_for_container(docker_client, session_id, child)
-        _wait_until_ready(container, child)
-        child.send_signal(signum)
-        child.wait(timeout=60)
-        assert _removed(docker_client, container.id), "the container outlived its session"
+        at_once(die, signals, *zip(*sessions))
     finally:
-        child.kill()
-        for leftover in _containers(docker_client, session_id):
-            leftover.remove(force=True)
+        for session_id, _ in sessions:
+            for leftover in _containers(docker_client, session_id):
+                leftover.remove(force=True)
 
 
 # A session as a CI job in a container would run it: in its own PID namespace (it is PID 1 there, as the
@@ -204,35 +213,36 @@ def test_sigint_at_any_moment_of_start_up_leaves_nothing(tmp_path, docker_client
     # The probe that found the leak sent SIGINT within the first second. The `docker run` that creates,
     # attaches and starts the container runs in a session of its own, out of the signal's reach, and ends with
     # the pipe the process holds, so an interrupted start-up either made no container or made one whose
-    # lifeline ends with the process; no other session is needed. The moments aim at that window.
+    # lifeline ends with the process; no other session is needed. The moments aim at that window; the five
+    # sessions run at once, each interrupted at its own moment.
     moments = [0.3, 0.9, "listed", "listed+0.1", "running"]
-    sessions = []
+    sessions = [session_env(runner_image, PYTHONFAULTHANDLER="1") for _ in moments]
+
+    def interrupt(n: int, moment, session_id: str, env: dict[str, str]) -> None:
+        child = start_page(tmp_path / f"run{n}", STUBBORN_PAGE, env=env)
+        try:
+            _at(moment, docker_client, session_id, child)
+            # CPython may drop a SIGINT that lands in its import machinery at start-up ("Exception ignored
+            # in ... _get_module_lock ... KeyboardInterrupt"); a reader then presses Ctrl-C again
+            for _ in range(3):
+                child.send_signal(signal.SIGINT)
+                try:
+                    child.communicate(timeout=20)
+                    return
+                except subprocess.TimeoutExpired:
+                    continue
+            child.send_signal(signal.SIGABRT)   # the faulthandler prints where it stands
+            raise AssertionError(f"SIGINT at {moment} did not end the session:\n{child.communicate()[0][-6000:]}")
+        finally:
+            child.kill()
+
     try:
-        for n, moment in enumerate(moments):
-            session_id, env = session_env(runner_image, PYTHONFAULTHANDLER="1")
-            sessions.append(session_id)
-            child = start_page(tmp_path / f"run{n}", STUBBORN_PAGE, env=env)
-            try:
-                _at(moment, docker_client, session_id, child)
-                # CPython may drop a SIGINT that lands in its import machinery at start-up ("Exception ignored
-                # in ... _get_module_lock ... KeyboardInterrupt"); a reader then presses Ctrl-C again
-                for _ in range(3):
-                    child.send_signal(signal.SIGINT)
-                    try:
-                        child.communicate(timeout=20)
-                        break
-                    except subprocess.TimeoutExpired:
-                        continue
-                else:
-                    child.send_signal(signal.SIGABRT)   # the faulthandler prints where it stands
-                    raise AssertionError(f"SIGINT at {moment} did not end the session:\n{child.communicate()[0][-6000:]}")
-            finally:
-                child.kill()
-        left = {s: [c.id for c in _containers(docker_client, s)] for s in sessions}
+        at_once(interrupt, range(len(moments)), moments, *zip(*sessions))
+        left = {s: [c.id for c in _containers(docker_client, s)] for s, _ in sessions}
         assert all(_removed(docker_client, c) for ids in left.values() for c in ids)
-        assert [s for s in sessions if _containers(docker_client, s)] == []
+        assert [s for s, _ in sessions if _containers(docker_client, s)] == []
     finally:
-        for session_id in sessions:
+        for session_id, _ in sessions:
             for container in _containers(docker_client, session_id):
                 container.remove(force=True)
 
