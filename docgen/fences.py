@@ -84,6 +84,20 @@ class Region(NamedTuple):
     last: int = -1
 
 
+_ALLOW = re.compile(r"<!--\s*docgen:allow\s+([\w,-]+)\s")
+
+
+def allowed_rules(line: str) -> frozenset[str]:
+    """The rules the allow markers of a line name (`<!-- docgen:allow prose,stated-value WHY -->`): the one
+    reading of the marker for the pipeline, the prose lint and the mentions. A marker shown in inline code is
+    text, as the block engine reads every marker; one in a fenced block's line allows that line of code."""
+    if "docgen:allow" not in line:
+        return frozenset()
+    spans = code_spans(line)
+    return frozenset(r for m in _ALLOW.finditer(line) if not any(a <= m.start() < b for a, b in spans)
+                     for r in m.group(1).split(","))
+
+
 def code_spans(line: str) -> list[tuple[int, int]]:
     """Inline code spans of a line: a backtick run up to the next run of the same length. One pass over the
     runs with a forward-only cursor per length, so a line of thousands of unmatched runs stays linear (a

@@ -6,7 +6,6 @@ names on its line. `write` marks the rules `docgen write` fixes by itself (the r
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 DF, PAGE = "Dockerfile.nmp-rl-base", "docs/index.md"   # the files of this repository the examples edit
@@ -132,13 +131,3 @@ def rule(rule_id: str) -> Rule:
         return RULES[rule_id]
     except KeyError:
         raise KeyError(f"finding of undeclared rule {rule_id!r}: declare it in docgen/rules.py") from None
-
-
-_ALLOW = re.compile(r"<!--\s*docgen:allow\s+([\w,-]+)\s")
-
-
-def allowed_rules(line: str) -> frozenset[str]:
-    """The rules the allow markers of a line name (`<!-- docgen:allow prose,stated-value WHY -->`): the one
-    reading of the marker for the pipeline, the prose lint and the mentions."""
-    return frozenset(r for m in _ALLOW.finditer(line) for r in m.group(1).split(",")) if "docgen:allow" in line \
-        else frozenset()

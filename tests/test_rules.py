@@ -75,6 +75,19 @@ def test_an_allow_marker_silences_only_the_rule_it_names(tmp_path):
     assert not [f for f in report["findings"] if f["path"] == PAGE]
 
 
+def test_an_allow_marker_shown_in_a_code_span_silences_nothing(tmp_path):
+    """A page that shows the marker's syntax in inline code, on a line with a false sentence: the shown marker is
+    text, as the block engine reads it, so the finding stands; the same marker in the page's flow silences it."""
+    root = copy_repo(tmp_path / "repo")
+    shown = "`<!-- docgen:allow prose,stated-value the example of a stale version -->`"
+    _apply(root, ((PAGE, "", f"vLLM 0.0.1 generates the rollouts; a line that must keep it ends in {shown}."),))
+    code, report = _lint(root)
+    assert code == 1 and "stated-value" in {f["check"] for f in report["findings"] if f["path"] == PAGE}, report
+    (root / PAGE).write_text((root / PAGE).read_text().replace(f"ends in {shown}.", f"ends in it. {shown.strip('`')}"))
+    _, report = _lint(root)
+    assert not [f for f in report["findings"] if f["path"] == PAGE]
+
+
 @pytest.mark.parametrize("marker, says", [
     ("<!-- docgen:allow -->", "names no rule"),
     ("<!-- docgen:allow because I say so -->", "'because'"),

@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.check.lint import Finding
-from docgen.fences import span_texts
+from docgen.fences import allowed_rules, span_texts
 from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
                                 claims_coverage)
 from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, stated_ids, version_allowed
@@ -29,7 +29,6 @@ from docgen.model.facts import fact_base
 from docgen.names import COUNT, COUNT_NOUNS, singular
 from docgen.records import Memo
 from docgen.render.values import known_value
-from docgen.rules import allowed_rules
 from docgen.text import STATED_VERSION, clauses, sentences_with_lines, split_lines
 
 if TYPE_CHECKING:

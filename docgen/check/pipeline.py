@@ -19,6 +19,7 @@ from docgen.check.lint import check_coverage, check_value_line_start, lint
 from docgen.check.mentions import dockerfile_comments, record_of, review_findings, scan
 from docgen.check.prose import prose_findings
 from docgen.errors import ArgError, InputError
+from docgen.fences import allowed_rules
 from docgen.inputs.dockerfile import parse_dockerfile
 from docgen.inputs.image_size import load_image_size
 from docgen.inputs.quoted import QuotedFile
@@ -27,7 +28,7 @@ from docgen.model.build import build_model
 from docgen.model import ImageModel
 from docgen.model.facts import fact_base
 from docgen.project import Project
-from docgen.rules import allowed_rules, rule
+from docgen.rules import rule
 from docgen.render.generators import GENERATORS, REQUIRED_GENERATORS, RenderInputs, render_block
 from docgen.render.values import VALUES, markdown_value
 from docgen.snapshot.load import load_snapshot

@@ -20,14 +20,13 @@ import re
 from functools import cached_property   # loaded already: re imports functools
 from typing import TYPE_CHECKING, NamedTuple
 
-from docgen.fences import COMMENT, INDENTED, code_spans, span_texts
+from docgen.fences import COMMENT, INDENTED, allowed_rules, code_spans, span_texts
 from docgen.check.lint import Finding
 from docgen.fact import ALIASES, stated_ids
 from docgen.model.claims import known_names, package_words
 from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, known_value
-from docgen.rules import allowed_rules
 from docgen.text import STATED_VERSION, line_at
 
 if TYPE_CHECKING:
