@@ -95,8 +95,9 @@ ARG_ALIASES: dict[str, str] = {
 
 
 # A user or group id as a sentence states it: a number (or "root", id 0) right after a word that names a user
-# ("uid 2000", "user id: 1000", "runs as root"), "root" after "as" or "is", or "root" before "user".
-_STATED_ID = re.compile(r"\b(?P<word>uid|gid|user id|group id|user|runs as|run as)\W{0,3}\b(?P<id>\d{1,7}|root)\b"
+# ("uid 2000", "user id: 1000", "runs as root"; a colon, "=" or "(" may stand between, never a sentence's or a
+# list's punctuation), "root" after "as" or "is", or "root" before "user".
+_STATED_ID = re.compile(r"\b(?P<word>uid|gid|user id|group id|user|runs as|run as)[ \t]*[:=(]?[ \t]*\b(?P<id>\d{1,7}|root)\b"
                         r"|\b(?:as|is)\s+(?P<as>root)\b|\b(?P<before>root)(?= user\b)", re.IGNORECASE)
 
 

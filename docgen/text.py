@@ -58,7 +58,8 @@ _UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
 def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
     """(1-based first line, sentence) for every sentence of a page's hand-written lines: a paragraph, a list
     item, a heading and a table row (its cells joined by " | ") are units, and a unit splits at sentence ends.
-    A sentence's lines are joined by one blank. The mentions and the prose lint's claims read these sentences."""
+    A sentence's lines are joined by one blank. The sentences of sentences_with_lines, which the mentions read,
+    without their lines (the comments a page quotes are split this way)."""
     for line, sentence, _ in sentences_with_lines(lines):
         yield line, sentence
 

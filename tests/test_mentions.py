@@ -209,3 +209,25 @@ def test_a_stated_value_is_reported_on_the_line_where_it_stands(repo: Path, sent
     code, out = run("check", "--root", str(repo))
     assert code == 1 and f"{PAGE}:{line + false_line - 1}: [stated-value]" in out, out
     assert f"{PAGE}:{line}: [unrecorded-sentence]" in out   # the sentence itself is known by its first line
+
+
+@pytest.mark.parametrize("denied", ["The image doesn't build vllm from source.", "vllm isn't built from source here.",
+                                    "vllm is not built from source."])
+def test_a_denied_build_claim_claims_nothing(repo: Path, denied: str):
+    """A clause that denies a source build ("doesn't", "isn't", "not") states no build to judge; the same clause
+    affirmed is judged (vllm comes as a wheel, so it is false)."""
+    line = _plant(repo, "The image builds vllm from source.")
+    code, out = run("lint", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [stated-value] the sentence about vllm is false" in out, out
+    page = repo / PAGE
+    page.write_text(page.read_text().replace("The image builds vllm from source.", denied))
+    code, out = run("lint", "--root", str(repo))
+    assert f"{PAGE}:{line}:" not in out, out
+
+
+@pytest.mark.parametrize("sentence", ["Each venv belongs to the runtime user. 2 venvs are prefetched first.",
+                                      "For each user, 3 extras are warmed."])
+def test_a_number_after_a_user_word_across_punctuation_is_no_stated_id(repo: Path, sentence: str):
+    line = _plant(repo, sentence)
+    code, out = run("lint", "--root", str(repo))
+    assert not re.search(rf"{PAGE}:{line}: .*(?:uid|user id)", out), out

@@ -41,7 +41,10 @@ REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
-_NEGATION = re.compile(r"\b(?:not|never|no|isn't|aren't|without|un)\b|n't\b", re.I)
+# Words that deny what follows them ("not", "never", "doesn't"): the one list of both negation rules below
+_DENIAL = r"\b(?:not|never)\b|n['\u2019]t\b"
+# before a stated value, "no", "without" and "un-" deny it too
+_NEGATION = re.compile(_DENIAL + r"|\b(?:no|without|un)\b", re.I)
 # A state a sentence can state of a fact whose value is a state (an extra warmed or not, a group by default).
 _STATES = {
     "extra": ("warmed", re.compile(r"\bwarm(?:ed|s|ing)?\b|\bin the (?:uv )?cache\b", re.I)),
@@ -421,7 +424,7 @@ _FROM_SOURCE = re.compile(r"\b(?:built|builds?|compiled|compiles?)\b[^.,;]{0,40}
 _SHARED = re.compile(r"\bshared\b|\bbuilt once\b")
 _UNIQUE = re.compile(r"\bexactly one\b|\bthe only\b|\bthe single\b")
 # "stops being shared", "is not built from source": a clause that denies the fact claims nothing to check
-_NEGATED = re.compile(r"\b(?:not|no longer|never|stops? being|unless|when|if)\b")
+_NEGATED = re.compile(_DENIAL + r"|\b(?:no longer|stops? being|unless|when|if)\b")
 # the words that make a sentence such a claim: one search of a sentence before the patterns above
 _CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
                           r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")

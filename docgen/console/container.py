@@ -38,9 +38,8 @@ class Engine:
         self.hung: EngineHung | None = None
 
     def hang(self, what: str) -> EngineHung:
-        self.hung = self.hung or EngineHung(f"the Docker engine did not answer within {self.timeout:g} s (to {what}); "
-                                            f"no further engine call is made in this session (set {ENGINE_TIMEOUT_ENV} "
-                                            "to wait longer)")
+        self.hung = self.hung or EngineHung(f"the Docker engine did not answer within {self.timeout:g} s (to {what}); no further "
+                                            f"engine call is made in this session (set {ENGINE_TIMEOUT_ENV} to wait longer)")
         return self.hung
 
     def run(self, what: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -59,7 +58,7 @@ class PageContainer(PersistentShell):
     """One hardened container for one page and the page's shell in it; they end together. Only the lifeline replaces
     the image's entrypoint and command (env, workdir and user stay as `docker run` has them); `id` is its name."""
 
-    def __init__(self, engine: Engine, image: str, session_id: str) -> None:
+    def __init__(self, engine: Engine, image: str, session_id: str, started: list[PageContainer] | None = None) -> None:
         if engine.hung is not None:
             raise engine.hung
         self.engine, self.oom_seen, self.id = engine, 0, f"docgen-console-{secrets.token_hex(12)}"
@@ -71,20 +70,21 @@ class PageContainer(PersistentShell):
              "--tmpfs=/tmp:rw,size=64m", f"--memory={self.memory_limit}", f"--pids-limit={PIDS_LIMIT}",
              "--entrypoint=/bin/sh", image, "-c", LIFELINE],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        pipe, up, err = self._lifeline.stdin, self._lifeline.stdout, self._lifeline.stderr
-        assert pipe is not None and up is not None and err is not None
+        pipe, up = self._lifeline.stdin, self._lifeline.stdout
+        assert pipe is not None and up is not None
         self._pipe = pipe
+        if started is not None:   # the session checks its removal, also when the start fails
+            started.append(self)
         try:
             if not select.select([up], [], [], engine.timeout)[0]:
                 raise engine.hang("start the page container")
-            if os.read(up.fileno(), 64) != b"up\n":
-                pipe.close()
-                raise RuntimeError(f"docker run: {err.read().decode(errors='replace').strip()}")
+            if os.read(up.fileno(), 64) != b"up\n":   # docker run failed: its error, once it has ended
+                raise RuntimeError(f"docker run: {self._lifeline.communicate(timeout=engine.timeout)[1].decode(errors='replace').strip()}")
             super().__init__(["docker", "exec", "-i", self.id, "bash", "--noprofile", "--norc"], start_timeout=engine.timeout)
         except BaseException as exc:
             self.close()
-            if isinstance(exc, CommandTimeout):
-                raise engine.hang("start a shell in the page container") from None
+            if isinstance(exc, (CommandTimeout, subprocess.TimeoutExpired)):
+                raise engine.hang("start the page container and its shell") from None
             raise
 
     def close(self) -> None:
@@ -101,9 +101,10 @@ class PageContainer(PersistentShell):
         return False
 
     def gone(self, seconds: float = 30) -> bool:
-        """Whether the engine has removed the container (its `docker run --rm` ends only then), within `seconds`."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            return self._lifeline.wait(seconds) is not None
+        """Whether the engine has removed the container: its `docker run --rm` ended within `seconds`, and the name is unknown."""
+        with contextlib.suppress(subprocess.TimeoutExpired, EngineHung):
+            self._lifeline.wait(seconds)
+            return "No such" in self.engine.run("look the page container up", "container", "inspect", self.id).stderr
         return False
 
     def oom_note(self) -> list[str]:

@@ -61,8 +61,7 @@ class ConsoleSession:
                         "scripts/docker-engine start)" if "No such image" in found.stderr else
                         f"no Docker engine answers ({found.stderr.strip()}); start one with scripts/docker-engine start")
                 self.image_id = found.stdout.strip()
-            self.started.append(container := PageContainer(self.engine, self.image_id, self.session_id))
-            self.shells[key] = container
+            self.shells[key] = PageContainer(self.engine, self.image_id, self.session_id, self.started)
         return self.shells[key]
 
     def close_document(self, document: str, where: str | None = None) -> None:

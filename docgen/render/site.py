@@ -15,7 +15,7 @@ from docgen.model.stages import ROLES, base_venv, role_of
 from docgen.render.diff import diff_markdown, has_sections, plain_summary
 from docgen.render.generators import GENERATORS
 from docgen.render.markdown import code, text
-from docgen.render.values import VALUES, render_value
+from docgen.render.values import CANNOT_GIVE, VALUES, render_value
 from docgen.rules import RULES
 from docgen.snapshot.load import is_fqn
 
@@ -71,7 +71,7 @@ def rules_page(model) -> str:
     for key in VALUES:
         try:
             shown = render_value(key, model)
-        except Exception as exc:   # a value this image cannot give: say why, as check would
+        except CANNOT_GIVE as exc:   # a value this image cannot give: say why, as check would
             shown = f"(not available: {exc})"
         out.append(f"| `{key}` | {md_cell(text(shown))} |")
     return "\n".join(out) + "\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from docgen.errors import ArgError
+from docgen.errors import ArgError, InputError
 from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
 from docgen.model.cross import ARCH_NAMES, arch_floor, format_capability
 from docgen.model.stages import base_venv, build_arg_value, image_value
@@ -197,6 +197,11 @@ VALUES.update({
 _RENDERED = Memo()
 
 
+# What a value function raises for a value the model cannot give (no such ARG, no such package); anything
+# else is a bug of docgen's, and surfaces.
+CANNOT_GIVE = (ArgError, InputError, KeyError, ValueError)
+
+
 def render_value(key: str, model: "ImageModel") -> str:
     """The value's plain text (for a transcript or a comparison); a page's sentence takes `markdown_value`."""
     return _RENDERED.answer(model, key, lambda: VALUES[key](model))
@@ -207,7 +212,7 @@ def known_value(key: str, model: "ImageModel") -> str | None:
     pipeline reports that where a page uses the value, and the prose lint and the mentions compare with this."""
     try:
         return render_value(key, model) if key in VALUES else None
-    except Exception:   # a value the model cannot give
+    except CANNOT_GIVE:
         return None
 
 

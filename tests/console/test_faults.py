@@ -368,3 +368,47 @@ def test_one_timed_out_engine_call_fails_every_later_call_at_once_and_other_erro
     other = Engine(1)
     assert other.run("remove the session container", "rm", "id").stderr == "no such container\n"
     assert other.hung is None
+
+
+# A Docker CLI whose `run` prints RUN_SAYS and then reads its input to the end, whose `exec` is a local bash, and
+# whose `container inspect` says the container stopped, or, once the file `removed` exists, that there is none.
+_FAKE_ENGINE = """case "$1" in
+  run) printf '%s\\n' "$RUN_SAYS"; [ "$RUN_SAYS" = up ] || { echo "$RUN_ERROR" >&2; exec sleep "$RUN_HOLDS"; }; cat >/dev/null;;
+  exec) exec bash --noprofile --norc;;
+  container) [ -e "$(dirname "$0")/removed" ] && { echo "Error: No such container: $4" >&2; exit 1; }; echo false;;
+esac"""
+
+
+@pytest.mark.probe("engine faults")
+@pytest.mark.parametrize("holds, raised", [("0", r"docker run: no such image"), ("60", r"did not answer within 1 s")])
+def test_a_page_container_that_fails_to_start_is_still_the_sessions_to_check(tmp_path, monkeypatch, holds, raised):
+    """`docker run` that prints something else than `up`: its error once it has ended (bounded by the engine's
+    timeout when it does not end), and the container is in the session's list, whose close checks its removal."""
+    from docgen.console.container import Engine, EngineHung, PageContainer
+
+    monkeypatch.setenv("PATH", _docker_on_path(tmp_path, _FAKE_ENGINE)["PATH"])
+    monkeypatch.setenv("RUN_SAYS", "nope")
+    monkeypatch.setenv("RUN_ERROR", "no such image")
+    monkeypatch.setenv("RUN_HOLDS", holds)
+    started: list = []
+    began = time.monotonic()
+    with pytest.raises((RuntimeError, EngineHung), match=raised):
+        PageContainer(Engine(1), "any:image", "a-session", started)
+    assert time.monotonic() - began < 20 and len(started) == 1
+
+
+@pytest.mark.probe("engine faults")
+def test_a_page_container_is_gone_only_once_the_engine_knows_it_no_more(tmp_path, monkeypatch):
+    """Its `docker run` ending is not enough (that command can fail to remove it, or be killed): the engine is
+    asked, and only "No such container" counts as removed."""
+    from docgen.console.container import Engine, PageContainer
+
+    monkeypatch.setenv("PATH", _docker_on_path(tmp_path, _FAKE_ENGINE)["PATH"])
+    monkeypatch.setenv("RUN_SAYS", "up")
+    container = PageContainer(Engine(5), "any:image", "a-session")
+    assert container.run("echo hi", 5).output == ["hi"]
+    assert container.stopped()   # the fake engine says it runs no more
+    container.close()
+    assert not container.gone(5)   # docker run ended, but the engine still lists the container
+    (tmp_path / "removed").touch()
+    assert container.gone(5)
