@@ -108,3 +108,20 @@ def test_a_builds_comment_over_a_prebuilt_package_is_a_claim_with_a_problem(mode
     prebuilt = model._replace(snapshot=SNAPSHOT._replace(packages={**SNAPSHOT.packages, key: wheel}))
     problems = [c.problem for c in build_claims(prebuilt) if c.problem]
     assert len(problems) == 1 and "says it builds transformer-engine" in problems[0] and "prebuilt" in problems[0]
+
+
+def test_a_value_the_model_cannot_give_is_none_and_a_bug_in_a_value_function_surfaces(model, monkeypatch):
+    from docgen.errors import ArgError
+    from docgen.render.values import known_value
+
+    def missing(_model):
+        raise ArgError("the Dockerfile has no such ARG")
+
+    def broken(_model):
+        return None.upper()   # a bug of docgen's, not a value the model lacks
+
+    monkeypatch.setitem(VALUES, "test.missing", missing)
+    monkeypatch.setitem(VALUES, "test.broken", broken)
+    assert known_value("test.missing", model) is None and known_value("no.such.key", model) is None
+    with pytest.raises(AttributeError):
+        known_value("test.broken", model)
