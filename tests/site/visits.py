@@ -262,15 +262,14 @@ FOLDS = r"""[...document.querySelectorAll('div.mermaid')].map(d => {
 })"""
 
 
-# every diagram drawn, and the panzoom plugin's script has taken each box over (it looks once a second)
-READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
-         " return d.length > 0 && d.every(e => e.querySelector('svg'))"
-         " && document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length === d.length; })()")
-# what a page shows when READY never came: READY's counts, and where the page is
-NOT_READY = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
-             " return {diagrams: d.length, drawn: d.filter(e => e.querySelector('svg')).length,"
-             " boxed: document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length,"
-             " readyState: document.readyState, path: location.pathname}; })()")
+# the page's diagrams, those drawn as an SVG, and those the panzoom plugin's script has taken over in their box
+# (it looks once a second), with where the page is: what READY judges, and what a page not ready reports
+STATE = ("(() => { const d = [...document.querySelectorAll('div.mermaid')];"
+         " return {diagrams: d.length, drawn: d.filter(e => e.querySelector('svg')).length,"
+         " boxed: document.querySelectorAll('.panzoom-box div.mermaid[data-zoom]').length,"
+         " readyState: document.readyState, path: location.pathname}; })()")
+# every diagram drawn, and each box taken over
+READY = f"(s => s.diagrams > 0 && s.drawn === s.diagrams && s.boxed === s.diagrams)({STATE})"
 
 
 def script_errors(events: list[dict]) -> list[str]:
@@ -414,7 +413,7 @@ def plain_tour(browser, site: Path, base: str, shots: Path) -> dict[str, PlainVi
 class DiagramVisit:
     """One page at one width (the `viewport`)."""
     ready: object = None                  # READY's answer (None: the page has no diagram)
-    unready: dict | None = None           # not ready: NOT_READY's answer and the page's script errors
+    unready: dict | None = None           # not ready: STATE's answer and the page's script errors
     page_width: list[int] | None = None   # [documentElement.scrollWidth, innerWidth]
     layouts: list[dict] = field(default_factory=list)      # measure(): one per diagram
     fullscreen: list[dict] = field(default_factory=list)   # FULLSCREEN: one per pan-and-zoom box
@@ -436,7 +435,7 @@ def diagram_tour(browser, site: Path, base: str, width: int, shots: Path) -> dic
             if url in pages:
                 visit.ready = drawn   # the tests fail on it; a page not drawn is not measured further
             if url in pages and not drawn:
-                visit.unready = {**browser.evaluate(NOT_READY),
+                visit.unready = {**browser.evaluate(STATE),
                                  "errors": script_errors(events + browser.drain_events())}
             if drawn:
                 visit.page_width = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
