@@ -1,4 +1,4 @@
-"""Issue 27, part 7: the development half of the generalisation corpus, held to what a design must do.
+"""The development halves of the generalisation corpus (issue 27's wave and wave 2), held to what a design must do.
 
 A dev mutation must not slip: after it, `check` fails before `write`, and after `write` the old values are
 gone from every page or `check` still fails (or docgen stops with exit 2 and a message naming the file).
@@ -13,16 +13,30 @@ from pathlib import Path
 
 import pytest
 
-from tests import mutations_dev, mutations_heldout, planted_dev, planted_heldout
+from tests import (mutations_dev, mutations_heldout, mutations_wave2_dev, mutations_wave2_heldout, planted_dev,
+                   planted_heldout, planted_wave2_dev, planted_wave2_heldout)
 from tests.mutations_corpus import check_ids_unique, run_mutation, run_planted, split
 
 # What docgen still misses of the dev cases (bench/generalise.py --set dev), with why: the fact base has no fact
 # these sentences could be tied to. Each xfail is strict, so a fix shows as XPASS and the mark must go.
-SLIPS_TODAY: dict[str, str] = {}
+SLIPS_TODAY = {
+    "w2-df-cmake-kept": "what a RUN step removes is no fact: a sentence saying the published stage removes CMake is "
+                        "tied to nothing the cleanup's change moves",
+}
 MISSED_TODAY = {
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",
+    "w2-plant-hermetic-gym-default": "which build prefetches a Gym venv follows from a bake target's args and a "
+                                     "RUN's condition; no fact says it",
+    "w2-plant-admonition-hardlink": "`NAME=value` in prose may be an override the reader sets, so it is not "
+                                    "compared; the sentence is only tied (its review finding stands on the "
+                                    "paragraph's first line)",
 }
+MUTATIONS = [*mutations_dev.CASES, *mutations_wave2_dev.CASES]
+PLANTED = [*planted_dev.PLANTED, *planted_wave2_dev.PLANTED]
+HALVES = (((mutations_dev.CASES, mutations_heldout.CASES), (planted_dev.PLANTED, planted_heldout.PLANTED)),
+          ((mutations_wave2_dev.CASES, mutations_wave2_heldout.CASES),
+           (planted_wave2_dev.PLANTED, planted_wave2_heldout.PLANTED)))
 
 
 def _marked(cases, known: dict[str, str]) -> list:
@@ -31,31 +45,32 @@ def _marked(cases, known: dict[str, str]) -> list:
 
 
 def test_the_halves_are_the_committed_rule():
-    """Each half is exactly what `split` makes of all the cases: no case changed sides after the rule."""
-    for dev, held in ((mutations_dev.CASES, mutations_heldout.CASES), (planted_dev.PLANTED, planted_heldout.PLANTED)):
-        everything = [*dev, *held]
-        check_ids_unique(everything)
-        want_dev, want_held = split(everything)
-        assert [c.id for c in dev] == [c.id for c in want_dev]
-        assert [c.id for c in held] == [c.id for c in want_held]
+    """Each half is exactly what `split` makes of all the cases of its wave: no case changed sides after the rule."""
+    for wave in HALVES:
+        for dev, held in wave:
+            everything = [*dev, *held]
+            check_ids_unique(everything)
+            want_dev, want_held = split(everything)
+            assert [c.id for c in dev] == [c.id for c in want_dev]
+            assert [c.id for c in held] == [c.id for c in want_held]
     assert len(mutations_dev.CASES) + len(mutations_heldout.CASES) >= 44
     assert len(planted_dev.PLANTED) + len(planted_heldout.PLANTED) >= 24
 
 
 def test_the_known_failures_name_dev_cases():
-    assert set(SLIPS_TODAY) <= {c.id for c in mutations_dev.CASES}
-    assert set(MISSED_TODAY) <= {p.id for p in planted_dev.PLANTED}
+    assert set(SLIPS_TODAY) <= {c.id for c in MUTATIONS}
+    assert set(MISSED_TODAY) <= {p.id for p in PLANTED}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", _marked(mutations_dev.CASES, SLIPS_TODAY))
+@pytest.mark.parametrize("case", _marked(MUTATIONS, SLIPS_TODAY))
 def test_dev_mutation_does_not_slip(case, tmp_path: Path):
     result = run_mutation(case, tmp_path)
     assert result.outcome in ("caught", "loud"), result
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("planted", _marked(planted_dev.PLANTED, MISSED_TODAY))
+@pytest.mark.parametrize("planted", _marked(PLANTED, MISSED_TODAY))
 def test_dev_planted_sentence_fails_at_its_line(planted, tmp_path: Path):
     result = run_planted(planted, tmp_path)
     assert result.at_line, result

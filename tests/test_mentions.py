@@ -231,3 +231,52 @@ def test_a_number_after_a_user_word_across_punctuation_is_no_stated_id(repo: Pat
     line = _plant(repo, sentence)
     code, out = run("lint", "--root", str(repo))
     assert not re.search(rf"{PAGE}:{line}: .*(?:uid|user id)", out), out
+
+
+# ------------------------------------------------------------- hand-written code and the comments the pages copy
+
+def test_a_line_of_hand_written_code_is_reviewed_when_a_value_it_quotes_changes(repo: Path):
+    """hermetic.md shows a bake command by hand, with the CA bundle's path the bake file defaults to: a new
+    default fails check at that line of code, as it would at a sentence."""
+    edit("docker-bake.hcl", 'default = "/etc/ssl/certs/ca-certificates.crt"', 'default = "/etc/pki/tls/cert.pem"')(repo)
+    code, out = run("check", "--root", str(repo))
+    lines = [n for n, text in enumerate((repo / "docs/building/hermetic.md").read_text().splitlines(), 1)
+             if text.startswith("docker buildx bake") and "ca-certificates.crt" in text]
+    assert code == 1 and lines
+    for line in lines:
+        assert (f"docs/building/hermetic.md:{line}: [review] mentions quoted:docker-bake.hcl:CACERT, which changed "
+                "from '/etc/ssl/certs/ca-certificates.crt' to '/etc/pki/tls/cert.pem'") in out
+
+
+def test_a_word_of_code_that_only_spells_a_package_ties_nothing(repo: Path):
+    """`docker` in a shown command is the command, not the Python package of that name in NeMo-RL's lock: a
+    code line is tied by code-like names and distinctive values only, never by a package's plain name."""
+    record = json.loads((repo / FACTS_RECORD).read_text())["mentions"]["sentences"]
+    line = "docker run --rm -it nmp-rl-base:hermetic bash"
+    assert record["docs/image/inspect.md"][sentence_digest(line)] == "quoted:docker-bake.hcl:target hermetic.tags"
+    bake = [text for text in (repo / "docs/building/hermetic.md").read_text().splitlines()
+            if text.startswith("docker buildx bake")]
+    assert bake and all("quoted:docker-bake.hcl:CACERT" in record["docs/building/hermetic.md"][sentence_digest(t)]
+                        and "package:" not in record["docs/building/hermetic.md"][sentence_digest(t)] for t in bake)
+
+
+def test_a_build_arguments_comment_is_reviewed_when_the_default_it_explains_changes(repo: Path):
+    """The Dockerfile comment above `ARG PYTHON_SOURCE` (copied into the build-options page) explains the default
+    `managed`: a new default fails check at the comment, whose words do not spell the argument's name."""
+    edit(DOCKERFILE, "ARG PYTHON_SOURCE=managed", "ARG PYTHON_SOURCE=system")(repo)
+    code, out = run("check", "--root", str(repo))
+    comment = next(n for n, text in enumerate((repo / DOCKERFILE).read_text().splitlines(), 1)
+                   if text.startswith("# Where the interpreter comes from"))
+    assert code == 1
+    assert (f"{DOCKERFILE}:{comment}: [review] mentions arg:PYTHON_SOURCE, which changed from 'managed' to "
+            "'system'") in out
+
+
+def test_a_comment_that_states_no_value_of_its_argument_is_not_reviewed_when_the_value_moves(repo: Path):
+    """UV_VERSION's comment says what the argument is, not which release: a bump asks no review of it."""
+    edit(DOCKERFILE, "ARG UV_VERSION=0.11.33", "ARG UV_VERSION=0.11.40")(repo)
+    code, out = run("check", "--root", str(repo))
+    comment = next(n for n, text in enumerate((repo / DOCKERFILE).read_text().splitlines(), 1)
+                   if text.startswith("# uv release;"))
+    assert code == 1 and "0.11.40" in out   # the pages show the old release: stale, which write fixes
+    assert f"{DOCKERFILE}:{comment}: [review]" not in out

@@ -169,8 +169,8 @@ _NAMED_BY_VALUE = frozenset({"arg", "env", "stage", "run-var", "quoted", "cuda-a
 
 def _distinctive(value: str) -> bool:
     """A value that names its fact wherever it is written: it has digits and dots, or it is a reference
-    (an image, a URL), and it is not a small number or a common word."""
-    return len(value) >= 4 and " " not in value and bool(re.search(r"\d\.\d|[:/@]", value)) and not value.startswith("/")
+    (an image, a URL, a path below a top directory), and it is not a small number or a common word."""
+    return len(value) >= 4 and " " not in value and bool(re.search(r"\d\.\d|[:@]|\w/", value))
 
 
 def _versions_in(value: str, kind: str = "") -> set[str]:
@@ -193,15 +193,23 @@ def _version_agrees(stated: str, fact: Fact) -> bool:
     return False
 
 
-def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable[tuple[str, int, str]]" = ()
+def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable[CommentText]" = ()
          ) -> list[Mention]:
-    """Every sentence of the pages' hand-written text (and of `extra_texts`: (path, first line, text), the
-    Dockerfile comments the pages copy) that names a fact, with the facts it names and what it states."""
+    """Every sentence of the pages' hand-written text (and of `extra_texts`, the Dockerfile comments the pages
+    copy) and every line of their hand-written code that names a fact, with the facts it names and what it
+    states."""
     facts = fact_base(model)
     index = _INDEX.answer(facts, "index", lambda: _index(facts))
+    keyed = facts.by_key()
     out: list[Mention] = []
     for doc in docs:
-        prose, _code, allowed = _sort_lines(doc)
+        prose, code, allowed = _sort_lines(doc)
+        # a command or a file shown by hand quotes values as a sentence does: each line is tied to the facts it
+        # names, but what it states is the code's own grammar, not compared
+        for number, shown_code in enumerate(code, 1):
+            if shown_code.strip():
+                out.append(_mention(doc.path, number, shown_code, index, allowed_rules(doc.lines[number - 1]), [],
+                                    (number,) * len(shown_code.split()), code=True))
         values_by_line: dict[int, list[str]] = {}
         for v in doc.values:
             values_by_line.setdefault(v.line, []).append(v.key)
@@ -212,15 +220,20 @@ def scan(model: "ImageModel", docs: "Iterable[Document]", extra_texts: "Iterable
             shown = [known_value(k, model) for n in dict.fromkeys(word_lines) for k in values_by_line.get(n, ())]
             out.append(_mention(doc.path, line, sentence, index, allowed_rules(doc.lines[line - 1]),
                                 [s for s in shown if s], word_lines, model))
-    for path, first, text in extra_texts:
-        for line, sentence, word_lines in sentences_with_lines(split_lines(text)):
-            out.append(_mention(path, first + line - 1, sentence, index, frozenset(), [],
-                                tuple(first + n - 1 for n in word_lines)))
+    for comment in extra_texts:
+        about = tuple(keyed[k] for k in comment.about if k in keyed)
+        for line, sentence, word_lines in sentences_with_lines(split_lines(comment.text)):
+            out.append(_mention(comment.path, comment.first + line - 1, sentence, index, frozenset(), [],
+                                tuple(comment.first + n - 1 for n in word_lines), about=about))
     return out
 
 
 def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozenset[str],
-             shown: list[str], word_lines: tuple[int, ...] = (), model: "ImageModel | None" = None) -> Mention:
+             shown: list[str], word_lines: tuple[int, ...] = (), model: "ImageModel | None" = None,
+             code: bool = False, about: tuple[Fact, ...] = ()) -> Mention:
+    """What one sentence names and states. `code`: a line of hand-written code, which names facts only by their
+    code-like names (`UV_VERSION`, a path) and distinctive values; `about`: the facts a comment is attached to,
+    which each of its sentences names."""
     text = " ".join(sentence.replace("\x00", "…").split())
     allowed = STATED in allow   # stated values on this line are a reviewer's call, not a finding
 
@@ -229,10 +242,10 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         word = len(text[:at].split()) - (0 if at == 0 or text[at - 1].isspace() else 1)
         return word_lines[word] if 0 <= word < len(word_lines) else line
 
-    named: dict[str, tuple[Fact, int]] = {}    # fact key -> (fact, where in the sentence it is named)
-    spans = [(text.index(inside, start), inside) for start, _end, inside in span_texts(text)]
+    named: dict[str, tuple[Fact, int]] = {f.key: (f, 0) for f in about}   # fact key -> (fact, where it is named)
+    spans = [] if code else [(text.index(inside, start), inside) for start, _end, inside in span_texts(text)]
     low = text.lower()
-    kinds_here = _kinds_named(low, index)
+    kinds_here = set() if code else _kinds_named(low, index)
     by_value: set[str] = set()
     # a whole code span, then every word: a name that counts only as code must be a span's whole text
     tokens = [(at, span, True) for at, span in spans]
@@ -242,10 +255,10 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         spelled = index.spelled[token] if token in index.spelled else _spelled(token, index)
         if spelled is None:
             continue
-        exact, code, words, values = spelled
+        exact, _, words, values = spelled
         for f in exact:
             named.setdefault(f.key, (f, at))
-        for f in code if in_span else ():
+        for f in spelled[1] if in_span else ():   # in a code line, every word is no span: `docker` the command
             named.setdefault(f.key, (f, at))
         # a plain word ("base", "docs") names a subject only right beside its kind's words ("the docs group",
         # "extra `vllm`"), not anywhere in a sentence that also uses the kind's word (nor in one without them)
@@ -255,6 +268,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in values:
             by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
+    if code:
+        return _tied(path, line, text, named, by_value, set(), {}, allow, allowed, shown, [])
     for m in index.phrases.finditer(low) if index.phrases else ():
         for f in index.folded.get(m.group(0).lower(), ()):
             named.setdefault(f.key, (f, m.start()))
@@ -384,6 +399,15 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                 findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence says {_name(fact)} is {says}, but it is "
                                         f"{fact.value} ({fact.origin})"))
                 statuses[fact.key] = "false"
+    return _tied(path, line, text, named, by_value, by_kind_words, statuses, allow, allowed, shown, findings,
+                 compared)
+
+
+def _tied(path: str, line: int, text: str, named: dict[str, tuple[Fact, int]], by_value: set[str],
+          by_kind_words: set[str], statuses: dict[str, str], allow: frozenset[str], allowed: bool,
+          shown: list[str], findings: list[Finding], compared: "list[Claim] | tuple[()]" = ()) -> Mention:
+    """The mention of a sentence: each fact it names, tied to the value (or the part of it) it states, or
+    only to its being there."""
     tied = []
     sentence_words = {w.lower() for w in _VALUE_WORD.findall(text)}
     for key, (fact, _) in sorted(named.items()):
@@ -644,14 +668,21 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
     return out
 
 
-def dockerfile_comments(model: "ImageModel") -> list[tuple[str, int, str]]:
+class CommentText(NamedTuple):
+    """Hand-written text outside the pages that the pages copy: where it starts, and the facts it is about."""
+    path: str
+    first: int
+    text: str
+    about: tuple[str, ...] = ()   # fact keys
+
+
+def dockerfile_comments(model: "ImageModel") -> list[CommentText]:
     """The Dockerfile comments the pages copy (each build argument's comment block, which the build-options
-    page shows): (path, first line, text), scanned as hand-written text of their own."""
-    out = []
-    for arg in model.dockerfile.args:
-        if arg.comment.strip():
-            out.append((model.dockerfile.path, max(1, arg.line - len(split_lines(arg.comment))), arg.comment))
-    return out
+    page shows), scanned as hand-written text of their own; each is about its build argument, which every
+    sentence of it names (a value it states, such as the default it explains, is tied to the argument)."""
+    return [CommentText(model.dockerfile.path, max(1, arg.line - len(split_lines(arg.comment))), arg.comment,
+                        (f"arg:{arg.name}",))
+            for arg in model.dockerfile.args if arg.comment.strip()]
 
 
 def coverage(run) -> Coverage:
