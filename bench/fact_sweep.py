@@ -1,6 +1,7 @@
 """Every fact the repository's own files state, changed one at a time: does a page still show the old value?
 
     .venv/bin/python bench/fact_sweep.py [--kind arg,env,quoted,...] [--show slip]
+    .venv/bin/python bench/fact_sweep.py --snapshot [--show slip]
 
 No case list: the facts come from the fact base (`docgen.model.facts.fact_base`), so this census covers kinds of
 change nobody wrote a case for. For each fact whose origin is a line of the Dockerfile or of a quoted file (the
@@ -15,12 +16,17 @@ as `tests/mutations_corpus.reader_text` searches them), the value is changed on 
   unflagged  the first `check` passed, the old value is gone after `write` (a reader of unwritten pages saw it)
   loud       docgen exited 2 naming a file (the change made the input invalid, or inconsistent beyond rendering)
 
+`--snapshot` does the same for NeMo-RL's side: every string of the committed snapshot that the pages show as a
+word (a version, an extra, an actor, a package name) is changed wherever the snapshot holds it, as a new lock
+or registry would change it; a change the snapshot's own rules refuse is `loud`.
+
 Prints one line per fact and a tally per kind and outcome.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import tempfile
@@ -32,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.mutations_corpus import copy_case_repo, reader_text  # noqa: E402
-from tests.test_mutations import run  # noqa: E402
+from tests.test_mutations import SNAPSHOT, run  # noqa: E402
 
 
 def changed(value: str) -> str:
@@ -80,14 +86,52 @@ def values_of(root: Path) -> set[str]:
     return {v for f in fact_base(prepare(find_project(root), render=False).model).facts for v in f.value.split(" | ")}
 
 
+def _strings(data, where: str = ""):
+    if isinstance(data, dict):
+        for key, item in data.items():
+            yield from _strings(item, f"{where}/{key}")
+    elif isinstance(data, list):
+        for i, item in enumerate(data):
+            yield from _strings(item, f"{where}/{i}")
+    elif isinstance(data, str):
+        yield where, data
+
+
+def _replaced(data, old: str, new: str):
+    if isinstance(data, dict):
+        return {k: _replaced(v, old, new) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_replaced(v, old, new) for v in data]
+    return new if data == old else data
+
+
+def snapshot_candidates(root: Path) -> list:
+    """(section, first place, "snapshot", 0, value) for each distinct string of the snapshot the pages show as a
+    whole word."""
+    data = json.loads((root / SNAPSHOT).read_text())
+    shown = reader_text(root)
+    out, seen = [], set()
+    for where, value in _strings({k: v for k, v in data.items() if k != "provenance"}):
+        if value in seen or len(value) < 3:
+            continue
+        seen.add(value)
+        if re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\w)", shown):
+            out.append(("snapshot:" + where.split("/")[1], where, SNAPSHOT, 0, value))
+    return out
+
+
 def sweep_one(case: tuple, scratch: Path, n: int) -> tuple[str, str]:
     kind, subject, path, number, value = case
     root = copy_case_repo(scratch / f"c{n}")
     before = reader_text(root).count(value)
     target = root / path
-    lines = target.read_text().splitlines(keepends=True)
-    lines[number - 1] = lines[number - 1].replace(value, changed(value), 1)
-    target.write_text("".join(lines))
+    if number == 0:   # a snapshot string, wherever the snapshot holds it
+        from docgen.snapshot.build import dump_snapshot
+        target.write_text(dump_snapshot(_replaced(json.loads(target.read_text()), value, changed(value))))
+    else:
+        lines = target.read_text().splitlines(keepends=True)
+        lines[number - 1] = lines[number - 1].replace(value, changed(value), 1)
+        target.write_text("".join(lines))
     codes = []
     for command in ("check", "write", "check"):
         code, out = run(command, "--root", str(root))
@@ -105,6 +149,7 @@ def sweep_one(case: tuple, scratch: Path, n: int) -> tuple[str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kind", default="", help="comma-separated fact kinds (default: all)")
+    parser.add_argument("--snapshot", action="store_true", help="change the snapshot's strings instead")
     parser.add_argument("--show", default="", help="comma-separated outcomes to print per fact (default: all)")
     args = parser.parse_args()
     kinds = set(args.kind.split(",")) if args.kind else None
@@ -113,7 +158,8 @@ def main() -> int:
     tally: Counter = Counter()
     with tempfile.TemporaryDirectory(prefix="fact-sweep-") as tmp:
         scratch = Path(tmp)
-        cases = candidates(copy_case_repo(scratch / "base"), kinds)
+        base = copy_case_repo(scratch / "base")
+        cases = snapshot_candidates(base) if args.snapshot else candidates(base, kinds)
         for n, case in enumerate(cases):
             outcome, note = sweep_one(case, scratch, n)
             tally[(case[0], outcome)] += 1
