@@ -120,6 +120,7 @@ def test_a_stated_value_is_compared_with_the_fact(repo: Path, sentence: str, say
     "Transformer-Engine compiles with 8 parallel jobs.",
     "The set-up installs them as root on the host.",        # root, but no user of the image spoken of
     "BuildKit v0.25 ships with Docker Engine 28.5.2.",       # versions of things the inputs do not state
+    "Each job runs as the runtime user, never as root.",     # a denied user states none
 ])
 def test_a_true_or_unrelated_sentence_is_no_finding_of_the_mentions(repo: Path, sentence: str):
     """(A version or uid typed by hand is still the prose lint's finding, true or not: render it.)"""
@@ -280,3 +281,16 @@ def test_a_comment_that_states_no_value_of_its_argument_is_not_reviewed_when_the
                    if text.startswith("# uv release;"))
     assert code == 1 and "0.11.40" in out   # the pages show the old release: stale, which write fixes
     assert f"{DOCKERFILE}:{comment}: [review]" not in out
+
+
+def test_a_sentence_repeating_a_dockerfile_comment_is_reviewed_when_the_comment_changes(repo: Path):
+    """The Dockerfile's comments are what it says of itself, as a quoted file's are: a page sentence that repeats
+    six words of one in a row is tied to it; a Dockerfile comment is never tied to itself."""
+    line = _plant(repo, "Each job starts as the numeric user the platform runs the container as, never as root.")
+    assert run("write", "--root", str(repo))[0] == 0
+    assert run("check", "--root", str(repo))[0] == 0
+    record = json.loads((repo / FACTS_RECORD).read_text())["mentions"]["sentences"]
+    assert not any("comment:Dockerfile" in keys for keys in record[DOCKERFILE].values())
+    edit(DOCKERFILE, "# Numeric user the platform runs the container as;", "# Numeric user the scheduler starts jobs as;")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [review] mentions comment:Dockerfile.nmp-rl-base: numeric user the platform" in out, out

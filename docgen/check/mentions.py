@@ -274,7 +274,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in index.folded.get(m.group(0).lower(), ()):
             named.setdefault(f.key, (f, m.start()))
     if index.copied:   # a sentence repeating a comment block's words: it states what the block says
-        for f in {f.key: f for run in shingles(text) for f in index.copied.get(run, ())}.values():
+        for f in {f.key: f for run in shingles(text) for f in index.copied.get(run, ())
+                  if not f.origin.startswith(path + ":")}.values():   # not a comment's own file
             by_value.add(f.key)
             named.setdefault(f.key, (f, 0))
     by_kind_words: set[str] = set()
@@ -346,6 +347,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # sentence speaks of a user
     if users and re.search(r"\b(?:user|uid|gid|runs as|run as)\b", low):
         for at, written, _, _ in stated_ids(low):
+            if _NEGATION.search(low[max(0, at - 16): at]):
+                continue   # "never as root", "not uid 0": denied, it states no user
             said = "0" if written == "root" else written
             if any(said in f.value.split(":") for f in users):
                 for f in users:

@@ -31,6 +31,7 @@ from docgen.inputs.comments import (
     CountStatement, MappingRow, Note, NotPrefetchedList, count_statement, mapping_rows, mixed_extras, not_prefetched_list,
     warm_rows,
 )
+from docgen.inputs.quoted import comment_blocks, comment_facts
 from docgen.inputs.scope import UNKNOWN, Scope, Unknown
 from docgen.inputs.scripts import ShellCommand, after, after_located, command_words, loop_values, shell_commands
 from docgen.inputs.shellwords import variable_name, variables
@@ -131,6 +132,7 @@ class DockerfileFacts(NamedTuple):
     notes: tuple[Note, ...] = ()
     scope: Scope | None = None                       # BuildKit's scope: ask it through value() and expand()
     runs: tuple[RunStep, ...] = ()
+    comments: tuple[tuple[int, str], ...] = ()      # every run of whole-line comments: (first line, text)
 
     # -- what a variable holds: the only answers ----------------------------------------------------
     def value(self, name: str, at=None) -> str | Unknown | None:
@@ -251,6 +253,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         notes=tuple(n for _, found in warm for n in found) + verify_notes + not_prefetched_notes + mapping_notes
               + tuple(scope.notes),
         scope=scope,
+        comments=tuple(comment_blocks(text)),
         runs=tuple(sorted(_run_steps(runs, scope) + tuple(
             RunStep(ins, (), (), (), (), (), ()) for ins in instructions
             if ins.keyword == "RUN" and all(i is not ins for i, _ in runs)), key=lambda r: r.instruction.start_line)),
@@ -572,3 +575,4 @@ def _stated_facts(df: DockerfileFacts):
             # an environment-style name set to a literal: what the step's commands see (`export UV_LINK_MODE=copy`)
             if name.isupper() and value and not value.startswith("$"):
                 yield Fact("run-var", name, value, f"{path}:{line}", (name,), (spoken(name),))
+    yield from comment_facts(path, df.comments)   # what the Dockerfile says of itself, which a page may repeat

@@ -5,10 +5,13 @@ sentence of its comments (what the file says of itself, which a page may repeat)
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fact import SHINGLE, Fact, shingle_words, spoken
 from docgen.text import line_at, sentences, split_lines
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 class QuotedFile(NamedTuple):
@@ -26,13 +29,19 @@ class QuotedFile(NamedTuple):
         for target, key, value, line in target_attributes(self.text):
             # named by its value where that is distinctive (a tag, a path): `tags`, `output` are everyday words
             out.append(Fact("quoted", f"{self.path}:target {target}.{key}", value, f"{self.path}:{line}"))
-        for line, block in comment_blocks(self.text):
-            for _, sentence in sentences([block]):   # the one sentence rule of the pages (docgen/text.py)
-                words = shingle_words(sentence)   # as shingles read it; a key holds no ", "
-                if len(words) >= SHINGLE:   # shorter than a shingle: it cannot be repeated as one
-                    out.append(Fact("comment", f"{self.path}: {' '.join(words[:SHINGLE])}…", sentence,
-                                    f"{self.path}:{line}"))
-        return tuple(out)
+        return (*out, *comment_facts(self.path, comment_blocks(self.text)))
+
+
+def comment_facts(path: str, blocks: "Iterable[tuple[int, str]]") -> list[Fact]:
+    """Each sentence of a file's comment blocks (`comment_blocks`), as a fact a page that repeats six words of it
+    in a row is tied to: what the file says of itself (the Dockerfile's comments too)."""
+    out = []
+    for line, block in blocks:
+        for _, sentence in sentences([block]):   # the one sentence rule of the pages (docgen/text.py)
+            words = shingle_words(sentence)   # as shingles read it; a key holds no ", "
+            if len(words) >= SHINGLE:   # shorter than a shingle: it cannot be repeated as one
+                out.append(Fact("comment", f"{path}: {' '.join(words[:SHINGLE])}…", sentence, f"{path}:{line}"))
+    return out
 
 
 # A file of the repository the pages quote values from: shell or HCL assignments, and HCL variable defaults.
