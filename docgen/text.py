@@ -53,6 +53,8 @@ class LineCounter:
 # sentence; a paragraph, a list item, a heading, a quote, an admonition and a table row are units of their own.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
 _UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
+# a line that is a unit by itself: a heading, an admonition's or a details box's title line (mkdocs' `!!! note`)
+_ONE_LINE_UNIT = re.compile(r"^\s*(?:#{1,6}\s|!!!|\?\?\?)")
 
 
 def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
@@ -113,6 +115,8 @@ def sentences_with_lines(lines: list[str]) -> Iterator[tuple[int, str, tuple[int
             yield from flush()
             first = i
         unit.append(line)
+        if _ONE_LINE_UNIT.match(raw):
+            yield from flush()
     yield from flush()
 
 

@@ -28,9 +28,6 @@ MISSED_TODAY = {
                            "the inputs",
     "w2-plant-hermetic-gym-default": "which build prefetches a Gym venv follows from a bake target's args and a "
                                      "RUN's condition; no fact says it",
-    "w2-plant-admonition-hardlink": "`NAME=value` in prose may be an override the reader sets, so it is not "
-                                    "compared; the sentence is only tied (its review finding stands on the "
-                                    "paragraph's first line)",
 }
 MUTATIONS = [*mutations_dev.CASES, *mutations_wave2_dev.CASES]
 PLANTED = [*planted_dev.PLANTED, *planted_wave2_dev.PLANTED]

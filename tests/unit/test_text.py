@@ -33,3 +33,11 @@ def test_on_random_pages_every_word_stands_on_the_line_given_for_it():
             assert list(word_lines) == sorted(word_lines), (lines, sentence)
             for word, n in zip(sentence.split(), word_lines):
                 assert word in lines[n - 1].split(), (lines, sentence, word_lines)
+
+
+def test_a_heading_or_an_admonitions_title_line_is_a_unit_of_its_own():
+    """Markdown gives a heading one line, and mkdocs' `!!! note "Title"` (or `??? note`) line is the box's title:
+    the text under either starts its own sentence, on its own line."""
+    lines = ['!!! note "Link mode"', "    The warm-up syncs use symlinks.", "## Caches", "They stay in the image."]
+    assert list(sentences(lines)) == [(1, '!!! note "Link mode"'), (2, "The warm-up syncs use symlinks."),
+                                      (3, "## Caches"), (4, "They stay in the image.")]
