@@ -105,6 +105,7 @@ def test_a_value_the_sentence_named_that_moves_away_still_reviews_it(repo: Path)
     ("The published stage is `runtime`.", "is `runtime`"),
     ("Transformer-Engine compiles with 3 parallel jobs.", "states 3 beside a word of `NVTE_BUILD_MAX_JOBS`"),
     ("| Python | 3.12 |", "states 3.12"),
+    ("The warm-up syncs use `UV_LINK_MODE=hardlink`.", "states `UV_LINK_MODE=hardlink`, but `UV_LINK_MODE` is 'symlink'"),
 ])
 def test_a_stated_value_is_compared_with_the_fact(repo: Path, sentence: str, says: str):
     line = _plant(repo, sentence)
@@ -121,6 +122,9 @@ def test_a_stated_value_is_compared_with_the_fact(repo: Path, sentence: str, say
     "The set-up installs them as root on the host.",        # root, but no user of the image spoken of
     "BuildKit v0.25 ships with Docker Engine 28.5.2.",       # versions of things the inputs do not state
     "Each job runs as the runtime user, never as root.",     # a denied user states none
+    "The warm-up syncs use `UV_LINK_MODE=symlink`.",         # `X=Y` as the Dockerfile exports it
+    "The hermetic build passes `CMAKE_SOURCE=skip`.",        # as a bake target's args set it
+    "A job may set `UV_CACHE_DIR=/tmp/uv-cache` for a venv it builds.",   # an override the reader makes
 ])
 def test_a_true_or_unrelated_sentence_is_no_finding_of_the_mentions(repo: Path, sentence: str):
     """(A version or uid typed by hand is still the prose lint's finding, true or not: render it.)"""

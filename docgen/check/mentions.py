@@ -373,6 +373,23 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             findings.append(Finding(path, line_of(after.start(1)), STATED, f"the sentence says {_name(fact)} is `{said}`, but it is "
                                     f"`{fact.value}` ({fact.origin})"))
             statuses[fact.key] = "false"
+    # `X=Y` in a code span, said of what the image does ("the syncs use `UV_LINK_MODE=symlink`"): held to every
+    # value an input gives X (a bake target's args too); an override the reader may make ("set", "for example",
+    # "if") states nothing of the image
+    for at, inside in spans if not _OVERRIDE.search(low) else ():
+        assigned = _ASSIGNED.fullmatch(inside)
+        held = [f for f in index.exact.get(assigned.group(1), ()) if f.kind in _VARIABLES] if assigned else []
+        if not held:
+            continue
+        if any(assigned.group(2) in f.value.split(" | ") for f in held):
+            for f in held:
+                statuses.setdefault(f.key, COMPARED)
+        elif not allowed:
+            findings.append(Finding(path, line_of(at), STATED, f"the sentence states `{inside}`, but "
+                                    + ", ".join(f"{_name(f)} is {f.value!r} ({f.origin})" for f in held)
+                                    + "; render the value or correct the sentence"))
+            for f in held:
+                statuses[f.key] = "false"
     # "X is unset / empty": held to a variable's value
     for fact, at in list(named.values()):
         if fact.kind not in ("arg", "env", "run-var") or REVIEW in allow:
@@ -515,6 +532,11 @@ def value_parts(value: str) -> dict[str, str]:
     return {p.split()[0]: p for p in parts} if len(parts) > 1 else {"": value}
 
 
+_ASSIGNED = re.compile(r"([A-Z][A-Z0-9_]*)=(\S*)")
+_VARIABLES = frozenset({"arg", "env", "run-var", "quoted"})
+# words that make a stated `X=Y` an override or an example, not what the image does
+_OVERRIDE = re.compile(r"\b(?:set|sets|setting|pass|passes|passing|overrides?|overriding|points?|pointing|instead|"
+                       r"if|when|unless|for example|e\.g\.|such as|try)\b")
 _IS_SPAN = re.compile(r"`?\s*(?:is|=|:|defaults to|is set to)\s+`([^`\s]+)`", re.I)
 _UNSET = re.compile(r"`?(?:\s+[^\s:]+){0,4}?\s*(?::\s*|\s(?:is|are|stays|remains)\s+)(?:unset|not set|empty)\b",
                     re.I)
