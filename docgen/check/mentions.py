@@ -378,18 +378,18 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # "if") states nothing of the image
     for at, inside in spans if not _OVERRIDE.search(low) else ():
         assigned = _ASSIGNED.fullmatch(inside)
-        held = [f for f in index.exact.get(assigned.group(1), ()) if f.kind in _VARIABLES] if assigned else []
-        if not held:
+        if assigned is None:
             continue
-        if any(assigned.group(2) in f.value.split(" | ") for f in held):
-            for f in held:
-                statuses.setdefault(f.key, COMPARED)
-        elif not allowed:
+        variables = [v for v in index.exact.get(assigned.group(1), ()) if v.kind in _VARIABLES]
+        if any(assigned.group(2) in v.value.split(" | ") for v in variables):
+            for v in variables:
+                statuses.setdefault(v.key, COMPARED)
+        elif variables and not allowed:
             findings.append(Finding(path, line_of(at), STATED, f"the sentence states `{inside}`, but "
-                                    + ", ".join(f"{_name(f)} is {f.value!r} ({f.origin})" for f in held)
+                                    + ", ".join(f"{_name(v)} is {v.value!r} ({v.origin})" for v in variables)
                                     + "; render the value or correct the sentence"))
-            for f in held:
-                statuses[f.key] = "false"
+            for v in variables:
+                statuses[v.key] = "false"
     # "X is unset / empty": held to a variable's value
     for fact, at in list(named.values()):
         if fact.kind not in ("arg", "env", "run-var") or REVIEW in allow:
