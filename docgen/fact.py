@@ -61,6 +61,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
              ("required-version",)),
     FactKind("path", "a path in the image (venvs, caches, the checkout)", PATH),
     FactKind("script", "a script a build step runs", TEXT, ("script",)),
+    FactKind("removed", "a path a build step removes (`rm` in a RUN), with the stage that removes it", TEXT,
+             ("removes", "removed", "remove", "removing", "deletes", "deleted", "delete")),
     FactKind("source-file", "a file of NeMo-RL the snapshot is read from (the actor registry's module)", TEXT),
     FactKind("run-var", "a variable a build step sets for its own commands (`export NAME=value` in a RUN)", TEXT),
     FactKind("quoted", "a value assigned in another file of the repository the configuration names (a shell "

@@ -19,10 +19,7 @@ from tests.mutations_corpus import check_ids_unique, run_mutation, run_planted, 
 
 # What docgen still misses of the dev cases (bench/generalise.py --set dev), with why: the fact base has no fact
 # these sentences could be tied to. Each xfail is strict, so a fix shows as XPASS and the mark must go.
-SLIPS_TODAY = {
-    "w2-df-cmake-kept": "what a RUN step removes is no fact: a sentence saying the published stage removes CMake is "
-                        "tied to nothing the cleanup's change moves",
-}
+SLIPS_TODAY: dict[str, str] = {}
 MISSED_TODAY = {
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",

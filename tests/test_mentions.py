@@ -298,3 +298,18 @@ def test_a_sentence_repeating_a_dockerfile_comment_is_reviewed_when_the_comment_
     edit(DOCKERFILE, "# Numeric user the platform runs the container as;", "# Numeric user the scheduler starts jobs as;")(repo)
     code, out = run("check", "--root", str(repo))
     assert code == 1 and f"{PAGE}:{line}: [review] mentions comment:Dockerfile.nmp-rl-base: numeric user the platform" in out, out
+
+
+def test_a_sentence_saying_a_stage_removes_something_is_reviewed_when_the_step_keeps_it(repo: Path):
+    """layering.md says the published stage removes CMake: the `rm` of /usr/local/bin/cmake is a fact the
+    sentence names ("removes" beside the path's last part), so dropping it from the cleanup step fails check at
+    that sentence; the step's scratch files under /tmp are no facts."""
+    page = repo / "docs/image/layering.md"
+    line = next(n for n, text in enumerate(page.read_text().splitlines(), 1) if "only removes" in text)
+    edit(DOCKERFILE, "rm -rf /usr/local/bin/cmake /usr/local/bin/ctest /usr/local/bin/cpack /usr/local/share/cmake-* \\\n  ",
+         "rm -rf ")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1
+    assert (f"docs/image/layering.md:{line}: [review] mentions removed:/usr/local/bin/cmake#named, which "
+            "changed from 'yes' to '(gone)'") in out, out
+    assert "removed:/tmp" not in (repo / FACTS_RECORD).read_text()

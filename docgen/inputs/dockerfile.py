@@ -110,6 +110,7 @@ class RunStep(NamedTuple):
     programs: tuple[str, ...]       # the first word of each simple command
     scripts: tuple[str, ...]        # words naming a script file (`*.py`, `*.sh`)
     paths: tuple[str, ...]          # absolute paths among its words
+    removed: tuple[tuple[str, int], ...] = ()   # (path, line) of each absolute path an `rm` removes, expanded
 
 
 class DockerfileFacts(NamedTuple):
@@ -192,7 +193,8 @@ class DockerfileFacts(NamedTuple):
     def facts(self) -> tuple[Fact, ...]:
         """What the Dockerfile states, as facts (docgen.fact): every ARG default and ENV value, every named
         stage with its base, the CUDA arch lists, the absolute paths ARG and ENV set, the scripts RUN steps
-        run and the variables they set for their own commands."""
+        run, the variables they set for their own commands and the paths they remove, and each sentence of the
+        Dockerfile's comments."""
         return tuple(_stated_facts(self))
 
     # -- stages -------------------------------------------------------------------------------------
@@ -498,6 +500,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
         assigned: list[tuple[str, str, int]] = []
         programs: list[str] = []
         words: list[str] = []
+        removed: list[tuple[str, int]] = []
         for cmd in commands:
             try:
                 located = cmd.words()
@@ -528,6 +531,11 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                             names.append(m.group(0) if m else w)
                             if m and word != "read":
                                 assigned.append((m.group(0), w[m.end() + 1:], cmd.line_at(located[offset][1])))
+                    if word == "rm":
+                        for offset, w in enumerate(_until_operator(tokens[index + 1:]), index + 1):
+                            path = scope.expand(w, ins, shell=True) if "$" in w else w
+                            if path.startswith("/") and len(path) > 1:
+                                removed.append((path, cmd.line_at(located[offset][1])))
                     start = word in ("time", "sudo", "env", "exec", "command")
                 words.append(word)
         expanded = [scope.expand(w, ins, shell=True) if "$" in w else w for w in words]
@@ -535,7 +543,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
             ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(assigned), tuple(dict.fromkeys(programs)),
             tuple(dict.fromkeys(script for w in expanded if (script := w.rpartition("=")[2]).endswith(_SCRIPT_SUFFIXES)
                                 and not any(c.isspace() for c in script))),
-            tuple(dict.fromkeys(w for w in expanded if w.startswith("/") and len(w) > 1))))
+            tuple(dict.fromkeys(w for w in expanded if w.startswith("/") and len(w) > 1)), tuple(removed)))
     return tuple(steps)
 
 
@@ -575,4 +583,13 @@ def _stated_facts(df: DockerfileFacts):
             # an environment-style name set to a literal: what the step's commands see (`export UV_LINK_MODE=copy`)
             if name.isupper() and value and not value.startswith("$"):
                 yield Fact("run-var", name, value, f"{path}:{line}", (name,), (spoken(name),))
+    for run in df.runs:
+        removing = run.instruction.stage or "(unnamed)"
+        for removed, line in run.removed:
+            if removed.startswith("/tmp/"):
+                continue   # a step's own scratch file says nothing of the image
+            # named by its path, and by its last part where that is a plain word ("removes CMake")
+            base = removed.rstrip("/").rpartition("/")[2]
+            yield Fact("removed", removed, removing, f"{path}:{line}",
+                       (removed, *([base] if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}[A-Za-z]", base) else [])))
     yield from comment_facts(path, df.comments)   # what the Dockerfile says of itself, which a page may repeat
