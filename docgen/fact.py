@@ -60,6 +60,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
     FactKind("uv", "the uv version NeMo-RL requires ([tool.uv] required-version), as a range", VERSION,
              ("required-version",)),
     FactKind("path", "a path in the image (venvs, caches, the checkout)", PATH),
+    FactKind("location", "where the image keeps a thing (the uv cache, the worker venvs, the NeMo-RL tree), "
+             "named by the words prose uses for it", PATH),
     FactKind("script", "a script a build step runs", TEXT, ("script",)),
     FactKind("removed", "a path a build step removes (`rm` in a RUN), with the stage that removes it", TEXT,
              ("removes", "removed", "remove", "removing", "deletes", "deleted", "delete")),

@@ -106,6 +106,8 @@ def test_a_value_the_sentence_named_that_moves_away_still_reviews_it(repo: Path)
     ("Transformer-Engine compiles with 3 parallel jobs.", "states 3 beside a word of `NVTE_BUILD_MAX_JOBS`"),
     ("| Python | 3.12 |", "states 3.12"),
     ("The warm-up syncs use `UV_LINK_MODE=hardlink`.", "states `UV_LINK_MODE=hardlink`, but `UV_LINK_MODE` is 'symlink'"),
+    ("The warm-up fills the uv cache at `/root/.cache/uv`.", "states /root/.cache/uv for the uv cache, but it is "
+                                                             "/opt/uv_cache"),
 ])
 def test_a_stated_value_is_compared_with_the_fact(repo: Path, sentence: str, says: str):
     line = _plant(repo, sentence)
@@ -125,6 +127,9 @@ def test_a_stated_value_is_compared_with_the_fact(repo: Path, sentence: str, say
     "The warm-up syncs use `UV_LINK_MODE=symlink`.",         # `X=Y` as the Dockerfile exports it
     "The hermetic build passes `CMAKE_SOURCE=skip`.",        # as a bake target's args set it
     "A job may set `UV_CACHE_DIR=/tmp/uv-cache` for a venv it builds.",   # an override the reader makes
+    "The uv cache at `/opt/uv_cache/wheels-v5` holds the wheels.",          # a path inside the place named
+    "A job may point the uv cache at `/tmp/uv-cache` instead.",             # an override
+    "The uv cache is documented at https://docs.example/opt/cache here.",   # a URL's path is no stated path
 ])
 def test_a_true_or_unrelated_sentence_is_no_finding_of_the_mentions(repo: Path, sentence: str):
     """(A version or uid typed by hand is still the prose lint's finding, true or not: render it.)"""

@@ -323,6 +323,23 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                                     f"{_name(fact)} is {fact.value} ({fact.origin}); render the value or correct "
                                     "the sentence"))
         statuses[fact.key] = "false"
+    # stated absolute paths, each held to a location the sentence names right beside it ("the uv cache at
+    # `/opt/uv_cache`"): it agrees when it is that place or inside it; a path that is another fact's is that fact's
+    places = [(f, p) for f, p in named.values() if f.kind == "location"]
+    for m in _ABSOLUTE_PATH.finditer(text) if places and not _OVERRIDE.search(low) else ():
+        stated = m.group(0).rstrip("/.")
+        near = [(f, p) for f, p in places if (p < m.start() and _words_between(text, p, m.start()) <= 5)
+                or (p > m.start() and _words_between(text, m.start(), p) <= 2)]
+        if not near or stated in index.exact or stated in index.values:
+            continue
+        fact, _ = min(near, key=lambda fa: abs(fa[1] - m.start()))
+        if any(stated == f.value or stated.startswith(f.value.rstrip("/") + "/") for f, _ in near):
+            statuses.setdefault(fact.key, COMPARED)
+        elif not allowed:
+            findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence states {stated} for the "
+                                    f"{fact.subject}, but it is {fact.value}; render the value (paths.* values) or "
+                                    "correct the sentence"))
+            statuses[fact.key] = "false"
     # a plain number beside a word of a variable's name ("8 parallel jobs": NVTE_BUILD_MAX_JOBS) names that
     # variable, whatever number it is, and is held to it
     for m in re.finditer(r"(?<![\w.$-])([1-9]\d*|0)(?![\w.%-])", low):   # not a mode (022)
@@ -532,6 +549,7 @@ def value_parts(value: str) -> dict[str, str]:
     return {p.split()[0]: p for p in parts} if len(parts) > 1 else {"": value}
 
 
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~$:/-])/[\w.@+-]+(?:/[\w.@+*-]*)*")   # not a URL's, not a relative one's
 _ASSIGNED = re.compile(r"([A-Z][A-Z0-9_]*)=(\S*)")
 _VARIABLES = frozenset({"arg", "env", "run-var", "quoted"})
 # words that make a stated `X=Y` an override or an example, not what the image does

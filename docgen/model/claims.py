@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from docgen.errors import InputError
 from docgen.fact import ALIASES, ARG_ALIASES
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
-from docgen.model.stages import published_stage, role_of
+from docgen.model.stages import base_venv, image_value, published_stage, role_of
 from docgen.names import normalize
 from docgen.records import Memo
 from docgen.snapshot.load import NOTABLE_PACKAGES, combo_key
@@ -123,6 +123,33 @@ def checkout_dir(model: "ImageModel") -> str:
     """Where the image keeps NeMo-RL: the published stage's WORKDIR (the driver venv's parent by default)."""
     workdir, line = model.dockerfile.workdir(published_stage(model))
     return (workdir if line is not None and isinstance(workdir, str) else "/opt/nemo-rl").rstrip("/")
+
+
+# Where the image keeps things, each with the words prose names it by: the `paths.*` values render these, and a
+# sentence that names one and states an absolute path is held to it (check/mentions.py).
+LOCATIONS: dict[str, tuple[str, ...]] = {
+    "venv_dir": ("worker venvs", "prefetched venvs", "venv directory"),
+    "base_venv": ("base venv", "driver venv"),
+    "checkout": ("nemo-rl tree",),
+    "uv_cache": ("uv cache",),
+    "gym_venv_dir": ("gym venvs", "gym environment venvs"),
+    "python_install": ("managed python", "python install"),
+}
+# the locations an environment variable of the image holds
+LOCATION_ENVS = {"uv_cache": "UV_CACHE_DIR", "gym_venv_dir": "NEMO_GYM_VENV_DIR",
+                 "python_install": "UV_PYTHON_INSTALL_DIR"}
+
+
+def location(model: "ImageModel", key: str) -> str | None:
+    """The path of one of LOCATIONS; None when the image sets no such variable."""
+    if key == "venv_dir":
+        return model.venv_dir
+    if key == "base_venv":
+        return base_venv(model)
+    if key == "checkout":
+        return checkout_dir(model)
+    found, _ = image_value(model.dockerfile, LOCATION_ENVS[key])
+    return found if isinstance(found, str) else None
 
 
 # --------------------------------------------------------------------------------- not-prefetched reasons

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docgen.fact import ALIASES, Fact, FactBase, dedupe
-from docgen.model.claims import build_user, runtime_user, source_builds, spoken_packages
+from docgen.model.claims import LOCATIONS, build_user, location, runtime_user, source_builds, spoken_packages
 from docgen.model.stages import published_stage
 from docgen.records import Memo
 
@@ -40,6 +40,10 @@ def _derived(model: "ImageModel") -> "Iterable[Fact]":
     buid, bgid = build_user(model)
     yield Fact("user", "build", f"{buid}:{bgid}", path, ("build user",))
     yield Fact("path", model.venv_dir, "present", path, (model.venv_dir,))
+    for key, words in LOCATIONS.items():
+        where = location(model, key)
+        if where:
+            yield Fact("location", key.replace("_", " "), where, path, (), words)
     snap = model.snapshot
     spath = snap.path
     warmed = set(model.warm_extras)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from docgen.errors import ArgError, InputError
-from docgen.model.claims import build_user, checkout_dir, package_in, py_executables, runtime_user, vllm_copies
+from docgen.model.claims import (LOCATION_ENVS, LOCATIONS, build_user, location, package_in, py_executables,
+                                 runtime_user, vllm_copies)
 from docgen.model.cross import ARCH_NAMES, arch_floor, format_capability
-from docgen.model.stages import base_venv, build_arg_value, image_value
+from docgen.model.stages import build_arg_value
 from docgen.names import NUMBER_WORDS
 from docgen.records import Memo
 from docgen.render.markdown import code, text
@@ -109,25 +110,6 @@ def _any_count(key: str, word: bool) -> Callable[["ImageModel"], str]:
     return value
 
 
-def _env(name: str, default: str | None = None) -> Callable[["ImageModel"], str]:
-    def value(model: "ImageModel") -> str:
-        found, _ = image_value(model.dockerfile, name)
-        if found is not None:
-            return found
-        if default is not None:
-            return default
-        raise ArgError(f"{model.dockerfile.path} has no `ENV {name}=...`, and the docs state its value")
-    return value
-
-
-def _base_venv(model: "ImageModel") -> str:
-    return base_venv(model)
-
-
-def _checkout(model: "ImageModel") -> str:
-    return checkout_dir(model)
-
-
 def _arch_floor(model: "ImageModel") -> str:
     """The oldest compute capability every part of the image runs on: the highest of the minima of the
     build's architecture lists (TORCH_CUDA_ARCH_LIST, NVTE_CUDA_ARCHS, ...)."""
@@ -154,14 +136,16 @@ def _build_user(model: "ImageModel") -> tuple[str, str]:
     return build_user(model)
 
 
-_PATHS: dict[str, Callable[["ImageModel"], str]] = {
-    "paths.venv_dir": lambda m: m.venv_dir,
-    "paths.base_venv": _base_venv,
-    "paths.checkout": _checkout,
-    "paths.uv_cache": _env("UV_CACHE_DIR"),
-    "paths.gym_venv_dir": _env("NEMO_GYM_VENV_DIR"),
-    "paths.python_install": _env("UV_PYTHON_INSTALL_DIR"),
-}
+def _location(key: str) -> Callable[["ImageModel"], str]:
+    def value(model: "ImageModel") -> str:
+        found = location(model, key)
+        if found is None:
+            raise ArgError(f"{model.dockerfile.path} has no `ENV {LOCATION_ENVS[key]}=...`, and the docs state its value")
+        return found
+    return value
+
+
+_PATHS: dict[str, Callable[["ImageModel"], str]] = {f"paths.{key}": _location(key) for key in LOCATIONS}
 
 
 def _recorded(model: "ImageModel", key: str) -> str:
