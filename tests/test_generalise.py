@@ -23,8 +23,6 @@ SLIPS_TODAY: dict[str, str] = {}
 MISSED_TODAY = {
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",
-    "w2-plant-hermetic-gym-default": "which build prefetches a Gym venv follows from a bake target's args and a "
-                                     "RUN's condition; no fact says it",
 }
 MUTATIONS = [*mutations_dev.CASES, *mutations_wave2_dev.CASES]
 PLANTED = [*planted_dev.PLANTED, *planted_wave2_dev.PLANTED]

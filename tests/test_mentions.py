@@ -318,3 +318,16 @@ def test_a_sentence_saying_a_stage_removes_something_is_reviewed_when_the_step_k
     assert (f"docs/image/layering.md:{line}: [review] mentions removed:/usr/local/bin/cmake#named, which "
             "changed from 'yes' to '(gone)'") in out, out
     assert "removed:/tmp" not in (repo / FACTS_RECORD).read_text()
+
+
+def test_a_settings_plain_value_names_it_only_as_code(repo: Path):
+    """`download` in a code span is CMAKE_SOURCE's value shown as code: the sentence is tied to it and reviewed
+    when the default moves. The same word in prose is a word, tied to nothing."""
+    as_code = _plant(repo, "Builds take CMake the `download` way.")
+    as_word = _plant(repo, "Builds download a toolchain from the vendor.")
+    assert run("write", "--root", str(repo))[0] == 0
+    edit(DOCKERFILE, "ARG CMAKE_SOURCE=download", "ARG CMAKE_SOURCE=apt")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and (f"{PAGE}:{as_code}: [review] mentions arg:CMAKE_SOURCE, which changed from 'download' "
+                          "to 'apt'") in out, out
+    assert f"{PAGE}:{as_word}: [review]" not in out

@@ -74,6 +74,7 @@ class _Index(NamedTuple):
     phrases: "re.Pattern | None"          # all of `folded`, as one search
     words: dict[str, list[Fact]]         # a plain word that names a subject only beside its kind's words
     values: dict[str, list[Fact]]        # a distinctive current value
+    code_values: dict[str, list[Fact]]   # any other current value of a setting: it names it only as code
     by_kind: dict[str, list[Fact]]
     counted: dict[str, list[Fact]]       # a word of a variable's name -> the variables holding a plain number
     any_kind_word: "re.Pattern"          # every kind's words, as one search (lower-cased text)
@@ -102,6 +103,7 @@ def _index(facts: "FactBase") -> _Index:
     folded: dict[str, list[Fact]] = {}
     words: dict[str, list[Fact]] = {}
     values: dict[str, list[Fact]] = {}
+    code_values: dict[str, list[Fact]] = {}
     by_kind: dict[str, list[Fact]] = {}
     for f in facts.facts:
         by_kind.setdefault(f.kind, []).append(f)
@@ -123,6 +125,8 @@ def _index(facts: "FactBase") -> _Index:
         for v in f.value.split(" | ") if f.kind in _NAMED_BY_VALUE else ():
             if _distinctive(v):
                 values.setdefault(v, []).append(f)
+            elif len(v) >= 2 and " " not in v:   # `managed`, `--frozen`, `64`: a setting's value shown as code
+                code_values.setdefault(v, []).append(f)
     counted: dict[str, list[Fact]] = {}
     for f in facts.facts:
         if f.kind in ("arg", "env", "run-var", "quoted") and f.value.isdigit():
@@ -143,13 +147,14 @@ def _index(facts: "FactBase") -> _Index:
     for f in by_kind.get("comment", ()):
         for run in shingles(f.value):
             copied.setdefault(run, []).append(f)
-    return _Index(exact, code, folded, phrases, words, values, by_kind, counted, any_kind_word, word_kinds, copied,
-                  {})
+    return _Index(exact, code, folded, phrases, words, values, code_values, by_kind, counted, any_kind_word, word_kinds,
+                  copied, {})
 
 
 # The facts one token of a sentence may name, by how it names them: as written (also without a sentence's
-# closing dot), only as a code span's whole text, as a plain word beside its kind's words, by its value.
-_Spelled = tuple[tuple[Fact, ...], tuple[Fact, ...], tuple[Fact, ...], tuple[Fact, ...]]
+# closing dot), only as a code span's whole text, as a plain word beside its kind's words, by its value, by a
+# value only code shows.
+_Spelled = tuple[tuple[Fact, ...], tuple[Fact, ...], tuple[Fact, ...], tuple[Fact, ...], tuple[Fact, ...]]
 
 
 def _spelled(token: str, index: _Index) -> "_Spelled | None":
@@ -157,7 +162,8 @@ def _spelled(token: str, index: _Index) -> "_Spelled | None":
     the pages repeat their words, and most of them name nothing."""
     if token not in index.spelled:
         found = ((*index.exact.get(token, ()), *index.exact.get(token.rstrip("."), ())), tuple(index.code.get(token, ())),
-                 tuple(index.words.get(token.lower(), ())), tuple(index.values.get(token, ())))
+                 tuple(index.words.get(token.lower(), ())), tuple(index.values.get(token, ())),
+                 tuple(index.code_values.get(token, ())))
         index.spelled[token] = found if any(found) else None
     return index.spelled[token]
 
@@ -255,7 +261,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         spelled = index.spelled[token] if token in index.spelled else _spelled(token, index)
         if spelled is None:
             continue
-        exact, _, words, values = spelled
+        exact, _, words, values, code_values = spelled
         for f in exact:
             named.setdefault(f.key, (f, at))
         for f in spelled[1] if in_span else ():   # in a code line, every word is no span: `docker` the command
@@ -265,7 +271,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in words if kinds_here else ():
             if f.kind in kinds_here and _beside_kind_word(text, at, at + len(token), f.kind, index):
                 named.setdefault(f.key, (f, at))
-        for f in values:
+        for f in (*values, *(code_values if in_span or code else ())):
             by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
     if code:
