@@ -256,6 +256,10 @@ CORPUS = {
     "snapshot install set names a package it lacks": snapshot_edit_case(_drop_first_base_package),
     "snapshot shared build names a package it lacks": snapshot_edit_case(
         lambda d: d["lock"]["shared_builds"].append({"package": "nope==1", "extras": ["vllm", "fsdp"]})),
+    "snapshot shared build names an extra it lacks": snapshot_edit_case(
+        lambda d: d["lock"]["shared_builds"][0]["extras"].append("nope")),
+    "snapshot install set names an extra it lacks": snapshot_edit_case(
+        lambda d: d["lock"]["install_sets"].__setitem__("nope+vllm", d["lock"]["install_sets"]["vllm"])),
     "snapshot actor command not a string": snapshot_edit_case(
         lambda d: d["registry"]["actors"][0].update(command=None)),
     "registry dict absent": registry_source_case(REG_HEAD + "OTHER = {}\n"),

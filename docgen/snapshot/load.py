@@ -568,6 +568,17 @@ def load_snapshot(path: str | Path, *, text: str | None = None, data: dict | Non
                 raise InputError(path, _line_of(text, key) or 1,
                                  f"malformed snapshot: {where} names package {key!r}, which lock.packages lacks; "
                                  "re-run `docgen snapshot`")
+        # an install set or a shared build of an extra the project does not define would be read as nothing
+        defined = {normalize(e) for e in project["extras"]}
+        unknown: list[tuple[tuple, str]] = [
+            (("lock", "install_sets", k), part) for k in lock["install_sets"] for part in k.split("+")
+            if k and normalize(part) not in defined]
+        unknown += [(("lock", "shared_builds", i, "extras", j), e) for i, s in enumerate(lock["shared_builds"])
+                    for j, e in enumerate(s["extras"]) if normalize(e) not in defined]
+        for where_path, extra_name in unknown[:1]:
+            raise InputError(path, _line_of_path(text, where_path) or 1,
+                             f"malformed snapshot: {key_path(where_path)} names extra {extra_name!r}, which "
+                             "project.extras lacks; re-run `docgen snapshot`")
         return Snapshot(
             path=str(path),
             provenance=data["provenance"],
