@@ -94,10 +94,15 @@ class PageContainer(PersistentShell):
         self._pipe.close()
 
     def stopped(self) -> bool:
-        """Whether the engine says it runs the container no more (stopped or removed from outside)."""
+        """Whether the engine says it runs the container no more (stopped or removed from outside); asked again
+        after the lifeline's `docker run` ends (or 0.5 s): the shell's stream may close before the engine says."""
         with contextlib.suppress(EngineHung):   # (no answer: it cannot tell)
-            return self.engine.run("ask whether the page container runs", "container", "inspect",
-                                   "--format={{.State.Running}}", self.id).stdout.strip() != "true"
+            for settled in (False, True):
+                if self.engine.run("ask whether the page container runs", "container", "inspect",
+                                   "--format={{.State.Running}}", self.id).stdout.strip() != "true":
+                    return True
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    settled or self._lifeline.wait(0.5)
         return False
 
     def gone(self, seconds: float = 30) -> bool:
