@@ -261,10 +261,10 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         spelled = index.spelled[token] if token in index.spelled else _spelled(token, index)
         if spelled is None:
             continue
-        exact, _, words, values, code_values = spelled
+        exact, as_code, words, values, code_values = spelled
         for f in exact:
             named.setdefault(f.key, (f, at))
-        for f in spelled[1] if in_span else ():   # in a code line, every word is no span: `docker` the command
+        for f in as_code if in_span else ():   # in a code line, every word is no span: `docker` the command
             named.setdefault(f.key, (f, at))
         # a plain word ("base", "docs") names a subject only right beside its kind's words ("the docs group",
         # "extra `vllm`"), not anywhere in a sentence that also uses the kind's word (nor in one without them)
@@ -275,7 +275,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
     if code:
-        return _tied(path, line, text, named, by_value, set(), {}, allow, allowed, shown, [])
+        return Mention(path, line, text, _tied(text, named, by_value, set(), {}, allow, shown), (),
+                       sentence_digest(text), allow, ())
     for m in index.phrases.finditer(low) if index.phrases else ():
         for f in index.folded.get(m.group(0).lower(), ()):
             named.setdefault(f.key, (f, m.start()))
@@ -442,15 +443,15 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                 findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence says {_name(fact)} is {says}, but it is "
                                         f"{fact.value} ({fact.origin})"))
                 statuses[fact.key] = "false"
-    return _tied(path, line, text, named, by_value, by_kind_words, statuses, allow, allowed, shown, findings,
-                 compared)
+    return Mention(path, line, text, _tied(text, named, by_value, by_kind_words, statuses, allow, shown),
+                   tuple(findings), sentence_digest(text), allow, tuple(compared))
 
 
-def _tied(path: str, line: int, text: str, named: dict[str, tuple[Fact, int]], by_value: set[str],
-          by_kind_words: set[str], statuses: dict[str, str], allow: frozenset[str], allowed: bool,
-          shown: list[str], findings: list[Finding], compared: "list[Claim] | tuple[()]" = ()) -> Mention:
-    """The mention of a sentence: each fact it names, tied to the value (or the part of it) it states, or
-    only to its being there."""
+def _tied(text: str, named: dict[str, tuple[Fact, int]], by_value: set[str], by_kind_words: set[str],
+          statuses: dict[str, str], allow: frozenset[str], shown: list[str]) -> tuple[tuple[str, str, str], ...]:
+    """Each fact a sentence names, tied to the value (or the part of it) it states, or only to its being there:
+    (key, value, status) rows of its mention."""
+    allowed = STATED in allow
     tied = []
     sentence_words = {w.lower() for w in _VALUE_WORD.findall(text)}
     for key, (fact, _) in sorted(named.items()):
@@ -476,7 +477,7 @@ def _tied(path: str, line: int, text: str, named: dict[str, tuple[Fact, int]], b
             tied += [(f"{key}#{aspect}", parts[aspect], REVIEWED) for aspect in stated]
             continue
         tied.append((key, fact.value, status or REVIEWED))
-    return Mention(path, line, text, tuple(tied), tuple(findings), sentence_digest(text), allow, tuple(compared))
+    return tuple(tied)
 
 
 # ------------------------------------------------------------------- an actor's extras, a package's builds

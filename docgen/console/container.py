@@ -70,9 +70,8 @@ class PageContainer(PersistentShell):
              "--tmpfs=/tmp:rw,size=64m", f"--memory={self.memory_limit}", f"--pids-limit={PIDS_LIMIT}",
              "--entrypoint=/bin/sh", image, "-c", LIFELINE],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        pipe, up = self._lifeline.stdin, self._lifeline.stdout
-        assert pipe is not None and up is not None
-        self._pipe = pipe
+        assert self._lifeline.stdin is not None and self._lifeline.stdout is not None
+        self._pipe, up = self._lifeline.stdin, self._lifeline.stdout
         if started is not None:   # the session checks its removal, also when the start fails
             started.append(self)
         try:
@@ -97,12 +96,13 @@ class PageContainer(PersistentShell):
         """Whether the engine says it runs the container no more (stopped or removed from outside); asked again
         after the lifeline's `docker run` ends (or 0.5 s): the shell's stream may close before the engine says."""
         with contextlib.suppress(EngineHung):   # (no answer: it cannot tell)
-            for settled in (False, True):
+            for last in (False, True):
                 if self.engine.run("ask whether the page container runs", "container", "inspect",
                                    "--format={{.State.Running}}", self.id).stdout.strip() != "true":
                     return True
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    settled or self._lifeline.wait(0.5)
+                if not last:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        self._lifeline.wait(0.5)
         return False
 
     def gone(self, seconds: float = 30) -> bool:

@@ -157,8 +157,7 @@ def render_steps(steps: list[ShellStep] | tuple[ShellStep, ...]) -> list[str]:
 
 
 def slugify(heading: str) -> str:
-    text = re.sub(r"[^\w\s-]", "", heading.lower())
-    return re.sub(r"[\s_]+", "-", text).strip("-") or "section"
+    return re.sub(r"[\s_]+", "-", re.sub(r"[^\w\s-]", "", heading.lower())).strip("-") or "section"
 
 
 def find_blocks(text: str, path: str) -> Iterator[ConsoleBlock]:

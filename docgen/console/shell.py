@@ -43,11 +43,11 @@ class ShellError(Exception):
 
 
 class CommandTimeout(ShellError):
-    pass
+    """The command outlasted its time."""
 
 
 class ShellExited(ShellError):
-    pass
+    """The shell ended by itself."""
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,7 @@ class PersistentShell:
         text = output.decode("utf-8", errors="replace")
         if fields[3] != "1":
             self.close()
-            raise ShellError("the block closed the shell's standard output, so nothing after it could be "
-                             "seen", text)
+            raise ShellError("the block closed the shell's standard output, so nothing after it could be seen", text)
         # the record's leading newline ends an unterminated last line, or adds one blank line
         text = text[:-1] if text.endswith("\n") else text
         inner = max(0.0, (int(fields[2]) - int(fields[1])) / 1e6)

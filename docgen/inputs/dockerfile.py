@@ -532,19 +532,27 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                             if m and word != "read":
                                 assigned.append((m.group(0), w[m.end() + 1:], cmd.line_at(located[offset][1])))
                     if word == "rm":
-                        for offset, w in enumerate(_until_operator(tokens[index + 1:]), index + 1):
-                            path = scope.expand(w, ins, shell=True) if "$" in w else w
-                            if path.startswith("/") and len(path) > 1:
-                                removed.append((path, cmd.line_at(located[offset][1])))
+                        removed += [(path, cmd.line_at(located[offset][1])) for offset, w in
+                                    enumerate(_until_operator(tokens[index + 1:]), index + 1)
+                                    if _absolute(path := _as_run(scope, ins, w))]
                     start = word in ("time", "sudo", "env", "exec", "command")
                 words.append(word)
-        expanded = [scope.expand(w, ins, shell=True) if "$" in w else w for w in words]
+        expanded = [_as_run(scope, ins, w) for w in words]
         steps.append(RunStep(
             ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(assigned), tuple(dict.fromkeys(programs)),
             tuple(dict.fromkeys(script for w in expanded if (script := w.rpartition("=")[2]).endswith(_SCRIPT_SUFFIXES)
                                 and not any(c.isspace() for c in script))),
-            tuple(dict.fromkeys(w for w in expanded if w.startswith("/") and len(w) > 1)), tuple(removed)))
+            tuple(dict.fromkeys(w for w in expanded if _absolute(w))), tuple(removed)))
     return tuple(steps)
+
+
+def _as_run(scope: Scope, ins: Instruction, word: str) -> str:
+    """A shell word of a RUN step as the shell gets it: its variables as the scope holds them there."""
+    return scope.expand(word, ins, shell=True) if "$" in word else word
+
+
+def _absolute(path: str) -> bool:
+    return path.startswith("/") and len(path) > 1
 
 
 def _until_operator(tokens: list[str]) -> list[str]:
