@@ -331,3 +331,16 @@ def test_a_settings_plain_value_names_it_only_as_code(repo: Path):
     assert code == 1 and (f"{PAGE}:{as_code}: [review] mentions arg:CMAKE_SOURCE, which changed from 'download' "
                           "to 'apt'") in out, out
     assert f"{PAGE}:{as_word}: [review]" not in out
+
+
+def test_a_settings_plain_value_shows_it_in_a_line_of_code_only_as_a_whole_shell_word(repo: Path):
+    """In a line of code, `download` names CMAKE_SOURCE's value as a whole shell word (`--arg download`, `"download"`,
+    `download/`), not inside another word (`.[download]`, `--download`, `build/download`) nor in the line's `#` comment, which is prose."""
+    block = ["cmake-fetch --mode download", 'echo "download"', "ls download/ build/download", "pip install '.[download]'",
+             "fetch --download NAME", "make all   # a download would be slower"]
+    first = _plant(repo, "```bash\n" + "\n".join(block) + "\n```") + 1
+    assert run("write", "--root", str(repo))[0] == 0
+    edit(DOCKERFILE, "ARG CMAKE_SOURCE=download", "ARG CMAKE_SOURCE=apt")(repo)
+    code, out = run("check", "--root", str(repo))
+    reviewed = {n for n in range(first, first + len(block)) if f"{PAGE}:{n}: [review] mentions arg:CMAKE_SOURCE," in out}
+    assert code == 1 and reviewed == {first, first + 1, first + 2}, out

@@ -900,6 +900,11 @@ LATE_MUTATIONS = [
              edit(DOCKERFILE, NVTE_COMMENT, NVTE_COMMENT.replace("(Hopper;", "(Ampere; Hopper;")),
              ("[arch-comment]", "names Ampere", "NVTE_CUDA_ARCHS='90;100'"),
              planted=("Ampere",), still=("arch-comment",), rules=('arch-comment', 'unrecorded-sentence')),
+    # ---- a script's default built on the script's own location (`$ROOT/site`) is a path from the top
+    Mutation("the site build writes to another folder by default",
+             edit("scripts/build-docs", "SITE_DIR=${1:-$ROOT/site}", "SITE_DIR=${1:-$ROOT/public}"),
+             ("README.md:168: [review]", "scripts/build-docs:SITE_DIR, which changed from 'site' to 'public'"),
+             still=("review",), rules=("review",)),
 ]
 
 

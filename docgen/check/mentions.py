@@ -42,6 +42,9 @@ REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
 # Words that deny what follows them ("not", "never", "doesn't"): the one list of both negation rules below
+# what may stand beside a whole shell word in a line of code (`site/` is the folder `site`)
+_BEFORE_WORD = ("", " ", "=", '"', "'", "(", "`", "|", "&", ";", "<", ">")
+_AFTER_WORD = ("", " ", '"', "'", ")", "`", "|", "&", ";", "<", ">", "/")
 _DENIAL = r"\b(?:not|never)\b|n['\u2019]t\b"
 # before a stated value, "no", "without" and "un-" deny it too
 _NEGATION = re.compile(_DENIAL + r"|\b(?:no|without|un)\b", re.I)
@@ -161,9 +164,10 @@ def _spelled(token: str, index: _Index) -> "_Spelled | None":
     """What `token` may name (`_Spelled`), None when it names nothing. Kept in the index per distinct token:
     the pages repeat their words, and most of them name nothing."""
     if token not in index.spelled:
+        folder = token.rstrip("/") if len(token) > 1 else token   # `site/`, `/opt/ray_venvs/`: the path itself
         found = ((*index.exact.get(token, ()), *index.exact.get(token.rstrip("."), ())), tuple(index.code.get(token, ())),
-                 tuple(index.words.get(token.lower(), ())), tuple(index.values.get(token, ())),
-                 tuple(index.code_values.get(token, ())))
+                 tuple(index.words.get(token.lower(), ())), tuple(index.values.get(folder, ())),
+                 tuple(index.code_values.get(folder, ())))
         index.spelled[token] = found if any(found) else None
     return index.spelled[token]
 
@@ -256,8 +260,9 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # a whole code span, then every word: a name that counts only as code must be a span's whole text
     tokens = [(at, span, True) for at, span in spans]
     tokens += [(m.start(), m.group(0), False) for m in _TOKEN.finditer(text)]
-    for at, token, in_span in tokens:
-        token = token.strip("`'\",;()")
+    comment_from = next((m.start() for m in re.finditer(r"(?:^|(?<=\s))#", text)), len(text)) if code else 0
+    for at, raw, in_span in tokens:
+        token = raw.strip("`'\",;()")
         spelled = index.spelled[token] if token in index.spelled else _spelled(token, index)
         if spelled is None:
             continue
@@ -271,7 +276,11 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in words if kinds_here else ():
             if f.kind in kinds_here and _beside_kind_word(text, at, at + len(token), f.kind, index):
                 named.setdefault(f.key, (f, at))
-        for f in (*values, *(code_values if in_span or code else ())):
+        # a code line's word shows a setting's plain value only as a whole shell word before any `#` comment
+        # (`.[site]` is no `site`; a comment is prose)
+        shell_word = in_span or (code and at < comment_from and text[at - 1:at] in _BEFORE_WORD
+                                 and text[at + len(raw):at + len(raw) + 1] in _AFTER_WORD)
+        for f in (*values, *(code_values if shell_word else ())):
             by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
     if code:

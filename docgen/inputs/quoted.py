@@ -4,10 +4,12 @@ sentence of its comments (what the file says of itself, which a page may repeat)
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fact import SHINGLE, Fact, shingle_words, spoken
+from docgen.inputs.shellwords import expand_references
 from docgen.text import line_at, sentences, split_lines
 
 if TYPE_CHECKING:
@@ -21,7 +23,7 @@ class QuotedFile(NamedTuple):
     @property
     def facts(self) -> tuple[Fact, ...]:
         out = [Fact("quoted", f"{self.path}:{name}", value, f"{self.path}:{line}", (name,), (spoken(name),))
-               for name, value, line in assignments(self.text)]
+               for name, value, line in assignments(self.text, self.path)]
         for m in _HCL_TARGET.finditer(self.text):
             if not m.group(1).startswith("_"):   # a bake target a page may name (`_image`: an abstract base)
                 out.append(Fact("quoted", f"{self.path}:target {m.group(1)}", "a bake target",
@@ -48,21 +50,52 @@ def comment_facts(path: str, blocks: "Iterable[tuple[int, str]]") -> list[Fact]:
 _ASSIGN = re.compile(r"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Z_][A-Z0-9_]*)\s*(=|\s=\s?)\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#;]+))""",
                      re.M)
 _SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^}\n]*)\}")
+# `$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)`: where the script is (and `/..` above it)
+_LOCATION = (r"""\$\(cd "?\$\(dirname "?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})"?\)([/.]*)"? """
+             r"""&& pwd(?: -P)?\)""")
+_SCRIPT_LOCATION = re.compile(rf"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Z_][A-Z0-9_]*)="?{_LOCATION}"?\s*$""", re.M)
+_LOCATION_IN = re.compile(_LOCATION)
 _HCL_TARGET = re.compile(r'^\s*target\s+"([\w.-]+)"\s*\{', re.M)
 _HCL_VARIABLE = re.compile(r'variable\s+"([A-Za-z_][\w-]*)"\s*\{[^}]*?\bdefault\s*=\s*"([^"\n]*)"', re.S)
 
 
-def assignments(text: str) -> list[tuple[str, str, int]]:
-    """(name, value, line) for every assignment and default in a shell script or an HCL (bake) file."""
+def assignments(text: str, path: str = "") -> list[tuple[str, str, int]]:
+    """(name, value, line) for every assignment and default in a shell script or an HCL (bake) file. A value
+    built on the script's own location (`ROOT=$(cd "$(dirname "$0")/.." && pwd)`, then `$ROOT/site`) is the
+    path from the repository's top (`site`), given the file's `path` there; `NAME=${1:-default}` is NAME's
+    default. A value that copies another variable states nothing."""
+    located = {m.group(1): _where(path, m.group(2)) for m in _SCRIPT_LOCATION.finditer(text)} if path else {}
     out: list[tuple[str, str, int]] = []
     for m in _ASSIGN.finditer(text):
         value = next(g for g in (m.group(3), m.group(4), m.group(5)) if g is not None)
         out.append((m.group(1), value, line_at(text, m.start(1))))
     for m in _SHELL_DEFAULT.finditer(text):
-        out.append((m.group(1), m.group(2).strip("\"'"), line_at(text, m.start())))
+        out.append((m.group(1), m.group(2), line_at(text, m.start())))
     for m in _HCL_VARIABLE.finditer(text):
         out.append((m.group(1), m.group(2), line_at(text, m.start())))
-    return [(n, v, line) for n, v, line in out if not v.startswith("$")]   # "": set empty on purpose
+    found = ((n, _from_top(v, path, located), line) for n, v, line in out if n not in located)
+    return list(dict.fromkeys((n, v, line) for n, v, line in found if not v.startswith("$")))   # "": set empty on purpose
+
+
+def _where(path: str, up: str) -> str:
+    """The folder `$(cd "$(dirname "$0")UP" && pwd)` names in the script at `path`, from the repository's top."""
+    return posixpath.normpath(posixpath.join(posixpath.dirname(path), up.lstrip("/")))
+
+
+def _from_top(value: str, path: str, located: dict[str, str]) -> str:
+    """`value` expanded as the shell would (a default form gives its default), the script's location (a variable
+    that holds it, or the command itself) the only thing known: a path from the repository's top, or the value
+    as it is when it needs anything else."""
+    value = value.strip("\"'")
+    if "$" not in value:
+        return value
+    if path:
+        value = _LOCATION_IN.sub(lambda m: _where(path, m.group(1)), value)
+    path, unknown = expand_references(value, located.get)
+    path = path.strip("\"'")
+    if unknown or "$" in path or path == ".":
+        return value
+    return posixpath.normpath(path) if "/" in path and "://" not in path else path
 
 
 _COMMENT_LINE = re.compile(r"^[ \t]*(?:#(?!!)|//)[ \t]?(.*)$")

@@ -43,6 +43,22 @@ def test_assignments_and_defaults_of_scripts_and_bake_files():
     assert assignments(script) == [("MIN", "28.5.0", 1), ("DIR", "build/x", 2)]
 
 
+
+def test_a_path_relative_to_the_scripts_own_location_is_read_from_the_repository():
+    script = ('ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)\n'
+              'HERE="$(cd "$(dirname "$0")" && pwd)"\n'
+              'SITE_DIR=${1:-$ROOT/site}\n'
+              'JS_DIR=$ROOT/docs/assets/js\n'
+              'OUT=${OUT:-"$HERE/out"}\n'
+              'TOOL=$ROOT/$NAME/bin\n'
+              'PIP=${PIP:-$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/pip}\n')
+    # the location variables themselves state nothing; a positional default is the assigned variable's;
+    # a path built on another, unknown variable states nothing either
+    assert assignments(script, "scripts/build") == [("SITE_DIR", "site", 3), ("JS_DIR", "docs/assets/js", 4),
+                                                    ("OUT", "scripts/out", 5), ("PIP", ".venv/bin/pip", 7)]
+    # without the file's path, where the script lives is unknown
+    assert assignments(script) == []
+
 def test_comment_blocks_are_runs_of_whole_line_comments_without_the_shebang():
     text = "#!/usr/bin/env bash\n# One. Two\n#   three.\nx=1  # trailing\n\n// hcl\n"
     assert comment_blocks(text) == [(2, "One. Two three."), (6, "hcl")]
