@@ -65,10 +65,15 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
     FactKind("script", "a script a build step runs", TEXT, ("script",)),
     FactKind("removed", "a path a build step removes (`rm` in a RUN), with the stage that removes it", TEXT,
              ("removes", "removed", "remove", "removing", "deletes", "deleted", "delete")),
+    FactKind("copy", "a path a COPY takes from its source, or leaves out (`--exclude`), named only beside the "
+             "kind's words (`pyproject.toml` is named everywhere)", TEXT,
+             ("copy", "copies", "copied", "copying", "exclude", "excludes", "excluded", "left out", "leaves out")),
     FactKind("source-file", "a file of NeMo-RL the snapshot is read from (the actor registry's module)", TEXT),
     FactKind("run-var", "a variable a build step sets for its own commands (`export NAME=value` in a RUN)", TEXT),
     FactKind("quoted", "a value assigned in another file of the repository the configuration names (a shell "
-             "variable, a bake variable's default, a bake target)", TEXT),
+             "variable, a bake variable's default, a literal attribute of a bake target)", TEXT),
+    FactKind("target", "a bake target and the names of the attributes it sets itself: a sentence naming it speaks "
+             "of what it does, so it is tied to them", TEXT, ("target", "targets")),
     FactKind("comment", "a sentence of such a file's comments, named by a sentence that repeats six words of it "
              "in a row (a page copying what a script says of itself)", TEXT),
 )}

@@ -13,15 +13,19 @@ NUMBER_WORDS = (
 
 
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-# A number written in words, up to ninety-nine ("thirty-one"): the one grammar the count comments, the prose lint
-# and the mentions read numbers with.
-NUMBER_WORD_PATTERN = ("(?:" + "|".join(_TENS) + ")(?:-(?:" + "|".join(NUMBER_WORDS[1:10]) + "))?|"
-                       + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)))
+# Counts prose spells as a phrase ("half a dozen venvs", "a pair of filters")
+_NUMBER_PHRASES = {"half a dozen": 6, "a dozen": 12, "a pair of": 2, "a couple of": 2}
+# A number written in words, up to ninety-nine ("thirty-one"), or one of those phrases: the one grammar the
+# count comments, the prose lint and the mentions read numbers with.
+NUMBER_WORD_PATTERN = ("|".join(p.replace(" ", r"\s+") for p in _NUMBER_PHRASES) + "|(?:" + "|".join(_TENS) + ")(?:-(?:"
+                       + "|".join(NUMBER_WORDS[1:10]) + "))?|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)))
 
 
 def number_value(word: str) -> int | None:
     """"nine" -> 9, "thirty-one" -> 31, "12" -> 12; None for anything else."""
-    word = word.lower()
+    word = " ".join(word.lower().split())
+    if word in _NUMBER_PHRASES:
+        return _NUMBER_PHRASES[word]
     if word.isdigit():
         return int(word)
     if word in NUMBER_WORDS:

@@ -344,3 +344,46 @@ def test_a_settings_plain_value_shows_it_in_a_line_of_code_only_as_a_whole_shell
     code, out = run("check", "--root", str(repo))
     reviewed = {n for n in range(first, first + len(block)) if f"{PAGE}:{n}: [review] mentions arg:CMAKE_SOURCE," in out}
     assert code == 1 and reviewed == {first, first + 1, first + 2}, out
+
+
+def test_a_sentence_naming_a_bake_target_is_reviewed_when_the_target_sets_another_attribute(repo: Path):
+    """A bake target is what it sets: a sentence naming it ("the hermetic targets never export a cache") is tied to
+    the names of its attributes, so a target that starts exporting a cache fails check at that sentence, whatever
+    words the sentence uses for it; a conditional attribute counts too."""
+    line = _plant(repo, "The `hermetic` target never exports its build cache.")
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("docker-bake.hcl", '  tags   = ["nmp-rl-base:hermetic"]\n',
+         '  tags   = ["nmp-rl-base:hermetic"]\n  cache-to = CI == "" ? [] : ["type=local,dest=build/cache"]\n')(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and (f"{PAGE}:{line}: [review] mentions target:docker-bake.hcl:hermetic, which changed from "
+                          "'sets args, contexts, inherits, output, secret, tags' to 'sets args, cache-to, contexts, "
+                          "inherits, output, secret, tags'") in out, out
+
+
+def test_a_sentence_saying_how_many_versions_of_a_package_the_lock_holds_is_compared(repo: Path):
+    """"pin different versions of transformers" holds while the lock has more than one transformers, "the same
+    version" while it has one; a case the sentence supposes ("when two extras pin different versions") states
+    nothing."""
+    same = _plant(repo, "Every extra pins the same version of the packages they share (transformers, for one).")
+    supposed = _plant(repo, "When two extras pin the same version of transformers, uv can merge them.")
+    code, out = run("lint", "--root", str(repo))
+    assert code == 1 and re.search(rf"{PAGE}:{same}: \[stated-value\] the sentence says `?transformers`? comes in one "
+                                   r"version, but the lock has \S+ and ", out), out
+    assert f"{PAGE}:{supposed}: [stated-value]" not in out
+
+
+def test_what_a_copy_takes_and_leaves_out_is_named_only_beside_the_copy_words(repo: Path):
+    """layering.md says the full-source COPY leaves out what the resolver-input COPYs placed (`3rdparty/`, ...): a
+    COPY that stops leaving out 3rdparty fails check at that sentence. `pyproject.toml` in a sentence without the
+    kind's words (copy, exclude, left out) names no COPY."""
+    page = repo / "docs/image/layering.md"
+    line = next(n for n, text in enumerate(page.read_text().splitlines(), 1) if "full-source `COPY" in text)
+    other = _plant(repo, "NeMo-RL declares its extras in `pyproject.toml` and pins them in `uv.lock`.")
+    assert run("write", "--root", str(repo))[0] == 0
+    record = json.loads((repo / FACTS_RECORD).read_text())["mentions"]["sentences"]
+    assert not any("copy:" in keys for keys in record[PAGE].values())
+    edit(DOCKERFILE, " --exclude=3rdparty --exclude=!3rdparty/TensorRT-LLM-workspace . ./", " . ./")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and (f"docs/image/layering.md:{line}: [review] mentions copy:./ leaves out 3rdparty#named, "
+                          "which changed from 'yes' to '(gone)'") in out, out
+    assert f"{PAGE}:{other}:" not in out

@@ -42,6 +42,9 @@ REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
 # Words that deny what follows them ("not", "never", "doesn't"): the one list of both negation rules below
+# how many versions of a package a sentence says the lock holds
+_MANY_VERSIONS = re.compile(r"\b(different|differing|conflicting|incompatible|several|multiple|same)\s+"
+                            r"(?:versions?|releases?|pins?)\b")
 # what may stand beside a whole shell word in a line of code (`site/` is the folder `site`)
 _BEFORE_WORD = ("", " ", "=", '"', "'", "(", "`", "|", "&", ";", "<", ">")
 _AFTER_WORD = ("", " ", '"', "'", ")", "`", "|", "&", ";", "<", ">", "/")
@@ -165,7 +168,8 @@ def _spelled(token: str, index: _Index) -> "_Spelled | None":
     the pages repeat their words, and most of them name nothing."""
     if token not in index.spelled:
         folder = token.rstrip("/") if len(token) > 1 else token   # `site/`, `/opt/ray_venvs/`: the path itself
-        found = ((*index.exact.get(token, ()), *index.exact.get(token.rstrip("."), ())), tuple(index.code.get(token, ())),
+        exact = {f.key: f for name in dict.fromkeys((token, token.rstrip("."), folder)) for f in index.exact.get(name, ())}
+        found = (tuple(exact.values()), tuple(index.code.get(token, ())),
                  tuple(index.words.get(token.lower(), ())), tuple(index.values.get(folder, ())),
                  tuple(index.code_values.get(folder, ())))
         index.spelled[token] = found if any(found) else None
@@ -174,6 +178,9 @@ def _spelled(token: str, index: _Index) -> "_Spelled | None":
 
 # The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
 # not one of them: among hundreds of packages, "0.7.2" is some package's version by chance.
+# kinds whose names are everyday file names (a COPY's `pyproject.toml`): a sentence names one of their facts only
+# when it also holds the kind's words ("the `COPY`s already placed `3rdparty/`")
+_ONLY_WITH_WORDS = frozenset({"copy"})
 _NAMED_BY_VALUE = frozenset({"arg", "env", "stage", "run-var", "quoted", "cuda-arch", "user"})
 
 
@@ -283,6 +290,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in (*values, *(code_values if shell_word else ())):
             by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
+    for key in [k for k, (f, _) in named.items() if f.kind in _ONLY_WITH_WORDS and f.kind not in kinds_here]:
+        del named[key]
     if code:
         return Mention(path, line, text, _tied(text, named, by_value, set(), {}, allow, shown), (),
                        sentence_digest(text), allow, ())
@@ -452,6 +461,22 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                 findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence says {_name(fact)} is {says}, but it is "
                                         f"{fact.value} ({fact.origin})"))
                 statuses[fact.key] = "false"
+    # "pin different versions of the same packages (transformers, flashinfer)": each package named after the
+    # words (else before them) comes in more than one version in the lock; "the same version" states one (not
+    # in a case the sentence supposes: "when `automodel` and `mcore` pin different versions")
+    for m in _MANY_VERSIONS.finditer(low) if not _OVERRIDE.search(low) else ():
+        packages = [(f, at) for f, at in named.values() if f.kind == "package"]
+        packages = [fa for fa in packages if fa[1] > m.start()] or [fa for fa in packages if fa[1] < m.start()]
+        many = (m.group(1) != "same") != bool(_NEGATION.search(low[max(0, m.start() - 16):m.start()]))
+        for fact, _ in packages:
+            versions = fact.value.split(" / ")
+            if (len(versions) > 1) == many:
+                statuses.setdefault(fact.key, COMPARED)
+            elif not allowed:
+                findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence says {_name(fact)} comes in "
+                                        f"{'different versions' if many else 'one version'}, but the lock has "
+                                        f"{' and '.join(versions)} ({fact.origin})"))
+                statuses[fact.key] = "false"
     return Mention(path, line, text, _tied(text, named, by_value, by_kind_words, statuses, allow, shown),
                    tuple(findings), sentence_digest(text), allow, tuple(compared))
 
@@ -472,7 +497,7 @@ def _tied(text: str, named: dict[str, tuple[Fact, int]], by_value: set[str], by_
         versioned_fact = KINDS[fact.kind].shape == VERSION or _versions_in(fact.value, fact.kind)
         # a version the sentence states beside the fact was compared above (the fact has a status); any other
         # version in the sentence is another thing's
-        if status is None and key not in by_kind_words and key not in by_value and (
+        if status is None and key not in by_kind_words and key not in by_value and fact.kind not in _DEFINITIONS and (
                 versioned_fact or not _states_part_of(fact, sentence_words)):
             # named, but nothing of its value stated ("uv syncs the extras", "`NEMO_RL_REF` names the ref"): a
             # new value cannot make the sentence false, only the thing going away can
@@ -596,6 +621,9 @@ def _states_part_of(fact: Fact, sentence_words: set[str]) -> bool:
     return bool(value_words & sentence_words)
 
 
+# Facts whose value is what they are made of (a bake target: the attributes it sets): a sentence naming one speaks
+# of that, whatever words it uses ("the hermetic targets never export a cache"), so it is tied to the value.
+_DEFINITIONS = frozenset({"target"})
 # Words a fact's value is written with that say nothing of it (an actor's "extras ...; venv ...").
 _FILLER = frozenset("extras extra venv no prebuilt from in a the of to and or yes not".split())
 

@@ -21,6 +21,7 @@ value or a 2 MB line of backticks reads in well under a second.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Literal, NamedTuple, overload
@@ -600,4 +601,16 @@ def _stated_facts(df: DockerfileFacts):
             base = removed.rstrip("/").rpartition("/")[2]
             yield Fact("removed", removed, removing, f"{path}:{line}",
                        (removed, *([base] if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}[A-Za-z]", base) else [])))
+    for ins in df.instructions:
+        if ins.keyword in ("COPY", "ADD") and not ins.heredocs:
+            # what each COPY takes and leaves out, named by the paths (`3rdparty/`) beside the kind's words
+            *sources, dest = (json.loads(ins.args) if ins.args.startswith("[") else ins.args.split()) or ["?"]
+            origin = ins.flags.get("from", ("the build context",))[-1]
+            for source in sources:
+                yield Fact("copy", f"{dest} takes {source}", f"from {origin}", f"{path}:{ins.start_line}",
+                           (source.rstrip("/") or source,))
+            for pattern in ins.flags.get("exclude", ()):
+                kept = pattern.startswith("!")   # `--exclude=!x`: x is copied after all
+                yield Fact("copy", f"{dest} {'keeps' if kept else 'leaves out'} {pattern.lstrip('!')}",
+                           f"from {origin}", f"{path}:{ins.start_line}", (pattern.lstrip("!").rstrip("/"),))
     yield from comment_facts(path, df.comments)   # what the Dockerfile says of itself, which a page may repeat

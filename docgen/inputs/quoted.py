@@ -13,7 +13,7 @@ from docgen.inputs.shellwords import expand_references
 from docgen.text import line_at, sentences, split_lines
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
 
 class QuotedFile(NamedTuple):
@@ -24,11 +24,13 @@ class QuotedFile(NamedTuple):
     def facts(self) -> tuple[Fact, ...]:
         out = [Fact("quoted", f"{self.path}:{name}", value, f"{self.path}:{line}", (name,), (spoken(name),))
                for name, value, line in assignments(self.text, self.path)]
+        attributes, every_key = target_attributes(self.text), target_keys(self.text)
         for m in _HCL_TARGET.finditer(self.text):
             if not m.group(1).startswith("_"):   # a bake target a page may name (`_image`: an abstract base)
-                out.append(Fact("quoted", f"{self.path}:target {m.group(1)}", "a bake target",
+                keys = sorted(set(every_key.get(m.group(1), ())))
+                out.append(Fact("target", f"{self.path}:{m.group(1)}", f"sets {', '.join(keys) or 'nothing'}",
                                 f"{self.path}:{line_at(self.text, m.start())}", (m.group(1),)))
-        for target, key, value, line in target_attributes(self.text):
+        for target, key, value, line in attributes:
             # named by its value where that is distinctive (a tag, a path): `tags`, `output` are everyday words
             out.append(Fact("quoted", f"{self.path}:target {target}.{key}", value, f"{self.path}:{line}"))
         return (*out, *comment_facts(self.path, comment_blocks(self.text)))
@@ -117,7 +119,7 @@ def comment_blocks(text: str) -> list[tuple[int, str]]:
     return blocks
 
 
-_HCL_ATTRIBUTE = re.compile(r'^\s*([a-z][\w-]*)\s*=\s*(?:"([^"\n]*)"|\[([^\]\n]*)\]|(\{)\s*$)')
+_HCL_ATTRIBUTE = re.compile(r'^\s*([a-z][\w-]*)\s*=\s*(?:"([^"\n]*)"|\[([^\]\n]*)\]|(\{)\s*$|(?=\S))')   # or an expression
 _HCL_STRING = re.compile(r'"([^"\n]*)"')
 _HCL_CLOSE = re.compile(r"^\s*\}")
 _HCL_INTERPOLATION = re.compile(r"\$\{([A-Za-z_][\w-]*)\}")
@@ -134,26 +136,39 @@ def target_attributes(text: str) -> list[tuple[str, str, str, int]]:
         return _HCL_INTERPOLATION.sub(lambda m: defaults.get(m.group(1), m.group(0)), value)
 
     out: list[tuple[str, str, str, int]] = []
+    for target, inside, m, number in _target_lines(text):
+        key, string, listed, _ = m.groups()
+        if inside and inside != "args" and string is not None:
+            out.append((target, f"{inside}.{key}", literal(string), number))
+        elif not inside and string is not None:
+            out.append((target, key, literal(string), number))
+        elif not inside and listed is not None:
+            out += [(target, key, literal(v), number) for v in _HCL_STRING.findall(listed)]
+    return [(t, k, v, n) for t, k, v, n in out if v and "${" not in v]
+
+
+def target_keys(text: str) -> dict[str, list[str]]:
+    """The names of the attributes each bake target sets itself, literal or not (`cache-to = X ? [] : [...]`)."""
+    keys: dict[str, list[str]] = {}
+    for target, inside, m, _ in _target_lines(text):
+        if not inside:
+            keys.setdefault(target, []).append(m.group(1))
+    return keys
+
+
+def _target_lines(text: str) -> "Iterator[tuple[str, str, re.Match[str], int]]":
+    """(target, the map it is inside or "", the attribute's match, line) of every attribute line of every target."""
     target, depth, inside = "", 0, ""
     for number, line in enumerate(split_lines(text), 1):
         if depth == 0:
-            m = _HCL_TARGET.match(line)
-            if m:
+            if m := _HCL_TARGET.match(line):
                 target, depth = m.group(1), 1
             continue
         if _HCL_CLOSE.match(line):
             depth, inside = depth - 1, ""
             continue
-        m = _HCL_ATTRIBUTE.match(line)
-        if m is None:
+        if (m := _HCL_ATTRIBUTE.match(line)) is None:
             continue
-        key, string, listed, opens = m.groups()
-        if opens:
-            depth, inside = 2, key
-        elif depth == 2 and inside != "args" and string is not None:
-            out.append((target, f"{inside}.{key}", literal(string), number))
-        elif depth == 1 and string is not None:
-            out.append((target, key, literal(string), number))
-        elif depth == 1 and listed is not None:
-            out += [(target, key, literal(v), number) for v in _HCL_STRING.findall(listed)]
-    return [(t, k, v, n) for t, k, v, n in out if v and "${" not in v]
+        yield target, inside if depth == 2 else "", m, number
+        if m.group(4):   # `key = {` opens a map
+            depth, inside = 2, m.group(1)
