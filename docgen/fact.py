@@ -68,6 +68,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
     FactKind("copy", "a path a COPY takes from its source, or leaves out (`--exclude`), named only beside the "
              "kind's words (`pyproject.toml` is named everywhere)", TEXT,
              ("copy", "copies", "copied", "copying", "exclude", "excludes", "excluded", "left out", "leaves out")),
+    FactKind("lock-versions", "a package NeMo-RL's lock holds at more than one version (extras that pin "
+             "different ones); named by no word of its own, read by what a sentence says of the package", TEXT),
     FactKind("source-file", "a file of NeMo-RL the snapshot is read from (the actor registry's module)", TEXT),
     FactKind("run-var", "a variable a build step sets for its own commands (`export NAME=value` in a RUN)", TEXT),
     FactKind("quoted", "a value assigned in another file of the repository the configuration names (a shell "

@@ -461,15 +461,16 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                 findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence says {_name(fact)} is {says}, but it is "
                                         f"{fact.value} ({fact.origin})"))
                 statuses[fact.key] = "false"
-    # "pin different versions of the same packages (transformers, flashinfer)": each package named after the
-    # words (else before them) comes in more than one version in the lock; "the same version" states one (not
-    # in a case the sentence supposes: "when `automodel` and `mcore` pin different versions")
+    # "pin different versions of the same packages (transformers, flashinfer)": NeMo-RL's lock holds each package
+    # named after the words (else before them) at more than one version; "the same version" states one (not in
+    # a case the sentence supposes: "when `automodel` and `mcore` pin different versions")
     for m in _MANY_VERSIONS.finditer(low) if not _OVERRIDE.search(low) else ():
         packages = [(f, at) for f, at in named.values() if f.kind == "package"]
         packages = [fa for fa in packages if fa[1] > m.start()] or [fa for fa in packages if fa[1] < m.start()]
         many = (m.group(1) != "same") != bool(_NEGATION.search(low[max(0, m.start() - 16):m.start()]))
+        in_lock = {f.subject: f.value for f in index.by_kind.get("lock-versions", ())}
         for fact, _ in packages:
-            versions = fact.value.split(" / ")
+            versions = in_lock.get(fact.subject, fact.value).split(" / ")
             if (len(versions) > 1) == many:
                 statuses.setdefault(fact.key, COMPARED)
             elif not allowed:
@@ -494,6 +495,11 @@ def _tied(text: str, named: dict[str, tuple[Fact, int]], by_value: set[str], by_
             status = ALLOWED
         elif status is None and any(s and s in fact.value.split(" | ") for s in shown):
             status = RENDERED
+        if status == RENDERED or (status == COMPARED and key not in by_value):
+            # its value re-renders, or is judged on every run where the sentence names it: a new value asks no
+            # review, only the thing going away does (one named by its value alone is named no more when it moves)
+            tied.append((f"{key}#named", "yes", status))
+            continue
         versioned_fact = KINDS[fact.kind].shape == VERSION or _versions_in(fact.value, fact.kind)
         # a version the sentence states beside the fact was compared above (the fact has a status); any other
         # version in the sentence is another thing's

@@ -121,6 +121,11 @@ class Snapshot(NamedTuple):
         out = [Fact("source-file", REGISTRY_MODULE, "the actor registry", self.path, (REGISTRY_MODULE,))]
         out += [Fact("group", group, "default" if group in self.default_groups else "not default",
                     f"{self.path}:{self.line_of(group) or 1}", (group,)) for group in self.groups]
+        versions: dict[str, set[str]] = {}
+        for pkg in self.packages.values():
+            versions.setdefault(pkg.name, set()).add(pkg.version or "?")
+        out += [Fact("lock-versions", name, " / ".join(sorted(vs)), f"{self.path}:{self.line_of(name) or 1}", ())
+                for name, vs in sorted(versions.items()) if len(vs) > 1]   # the extras pin different ones
         if self.conflicts:
             sets = sorted("+".join(sorted(f"{k or 'extra'}={n}" for k, n in c)) for c in self.conflicts)
             out.append(Fact("conflicts", "extras", "; ".join(sets), self.path, ()))

@@ -54,8 +54,8 @@ def test_a_path_relative_to_the_scripts_own_location_is_read_from_the_repository
               'PIP=${PIP:-$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/pip}\n')
     # the location variables themselves state nothing; a positional default is the assigned variable's;
     # a path built on another, unknown variable states nothing either
-    assert assignments(script, "scripts/build") == [("SITE_DIR", "site", 3), ("JS_DIR", "docs/assets/js", 4),
-                                                    ("OUT", "scripts/out", 5), ("PIP", ".venv/bin/pip", 7)]
+    assert assignments(script, "tools/build") == [("SITE_DIR", "site", 3), ("JS_DIR", "docs/assets/js", 4),
+                                                    ("OUT", "tools/out", 5), ("PIP", ".venv/bin/pip", 7)]
     # without the file's path, where the script lives is unknown
     assert assignments(script) == []
 
