@@ -14,7 +14,7 @@ import pytest
 
 from docgen.check.mentions import _versions_in, sentence_digest
 from docgen.text import sentences as _sentences
-from tests.test_mutations import DOCKERFILE, FACTS_RECORD, copy_repo, edit, run
+from tests.test_mutations import DOCKERFILE, FACTS_RECORD, SNAPSHOT, copy_repo, edit, run
 
 PAGE = "docs/index.md"
 FORK_SENTENCE = "By default `NEMO_RL_REPO` points at the soluwalana fork of NeMo-RL."
@@ -397,3 +397,17 @@ def test_a_value_rendered_or_compared_in_a_sentence_asks_no_review_when_it_moves
     assert run("write", "--root", str(repo))[0] == 0
     code, out = run("check", "--root", str(repo))
     assert code == 0 and "[review]" not in out, out
+
+
+def test_different_versions_are_read_among_the_extras_the_sentence_names(repo: Path):
+    """"`vllm` and `sglang` pin different versions of flashinfer" holds while those two extras hold different
+    FlashInfer releases, whatever other extras pin; aligned, it is false at that line."""
+    line = _plant(repo, "The `vllm` and `sglang` extras pin different versions of flashinfer-python.")
+    assert run("lint", "--root", str(repo))[0] == 0
+    data = json.loads((repo / SNAPSHOT).read_text())
+    sets = data["lock"]["install_sets"]
+    sets["sglang"] = [k.replace("flashinfer-python==0.6.11.post1", "flashinfer-python==0.6.13") for k in sets["sglang"]]
+    (repo / SNAPSHOT).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    code, out = run("lint", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [stated-value] the sentence says `flashinfer-python` comes in different " \
+                         "versions, but the lock has 0.6.13" in out, out

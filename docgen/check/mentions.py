@@ -461,16 +461,21 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                 findings.append(Finding(path, line_of(m.start()), STATED, f"the sentence says {_name(fact)} is {says}, but it is "
                                         f"{fact.value} ({fact.origin})"))
                 statuses[fact.key] = "false"
-    # "pin different versions of the same packages (transformers, flashinfer)": NeMo-RL's lock holds each package
-    # named after the words (else before them) at more than one version; "the same version" states one (not in
-    # a case the sentence supposes: "when `automodel` and `mcore` pin different versions")
+    # "vLLM and SGLang pin different versions of the same packages (transformers, flashinfer)": the extras the
+    # sentence names (else all of NeMo-RL's) hold each package named after the words (else before them) at more
+    # than one version; "the same version" states one (not in a case the sentence supposes: "when `automodel`
+    # and `mcore` pin different versions")
     for m in _MANY_VERSIONS.finditer(low) if not _OVERRIDE.search(low) else ():
         packages = [(f, at) for f, at in named.values() if f.kind == "package"]
         packages = [fa for fa in packages if fa[1] > m.start()] or [fa for fa in packages if fa[1] < m.start()]
         many = (m.group(1) != "same") != bool(_NEGATION.search(low[max(0, m.start() - 16):m.start()]))
-        in_lock = {f.subject: f.value for f in index.by_kind.get("lock-versions", ())}
+        words_here = set(_VALUE_WORD.findall(low))
+        in_lock = {f.subject: dict(p.split("=", 1) for p in f.value.split("; "))
+                   for f in index.by_kind.get("lock-versions", ())}
         for fact, _ in packages:
-            versions = in_lock.get(fact.subject, fact.value).split(" / ")
+            by_extra = in_lock.get(fact.subject, {})
+            of_named = [v for k, v in by_extra.items() if k in words_here]
+            versions = sorted(set(of_named if len(of_named) > 1 else by_extra.values() or fact.value.split(" / ")))
             if (len(versions) > 1) == many:
                 statuses.setdefault(fact.key, COMPARED)
             elif not allowed:

@@ -121,11 +121,13 @@ class Snapshot(NamedTuple):
         out = [Fact("source-file", REGISTRY_MODULE, "the actor registry", self.path, (REGISTRY_MODULE,))]
         out += [Fact("group", group, "default" if group in self.default_groups else "not default",
                     f"{self.path}:{self.line_of(group) or 1}", (group,)) for group in self.groups]
-        versions: dict[str, set[str]] = {}
-        for pkg in self.packages.values():
-            versions.setdefault(pkg.name, set()).add(pkg.version or "?")
-        out += [Fact("lock-versions", name, " / ".join(sorted(vs)), f"{self.path}:{self.line_of(name) or 1}", ())
-                for name, vs in sorted(versions.items()) if len(vs) > 1]   # the extras pin different ones
+        pinned: dict[str, dict[str, str]] = {}   # package -> install set of one extra (or the base) -> version
+        for key in self.install_sets:
+            for pkg in self.install_set(key.split("+") if key else ()) if "+" not in key else ():
+                pinned.setdefault(pkg.name, {})[key or "base"] = pkg.version or "?"
+        out += [Fact("lock-versions", name, "; ".join(f"{k}={v}" for k, v in sorted(by_set.items())),
+                     f"{self.path}:{self.line_of(name) or 1}", ())
+                for name, by_set in sorted(pinned.items()) if len(set(by_set.values())) > 1]   # extras pin different ones
         if self.conflicts:
             sets = sorted("+".join(sorted(f"{k or 'extra'}={n}" for k, n in c)) for c in self.conflicts)
             out.append(Fact("conflicts", "extras", "; ".join(sets), self.path, ()))
