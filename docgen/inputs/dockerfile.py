@@ -21,6 +21,7 @@ value or a 2 MB line of backticks reads in well under a second.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -552,6 +553,19 @@ def _as_run(scope: Scope, ins: Instruction, word: str) -> str:
     return scope.expand(word, ins, shell=True) if "$" in word else word
 
 
+def _copy_paths(args: str) -> list[str]:
+    """A COPY's sources and destination, after its flags (`ins.flags`): the JSON form where the rest parses as a
+    list of strings (else BuildKit reads it as the shell form, as here)."""
+    words = args.split()
+    while words and words[0].startswith("--"):
+        args = args.lstrip()[len(words.pop(0)):]
+    if args.lstrip().startswith("["):
+        with contextlib.suppress(ValueError):
+            if isinstance(listed := json.loads(args), list) and all(isinstance(p, str) for p in listed):
+                return listed
+    return words
+
+
 def _absolute(path: str) -> bool:
     return path.startswith("/") and len(path) > 1
 
@@ -604,7 +618,7 @@ def _stated_facts(df: DockerfileFacts):
     for ins in df.instructions:
         if ins.keyword in ("COPY", "ADD") and not ins.heredocs:
             # what each COPY takes and leaves out, named by the paths (`3rdparty/`) beside the kind's words
-            *sources, dest = (json.loads(ins.args) if ins.args.startswith("[") else ins.args.split()) or ["?"]
+            *sources, dest = _copy_paths(ins.args) or ["?"]
             origin = ins.flags.get("from", ("the build context",))[-1]
             for source in sources:
                 yield Fact("copy", f"{dest} takes {source}", f"from {origin}", f"{path}:{ins.start_line}",

@@ -1329,3 +1329,21 @@ def test_a_comment_above_several_syncs_on_one_line_is_rows_or_a_note():
     assert _warm(prose) == [(("vllm",), ""), (("fsdp",), "")]
     assert [(n.line, n.check) for n in prose.notes] == [(4, "warm-steps")]
     assert "'warm two extras'" in prose.notes[0].message and "belongs to none of its 2 syncs" in prose.notes[0].message
+
+
+def test_what_each_copy_takes_and_leaves_out_is_a_fact():
+    """Each COPY source and each `--exclude` (a `!` pattern is kept after all) is a `copy` fact named by its path;
+    the JSON form is read as a list, and arguments that do not parse as one are the shell form, as BuildKit
+    reads them."""
+    text = dedent("""\
+        FROM scratch AS src
+        FROM debian AS app
+        COPY --from=src --exclude=docs/ --exclude=!docs/keep.md . /app/
+        COPY ["a b.txt", "/etc/x/"]
+        COPY [oops /tmp/
+        """)
+    facts = [(f.subject, f.value, f.names) for f in parse_dockerfile(text).facts if f.kind == "copy"]
+    assert facts == [("/app/ takes .", "from src", (".",)), ("/app/ leaves out docs/", "from src", ("docs",)),
+                     ("/app/ keeps docs/keep.md", "from src", ("docs/keep.md",)),
+                     ("/etc/x/ takes a b.txt", "from the build context", ("a b.txt",)),
+                     ("/tmp/ takes [oops", "from the build context", ("[oops",))]
