@@ -150,10 +150,8 @@ def parse_steps(lines: list[str], path: str, first_line: int) -> tuple[ShellStep
 
 def render_steps(steps: list[ShellStep] | tuple[ShellStep, ...]) -> list[str]:
     """The block lines for these steps, as parse_steps reads them back."""
-    lines: list[str] = []
-    for step in steps:
-        lines += [*step.source, *step.expected] + ([f"[{step.exit_status}]"] if step.exit_status else [])
-    return lines
+    return [line for step in steps
+            for line in (*step.source, *step.expected, *([f"[{step.exit_status}]"] if step.exit_status else []))]
 
 
 def slugify(heading: str) -> str:

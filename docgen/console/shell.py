@@ -214,7 +214,7 @@ class HostShell(PersistentShell):
             subprocess.run(["sh", "-c", KILL_MARKED, "sh", f"{SHELL_MARK_ENV}={self._mark}"], check=False)
 
 
-def copy_worktree(repo: Path, dest: Path) -> Path:
+def copy_worktree(repo: Path, dest: Path) -> None:
     """Copy the repo's tracked and untracked-but-not-ignored files (as they are now) into dest."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                             cwd=repo, check=True, capture_output=True).stdout.decode().split("\0")
@@ -222,4 +222,3 @@ def copy_worktree(repo: Path, dest: Path) -> Path:
         if (repo / name).is_file():          # (not one deleted in the working tree, nor a submodule)
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(repo / name, dest / name, follow_symlinks=False)
-    return dest
