@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests import (mutations_dev, mutations_heldout, mutations_wave2_dev, mutations_wave2_heldout,
-                   mutations_wave3_dev, mutations_wave3_heldout, planted_dev, planted_heldout, planted_wave2_dev,
-                   planted_wave2_heldout, planted_wave3_dev, planted_wave3_heldout)
+                   mutations_wave3_dev, mutations_wave3_heldout, mutations_wave4_dev, mutations_wave4_heldout,
+                   planted_dev, planted_heldout, planted_wave2_dev, planted_wave2_heldout, planted_wave3_dev,
+                   planted_wave3_heldout, planted_wave4_dev, planted_wave4_heldout)
 from tests.mutations_corpus import check_ids_unique, run_mutation, run_planted, split
 
 # What docgen still misses of the dev cases (bench/generalise.py --set dev), with why: the fact base has no fact
@@ -32,7 +33,10 @@ HALVES = (((mutations_dev.CASES, mutations_heldout.CASES), (planted_dev.PLANTED,
            (planted_wave2_dev.PLANTED, planted_wave2_heldout.PLANTED)),
           # wave 3: only its split is tested here; its dev cases are measured with bench/generalise.py
           ((mutations_wave3_dev.CASES, mutations_wave3_heldout.CASES),
-           (planted_wave3_dev.PLANTED, planted_wave3_heldout.PLANTED)))
+           (planted_wave3_dev.PLANTED, planted_wave3_heldout.PLANTED)),
+          # wave 4: likewise, only its split
+          ((mutations_wave4_dev.CASES, mutations_wave4_heldout.CASES),
+           (planted_wave4_dev.PLANTED, planted_wave4_heldout.PLANTED)))
 
 
 def _marked(cases, known: dict[str, str]) -> list:
