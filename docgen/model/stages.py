@@ -5,6 +5,7 @@ Read from `model.dockerfile` (the reader's facts); nothing here opens a file.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.inputs.shellwords import variables
@@ -173,11 +174,19 @@ ROLES = {
 }
 
 
+_ROLE_WORDS = (("policy", "policy"), ("generation", "generation"), ("value", "value"),
+               ("environments", "environment"), ("environment", "environment"), ("experience", "rollout"),
+               ("rollout", "rollout"))
+
+
 def role_of(fqn: str) -> str:
-    """What an actor does in a job, read from where NeMo-RL keeps its module."""
-    module = "." + fqn.rsplit(".", 1)[0] + "."
-    for marker, role in ((".policy.", "policy"), (".generation.", "generation"), (".value.", "value"),
-                         (".environments.", "environment"), (".experience.", "rollout")):
-        if marker in module:
-            return role
+    """What an actor does in a job, read from where NeMo-RL keeps its module (`...policy.workers...`), else from
+    the words of its module's and class's names (`megatron.policy_worker.MegatronPolicyWorker`)."""
+    module, _, name = fqn.rpartition(".")
+    packages = set(module.split("."))
+    words = set(re.findall(r"[a-z]+", module.rpartition(".")[2])) | {w.lower() for w in re.findall(r"[A-Z][a-z]+", name)}
+    for found in (packages, words):
+        for word, role in _ROLE_WORDS:
+            if word in found:
+                return role
     return "other"

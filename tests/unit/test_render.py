@@ -424,3 +424,14 @@ def test_mermaid_labels_and_shell_words_are_escaped():
     assert label('a "b"; #c <d> `e`\nf') == "a #quot;b#quot;#59; #35;c #lt;d#gt; #96;e#96; f"
     assert shell("nemo_rl.models.X") == "nemo_rl.models.X"   # plain names stay as they are
     assert shell("x; rm -rf ~") == "'x; rm -rf ~'"
+
+
+def test_an_actors_role_is_read_from_its_package_else_from_its_modules_and_classs_words():
+    """Upstream may move a worker out of `policy.workers`: `megatron.policy_worker.MegatronPolicyWorker` is still a
+    policy worker, so the job diagrams keep drawing it."""
+    from docgen.model.stages import role_of
+    assert role_of("nemo_rl.models.policy.workers.megatron_policy_worker.MegatronPolicyWorker") == "policy"
+    assert role_of("nemo_rl.models.megatron.policy_worker.MegatronPolicyWorker") == "policy"
+    assert role_of("nemo_rl.models.megatron.workers.MegatronGenerationWorker") == "generation"
+    assert role_of("nemo_rl.experience.sync_rollout_actor.SyncRolloutActor") == "rollout"
+    assert role_of("nemo_rl.utils.checkpoint_uploader.CheckpointUploaderActor") == "other"
