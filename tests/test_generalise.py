@@ -1,4 +1,4 @@
-"""The development halves of the generalisation corpus (issue 27's wave, waves 2 and 3), held to what a design must do.
+"""The development halves of the generalisation corpus (issue 27's wave, waves 2, 3 and 4), held to what a design must do.
 
 A dev mutation must not slip: after it, `check` fails before `write`, and after `write` the old values are
 gone from every page or `check` still fails (or docgen stops with exit 2 and a message naming the file).
@@ -26,8 +26,8 @@ MISSED_TODAY = {
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",
 }
-MUTATIONS = [*mutations_dev.CASES, *mutations_wave2_dev.CASES, *mutations_wave3_dev.CASES]
-PLANTED = [*planted_dev.PLANTED, *planted_wave2_dev.PLANTED, *planted_wave3_dev.PLANTED]
+MUTATIONS = [*mutations_dev.CASES, *mutations_wave2_dev.CASES, *mutations_wave3_dev.CASES, *mutations_wave4_dev.CASES]
+PLANTED = [*planted_dev.PLANTED, *planted_wave2_dev.PLANTED, *planted_wave3_dev.PLANTED, *planted_wave4_dev.PLANTED]
 HALVES = (((mutations_dev.CASES, mutations_heldout.CASES), (planted_dev.PLANTED, planted_heldout.PLANTED)),
           ((mutations_wave2_dev.CASES, mutations_wave2_heldout.CASES),
            (planted_wave2_dev.PLANTED, planted_wave2_heldout.PLANTED)),

@@ -411,3 +411,16 @@ def test_different_versions_are_read_among_the_extras_the_sentence_names(repo: P
     code, out = run("lint", "--root", str(repo))
     assert code == 1 and f"{PAGE}:{line}: [stated-value] the sentence says `flashinfer-python` comes in different " \
                          "versions, but the lock has 0.6.13" in out, out
+
+
+def test_a_line_of_code_names_a_bake_target_by_its_name_as_a_whole_shell_word(repo: Path):
+    """`docker buildx bake production` runs the production target: the line is tied to what the target sets; a
+    package's or a stage's plain name in a command (`docker`, `uv`) names nothing."""
+    first = _plant(repo, "```bash\ndocker buildx bake production\nuv sync --frozen\n```") + 1
+    assert run("write", "--root", str(repo))[0] == 0
+    record = json.loads((repo / FACTS_RECORD).read_text())["mentions"]["sentences"][PAGE]
+    assert record[sentence_digest("docker buildx bake production")] == "target:docker-bake.hcl:production"
+    assert sentence_digest("uv sync --frozen") not in record or "stage:uv" not in record[sentence_digest("uv sync --frozen")]
+    edit("docker-bake.hcl", 'target "production" {\n', 'target "production" {\n  platforms = ["linux/arm64"]\n')(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{first}: [review] mentions target:docker-bake.hcl:production" in out, out

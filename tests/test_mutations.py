@@ -796,6 +796,11 @@ def _move_nemo_gym_to_vllm(data: dict) -> None:
 
 
 CROSS_MUTATIONS = [
+    Mutation("the source stage is renamed but the bake file still hands over a context of the old name",
+             edits(edit(DOCKERFILE, "FROM scratch AS nemo-rl", "FROM scratch AS rl-source"),
+                   edit(DOCKERFILE, "--from=nemo-rl", "--from=rl-source", count=0)),
+             ("[bake-names]", "docker-bake.hcl:", "passes context 'nemo-rl', which Dockerfile.nmp-rl-base names in no FROM"),
+             still=("bake-names",), rules=('bake-names',)),
     # ---- inputs against each other (22.1)
     Mutation("NeMo-RL raises requires-python past the Dockerfile's Python",
              snapshot_json(_requires_python(">=3.14")),
@@ -953,6 +958,10 @@ def _warm_loop(*rows: str) -> Callable[[Path], None]:
 
 
 WARM_MUTATIONS = [
+    Mutation("a warm comment calls a package the lock builds from source a wheel",
+             edit(DOCKERFILE, "# builds Transformer-Engine once into the cache", "# the Transformer-Engine wheel"),
+             ("[warm-order]", "`uv sync automodel` says transformer-engine comes as a wheel, but the lock builds"),
+             planted=("the Transformer-Engine wheel",), still=("warm-order",), rules=('stale-block', 'warm-order')),
     Mutation("a wrapped warm comment whose second line names the wrong step",
              _wrap_mcore_comment("# reuses vllm's TE wheel"),
              ("[warm-order]", "says it reuses vllm's transformer-engine"),

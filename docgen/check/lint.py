@@ -15,7 +15,8 @@ from docgen.model import class_name_of
 from docgen.model.stages import build_arg_value, published
 from docgen.model.claims import REASON_TEXT, build_claims, comment_agrees, reason_kind
 from docgen.model.cross import (
-    arch_comment_mismatches, arch_mismatches, cuda_mismatches, hard_coded_paths, python_requirement, uv_requirement,
+    arch_comment_mismatches, arch_mismatches, bake_names, cuda_mismatches, hard_coded_paths, python_requirement,
+    uv_requirement,
 )
 from docgen.names import COUNT_NOUNS, normalize, singular
 from docgen.render.values import number_word
@@ -295,12 +296,15 @@ def check_against(model: "ImageModel", rl_dir: str) -> list[Finding]:
 def check_cross_inputs(model: "ImageModel") -> list[Finding]:
     """One fact two inputs state, held to both: Python against requires-python, the base
     image's CUDA against the wheels' CUDA builds, every arch list against the floor the docs state, a
-    path a RUN spells out against the build ARG that holds it, UV_VERSION against uv's required version.
-    Each names the other side's file:line."""
+    path a RUN spells out against the build ARG that holds it, UV_VERSION against uv's required version, the
+    secrets and contexts a bake file passes against those the Dockerfile reads. Each names the other side's
+    file:line."""
     path = model.dockerfile.path
-    return [Finding(path, m.line, m.check, f"{m.message} ({m.other})")
-            for m in (*python_requirement(model), *cuda_mismatches(model), *arch_mismatches(model),
-                      *hard_coded_paths(model), *uv_requirement(model), *arch_comment_mismatches(model))]
+    found = [Finding(path, m.line, m.check, f"{m.message} ({m.other})")
+             for m in (*python_requirement(model), *cuda_mismatches(model), *arch_mismatches(model),
+                       *hard_coded_paths(model), *uv_requirement(model), *arch_comment_mismatches(model))]
+    # a bake file's name the Dockerfile never reads: found at the bake file's line (`other` is that place)
+    return found + [Finding(m.other.rpartition(":")[0], m.line, m.check, m.message) for m in bake_names(model)]
 
 
 def check_unresolved_paths(model: "ImageModel") -> list[Finding]:

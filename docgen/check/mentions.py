@@ -181,6 +181,9 @@ def _spelled(token: str, index: _Index) -> "_Spelled | None":
 # kinds whose names are everyday file names (a COPY's `pyproject.toml`): a sentence names one of their facts only
 # when it also holds the kind's words ("the `COPY`s already placed `3rdparty/`")
 _ONLY_WITH_WORDS = frozenset({"copy"})
+# kinds a line of code names by a plain name as a whole shell word (a bake target after `bake`); a package's
+# or a stage's plain name there is the command (`docker`, `uv`)
+_SHELL_WORD_KINDS = frozenset({"target"})
 _NAMED_BY_VALUE = frozenset({"arg", "env", "stage", "run-var", "quoted", "cuda-arch", "user"})
 
 
@@ -290,6 +293,9 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in (*values, *(code_values if shell_word else ())):
             by_value.add(f.key)   # named by its value: the sentence states that value
             named.setdefault(f.key, (f, at))
+        for f in words if code and shell_word else ():   # `docker buildx bake production`: the target
+            if f.kind in _SHELL_WORD_KINDS:
+                named.setdefault(f.key, (f, at))
     for key in [k for k, (f, _) in named.items() if f.kind in _ONLY_WITH_WORDS and f.kind not in kinds_here]:
         del named[key]
     if code:

@@ -215,17 +215,19 @@ class BuildClaim(NamedTuple):
     step_label: str
     line: int
     package: str
-    claim: str          # "builds" | "reuses"
+    claim: str          # "builds" | "reuses" | "wheel"
     problem: str | None  # None when the lock agrees
 
 
 def build_claims(model: "ImageModel") -> list[BuildClaim]:
     """Each warm step whose comment says it builds or reuses a source-built package (by name or alias):
     does the step reach that package, and is it the first warm step that does? A package the comment says
-    it builds (in the clause with the verb) that the step installs as a prebuilt wheel is a claim too."""
+    it builds (in the clause with the verb) that the step installs as a prebuilt wheel is a claim too, and so
+    is a package it calls a wheel that the lock builds from source."""
     source_built = {p.name for p in model.snapshot.packages.values() if p.source_built and not p.editable}
     out = []
     for step in model.warm_steps:
+        out += _wheel_claims(model, step, source_built)
         comment = step.comment
         if not comment or not (_REUSE.search(comment) or _BUILD.search(comment)):
             continue
@@ -251,6 +253,29 @@ def build_claims(model: "ImageModel") -> list[BuildClaim]:
                     problem = (f"`uv sync {step.label}` says it reuses {', '.join(others)}'s {package}, but "
                                f"{', '.join(others)} does not install it (first built by `uv sync {reaching[0].label}`)")
             out.append(BuildClaim(step.label, step.line, package, claim, problem))
+    return out
+
+
+# "vllm wheel", "the flash-attn wheels": the word before names a package the comment says comes prebuilt
+_WHEEL = re.compile(r"([\w.-]+)(?:'s)?\s+(?:prebuilt\s+)?wheels?\b", re.IGNORECASE)
+
+
+def _wheel_claims(model: "ImageModel", step, source_built: set[str]) -> list[BuildClaim]:
+    """The packages the step's comment calls a wheel that the lock builds from source for the step (not in a
+    clause that reuses one: "reuses automodel's TE wheel" is the wheel a build left in the cache)."""
+    if not step.comment or not _WHEEL.search(step.comment):
+        return []
+    try:
+        reached = installed(model, step.extras)
+    except InputError:   # an extra combination the snapshot lacks: reported where the model needs it
+        return []
+    out = []
+    for m in (m for clause in clauses(step.comment) if not _REUSE.search(clause) for m in _WHEEL.finditer(clause)):
+        for name in sorted(package_mentions(m.group(1), source_built & set(reached))):
+            pkg = reached[name]
+            out.append(BuildClaim(step.label, step.line, name, "wheel",
+                                  f"`uv sync {step.label}` says {name} comes as a wheel, but the lock builds "
+                                  f"{name} {pkg.version or ''} from source ({pkg.source_kind}: {pkg.source})"))
     return out
 
 

@@ -9,7 +9,9 @@
   `arch_names` names a list's architectures (``ARCH_NAMES``), and `arch_comment_mismatches` holds the
   comment above an architecture ARG to its list;
 - `hard_coded_paths`: a RUN step that writes out a path a build ARG holds, instead of the variable;
-- `uv_requirement`: the uv the Dockerfile installs against NeMo-RL's ``[tool.uv] required-version``.
+- `uv_requirement`: the uv the Dockerfile installs against NeMo-RL's ``[tool.uv] required-version``;
+- `bake_names`: the secrets and named contexts a bake file hands the build against the secrets the
+  Dockerfile's RUN steps mount and the stages and `--from` sources it names.
 
 Each fact names its line on the Dockerfile side and, where the snapshot has one, on the snapshot side.
 """
@@ -17,9 +19,11 @@ Each fact names its line on the Dockerfile side and, where the snapshot has one,
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fact import version_allowed
+from docgen.inputs.quoted import target_attributes
 from docgen.inputs.syntax import Arg
 from docgen.model.stages import arg_uses
 from docgen.snapshot.load import PLATFORM
@@ -326,3 +330,35 @@ def hard_coded_paths(model: "ImageModel") -> list[Mismatch]:
             found.append(Mismatch("hard-coded-path", line, f"{path}:{at}",
                                   f"RUN hard-codes {match.group(1)}, which {kind} {name} holds: {hint}"))
     return found
+
+
+def bake_names(model: "ImageModel") -> list[Mismatch]:
+    """A secret or a named context a bake file that builds this Dockerfile hands the build, which the
+    Dockerfile never reads: a secret no RUN mounts (its steps go on without it), a context that names no stage
+    and no `--from` source (the build uses its own stage instead). `line` is the bake file's."""
+    dockerfile = model.dockerfile
+    secrets, sources = set(), {s.name.lower() for s in dockerfile.stages if s.name}
+    for ins in dockerfile.instructions:
+        for mount in ins.flags.get("mount", ()):
+            fields = dict(f.partition("=")[::2] for f in mount.split(","))
+            if fields.get("type") == "secret":
+                secrets.add(fields.get("id") or fields.get("target", "").rpartition("/")[2])
+        sources.update(s.lower() for s in ins.flags.get("from", ()))
+    sources.update(s.base.lower() for s in dockerfile.stages)
+    found = []
+    for quoted in model.quoted:
+        if Path(dockerfile.path).name not in quoted.text:   # not a bake file of this Dockerfile
+            continue
+        for target, key, value, line in target_attributes(quoted.text):
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            if key == "secret" and fields.get("id") and fields["id"] not in secrets:
+                found.append(Mismatch("bake-names", line, f"{quoted.path}:{line}",
+                                      f"target {target!r} passes secret {fields['id']!r}, which no RUN of "
+                                      f"{dockerfile.path} mounts ({', '.join(sorted(secrets)) or 'none'}): the "
+                                      "build never reads it"))
+            elif key.startswith("contexts.") and key[9:].lower() not in sources:
+                found.append(Mismatch("bake-names", line, f"{quoted.path}:{line}",
+                                      f"target {target!r} passes context {key[9:]!r}, which {dockerfile.path} "
+                                      "names in no FROM and no --from: the build never reads it"))
+    return found
+
