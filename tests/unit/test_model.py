@@ -147,8 +147,12 @@ def test_unlisted_unselected_actor_gets_the_derived_reason(tmp_path):
     text = DOCKERFILE.replace("# Not prefetched:\n#   pkg.value.dtensor_value_worker_v2.DTensorValueWorkerV2: critic-free value worker\n", "")
     model = build_model(parse_dockerfile(text, "Dockerfile"), write_snapshot(tmp_path, ACTORS))
     assert [s.reason for s in model.not_prefetched] == [REASON_TEXT[VALUE]]
-    plain = [a._replace(fqn=a.fqn.replace(".value.", ".misc.")) if "Value" in a.fqn else a for a in ACTORS]
-    model = build_model(parse_dockerfile(text.replace(".value.", ".misc."), "Dockerfile"), write_snapshot(tmp_path, plain))
+    # neither its package nor its name says value worker (role_of reads both)
+    def plain_name(fqn: str) -> str:
+        return fqn.replace(".value.", ".misc.").replace("_value_", "_helper_").replace("ValueWorker", "HelperWorker")
+
+    plain = [a._replace(fqn=plain_name(a.fqn)) if "Value" in a.fqn else a for a in ACTORS]
+    model = build_model(parse_dockerfile(plain_name(text), "Dockerfile"), write_snapshot(tmp_path, plain))
     assert [s.reason for s in model.not_prefetched] == [REASON_NOT_SELECTED]
 
 
