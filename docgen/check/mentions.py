@@ -24,6 +24,7 @@ from docgen.fences import allowed_rules, span_texts
 from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
                                 claims_coverage)
 from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, stated_ids, version_allowed
+from docgen.inputs.scripts import shell_code
 from docgen.model.claims import build_claim_problems, package_mentions, spoken_packages
 from docgen.model.facts import fact_base
 from docgen.names import COUNT, COUNT_NOUNS, singular
@@ -270,7 +271,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # a whole code span, then every word: a name that counts only as code must be a span's whole text
     tokens = [(at, span, True) for at, span in spans]
     tokens += [(m.start(), m.group(0), False) for m in _TOKEN.finditer(text)]
-    comment_from = next((m.start() for m in re.finditer(r"(?:^|(?<=\s))#", text)), len(text)) if code else 0
+    comment_from = len(shell_code(text)) if code else 0   # a line of code's `#` comment is prose
     for at, raw, in_span in tokens:
         token = raw.strip("`'\",;()")
         spelled = index.spelled[token] if token in index.spelled else _spelled(token, index)

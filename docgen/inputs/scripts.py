@@ -119,6 +119,11 @@ def _scan_shell_line(line: str, quote: str) -> tuple[str, str, str]:
     return line, "", line[end] if line[end] != "\\" else ""  # a quote left open, or a lone final backslash
 
 
+def shell_code(line: str) -> str:
+    """One shell line up to its comment, as the shell reads it (`echo "a #b"  # c` -> `echo "a #b"  `)."""
+    return _scan_shell_line(line, "")[0]
+
+
 _IF_START = re.compile(r"^\s*(?:if|elif)\s+(.*?)\s*;?\s*(?:then\b.*)?$")
 _NESTED_HEREDOC = re.compile(r"(?<![<\d])\d*<<(?!<)(-?)((?:['\"]?[A-Za-z_][\w.-]*['\"]?)?)$")
 
