@@ -15,8 +15,10 @@ import pytest
 
 from tests import (mutations_dev, mutations_heldout, mutations_wave2_dev, mutations_wave2_heldout,
                    mutations_wave3_dev, mutations_wave3_heldout, mutations_wave4_dev, mutations_wave4_heldout,
+                   mutations_wave5_dev, mutations_wave5_heldout,
                    planted_dev, planted_heldout, planted_wave2_dev, planted_wave2_heldout, planted_wave3_dev,
-                   planted_wave3_heldout, planted_wave4_dev, planted_wave4_heldout)
+                   planted_wave3_heldout, planted_wave4_dev, planted_wave4_heldout, planted_wave5_dev,
+                   planted_wave5_heldout)
 from tests.mutations_corpus import check_ids_unique, run_mutation, run_planted, split
 
 # What docgen still misses of the dev cases (bench/generalise.py --set dev), with why: the fact base has no fact
@@ -36,7 +38,10 @@ HALVES = (((mutations_dev.CASES, mutations_heldout.CASES), (planted_dev.PLANTED,
            (planted_wave3_dev.PLANTED, planted_wave3_heldout.PLANTED)),
           # wave 4: likewise, only its split
           ((mutations_wave4_dev.CASES, mutations_wave4_heldout.CASES),
-           (planted_wave4_dev.PLANTED, planted_wave4_heldout.PLANTED)))
+           (planted_wave4_dev.PLANTED, planted_wave4_heldout.PLANTED)),
+          # wave 5: likewise, only its split
+          ((mutations_wave5_dev.CASES, mutations_wave5_heldout.CASES),
+           (planted_wave5_dev.PLANTED, planted_wave5_heldout.PLANTED)))
 
 
 def _marked(cases, known: dict[str, str]) -> list:
