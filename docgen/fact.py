@@ -63,7 +63,7 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
     FactKind("location", "where the image keeps a thing (the uv cache, the worker venvs, the NeMo-RL tree), "
              "named by the words prose uses for it", PATH),
     FactKind("script", "a script a build step runs", TEXT, ("script",)),
-    FactKind("removed", "a path a build step removes (`rm` in a RUN), with the stage that removes it", TEXT,
+    FactKind("removed", "a path a build step removes (`rm` in a RUN), with the stage and all that stage removes", TEXT,
              ("removes", "removed", "remove", "removing", "deletes", "deleted", "delete")),
     FactKind("copy", "a path a COPY takes from its source, or leaves out (`--exclude`), named only beside the "
              "kind's words (`pyproject.toml` is named everywhere)", TEXT,

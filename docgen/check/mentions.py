@@ -15,6 +15,7 @@ Nothing here names a page, a sentence or one particular value: what names a fact
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import re
 from typing import TYPE_CHECKING, NamedTuple
@@ -87,6 +88,7 @@ class _Index(NamedTuple):
     any_kind_word: "re.Pattern"          # every kind's words, as one search (lower-cased text)
     word_kinds: dict[str, set[str]]      # a kind's word -> the kinds it names
     copied: dict[tuple[str, ...], list[Fact]]   # a run of words of a comment block -> the block
+    globs: tuple[tuple[str, Fact], ...]          # a removed glob's last part (`python-*`): it names what it matches
     spelled: dict[str, "_Spelled | None"]        # `_spelled`'s answer for each token asked about so far
 
 
@@ -154,8 +156,12 @@ def _index(facts: "FactBase") -> _Index:
     for f in by_kind.get("comment", ()):
         for run in shingles(f.value):
             copied.setdefault(run, []).append(f)
+    # a glob an `rm` removes names each path it matches (`python-<ClassName>` of `/usr/local/bin/python-*`), when it
+    # has three letters of its own
+    globs = tuple((last, f) for f in by_kind.get("removed", ()) if _GLOB.search(last := f.subject.rstrip("/").rpartition("/")[2])
+                  and len(_GLOB.sub("", last)) >= 3)
     return _Index(exact, code, folded, phrases, words, values, code_values, by_kind, counted, any_kind_word, word_kinds,
-                  copied, {})
+                  copied, globs, {})
 
 
 # The facts one token of a sentence may name, by how it names them: as written (also without a sentence's
@@ -170,6 +176,8 @@ def _spelled(token: str, index: _Index) -> "_Spelled | None":
     if token not in index.spelled:
         folder = token.rstrip("/") if len(token) > 1 else token   # `site/`, `/opt/ray_venvs/`: the path itself
         exact = {f.key: f for name in dict.fromkeys((token, token.rstrip("."), folder)) for f in index.exact.get(name, ())}
+        last = folder.rpartition("/")[2]
+        exact.update((f.key, f) for glob, f in index.globs if fnmatch.fnmatchcase(last, glob))
         found = (tuple(exact.values()), tuple(index.code.get(token, ())),
                  tuple(index.words.get(token.lower(), ())), tuple(index.values.get(folder, ())),
                  tuple(index.code_values.get(folder, ())))
@@ -185,6 +193,7 @@ _ONLY_WITH_WORDS = frozenset({"copy"})
 # kinds a line of code names by a plain name as a whole shell word (a bake target after `bake`); a package's
 # or a stage's plain name there is the command (`docker`, `uv`)
 _SHELL_WORD_KINDS = frozenset({"target"})
+_GLOB = re.compile(r"[*?\[]")
 _NAMED_BY_VALUE = frozenset({"arg", "env", "stage", "run-var", "quoted", "cuda-arch", "user"})
 
 
@@ -639,9 +648,10 @@ def _states_part_of(fact: Fact, sentence_words: set[str]) -> bool:
     return bool(value_words & sentence_words)
 
 
-# Facts whose value is what they are made of (a bake target: the attributes it sets): a sentence naming one speaks
-# of that, whatever words it uses ("the hermetic targets never export a cache"), so it is tied to the value.
-_DEFINITIONS = frozenset({"target"})
+# Facts whose value is what they are made of (a bake target: the attributes it sets; a removal: all its stage
+# removes): a sentence naming one speaks of that, whatever words it uses ("the hermetic targets never export a
+# cache", "the published stage only removes CMake"), so it is tied to the value.
+_DEFINITIONS = frozenset({"target", "removed"})
 # Words a fact's value is written with that say nothing of it (an actor's "extras ...; venv ...").
 _FILLER = frozenset("extras extra venv no prebuilt from in a the of to and or yes not".split())
 
@@ -701,6 +711,8 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
             before = was.get(k, old_values.get(k))
             if before is not None and before != now[k]:
                 pending.setdefault(m.path, {}).setdefault(m.digest, {})[k] = before
+        for k in sorted(_newly_named(now, known)):   # a fact it names since an input changed: reviewed too
+            pending.setdefault(m.path, {}).setdefault(m.digest, {})[k] = was.get(k, NOT_NAMED)
     return {"values": dict(sorted(values.items())),
             "sentences": {p: dict(sorted(s.items())) for p, s in sorted(sentences.items())},
             "pending": {p: dict(sorted(s.items())) for p, s in sorted(pending.items())}}
@@ -727,6 +739,16 @@ def _as_recorded(today: dict[str, str], known: set[str], facts: dict[str, Fact])
         if k.partition("#")[0] not in named_today:
             out[k] = current_value(k, facts)
     return out
+
+
+NOT_NAMED = "(not named)"   # what a sentence held of a fact it did not name when it was written
+
+
+def _newly_named(now: dict[str, str], known: set[str]) -> set[str]:
+    """The facts a recorded sentence names today that it named in no way when it was written or confirmed: the
+    sentence is unchanged, so an input changed under it (a fact added, or a value moved onto what it states)."""
+    bases = {k.partition("#")[0] for k in known}
+    return {k for k in now if k.partition("#")[0] not in bases}
 
 
 def _keys(recorded: object) -> set[str]:
@@ -764,9 +786,15 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
             continue
         was = pending.get(m.path, {}).get(m.digest, {})
         today = {k: v for k, v in keys} if REVIEW not in m.allowed else {}
-        for k, v in sorted(_as_recorded(today, _keys(known), facts).items()):
-            before = was.get(k, values.get(k))
-            if before is not None and before != v:
+        now = _as_recorded(today, _keys(known), facts)
+        new = _newly_named(now, _keys(known))
+        for k, v in sorted(now.items()):
+            before = was.get(k, NOT_NAMED if k in new else values.get(k))
+            if before == NOT_NAMED:
+                out.append(Finding(m.path, m.line, REVIEW, f"mentions {k} ({v!r}), which it did not name when it was "
+                                   "written: an input changed under it; edit it, or confirm it with "
+                                   f"`docgen review {m.path}:{m.line}`"))
+            elif before is not None and before != v:
                 out.append(Finding(m.path, m.line, REVIEW, f"mentions {k}, which changed from {before!r} to {v!r} "
                                    f"since this sentence was written; edit it, or confirm it with "
                                    f"`docgen review {m.path}:{m.line}`"))

@@ -606,14 +606,18 @@ def _stated_facts(df: DockerfileFacts):
             # an environment-style name set to a literal: what the step's commands see (`export UV_LINK_MODE=copy`)
             if name.isupper() and value and not value.startswith("$"):
                 yield Fact("run-var", name, value, f"{path}:{line}", (name,), (spoken(name),))
+    # what each stage removes, a step's own scratch files under /tmp left out: each path is a fact whose value is
+    # the stage and all it removes ("the published stage only removes CMake" is about the whole list)
+    by_stage: dict[str, list[tuple[str, int]]] = {}
     for run in df.runs:
-        removing = run.instruction.stage or "(unnamed)"
-        for removed, line in run.removed:
-            if removed.startswith("/tmp/"):
-                continue   # a step's own scratch file says nothing of the image
+        by_stage.setdefault(run.instruction.stage or "(unnamed)", []).extend(
+            (removed, line) for removed, line in run.removed if not removed.startswith("/tmp/"))
+    for removing, paths in by_stage.items():
+        listed = f"{removing}: {' '.join(sorted({p for p, _ in paths}))}"
+        for removed, line in paths:
             # named by its path, and by its last part where that is a plain word ("removes CMake")
             base = removed.rstrip("/").rpartition("/")[2]
-            yield Fact("removed", removed, removing, f"{path}:{line}",
+            yield Fact("removed", removed, listed, f"{path}:{line}",
                        (removed, *([base] if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}[A-Za-z]", base) else [])))
     for ins in df.instructions:
         if ins.keyword in ("COPY", "ADD") and not ins.heredocs:
