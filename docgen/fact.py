@@ -76,6 +76,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
              "variable, a bake variable's default, a literal attribute of a bake target)", TEXT),
     FactKind("target", "a bake target and the names of the attributes it sets itself: a sentence naming it speaks "
              "of what it does, so it is tied to them", TEXT, ("target", "targets")),
+    FactKind("option", "a long option a script passes to a program (the value), named only in a sentence that "
+             "names that program", TEXT),
     FactKind("comment", "a sentence of such a file's comments, named by a sentence that repeats six words of it "
              "in a row (a page copying what a script says of itself)", TEXT),
 )}

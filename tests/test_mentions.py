@@ -454,3 +454,15 @@ def test_a_recorded_sentence_that_names_a_new_fact_is_reviewed_and_write_keeps_t
     assert run("review", f"{PAGE}:{line}", "--root", str(repo))[0] == 0
     code, out = run("check", "--root", str(repo))
     assert said not in out, out
+
+
+def test_a_sentence_naming_an_option_beside_its_program_is_reviewed_when_the_script_drops_it(repo: Path):
+    """contributing.md says the site build runs mkdocs with `--strict`: build-docs that stops passing it fails
+    check at that sentence; `--strict` without the program's name in the sentence names nothing."""
+    with_program = _plant(repo, "The site build runs mkdocs with `--strict`, so a dead link fails it.")
+    without = _plant(repo, "Run the linter with `--strict` before a release.")
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("scripts/build-docs", '"$MKDOCS" build --strict --config-file', '"$MKDOCS" build --config-file')(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{with_program}: [review] mentions option:scripts/build-docs: mkdocs --strict" in out, out
+    assert f"{PAGE}:{without}:" not in out

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
-_TOKEN = re.compile(r"[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
+_TOKEN = re.compile(r"(?<![\w-])--[a-z][\w-]*[a-z0-9]|[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
 # Words that deny what follows them ("not", "never", "doesn't"): the one list of both negation rules below
 # how many versions of a package a sentence says the lock holds
 _MANY_VERSIONS = re.compile(r"\b(different|differing|conflicting|incompatible|several|multiple|same)\s+"
@@ -306,8 +306,9 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in words if code and shell_word else ():   # `docker buildx bake production`: the target
             if f.kind in _SHELL_WORD_KINDS:
                 named.setdefault(f.key, (f, at))
-    for key in [k for k, (f, _) in named.items() if f.kind in _ONLY_WITH_WORDS and f.kind not in kinds_here]:
-        del named[key]
+    for key in [k for k, (f, _) in named.items() if f.kind in _ONLY_WITH_WORDS and f.kind not in kinds_here
+                or f.kind == "option" and not re.search(rf"(?<![\w-]){re.escape(f.value)}(?![\w-])", low)]:
+        del named[key]   # an option names its fact beside the program it is passed to (`mkdocs ... --strict`)
     if code:
         return Mention(path, line, text, _tied(text, named, by_value, set(), {}, allow, shown), (),
                        sentence_digest(text), allow, ())

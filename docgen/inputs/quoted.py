@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fact import SHINGLE, Fact, shingle_words, spoken
+from docgen.inputs.scripts import shell_code
 from docgen.inputs.shellwords import expand_references
 from docgen.text import line_at, sentences, split_lines
 
@@ -30,6 +31,14 @@ class QuotedFile(NamedTuple):
                 keys = sorted(set(every_key.get(m.group(1), ())))
                 out.append(Fact("target", f"{self.path}:{m.group(1)}", f"sets {', '.join(keys) or 'nothing'}",
                                 f"{self.path}:{line_at(self.text, m.start())}", (m.group(1),)))
+        if not self.path.endswith(".hcl"):   # a script's options, in its code (its comments are facts below)
+            seen: dict[tuple[str, str], int] = {}
+            for number, line_text in enumerate(split_lines(self.text), 1):
+                code = shell_code(line_text)
+                for m in _LONG_OPTION.finditer(_QUOTED.sub(lambda q: " " * len(q.group(0)), code)):
+                    seen.setdefault((_program(code[:m.start()]), m.group(0)), number)
+            out += [Fact("option", f"{self.path}: {program} {option}", program, f"{self.path}:{number}", (option,))
+                    for (program, option), number in seen.items() if program]
         for target, key, value, line in attributes:
             # named by its value where that is distinctive (a tag, a path): `tags`, `output` are everyday words
             out.append(Fact("quoted", f"{self.path}:target {target}.{key}", value, f"{self.path}:{line}"))
@@ -57,6 +66,23 @@ _LOCATION = (r"""\$\(cd "?\$\(dirname "?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOUR
              r"""&& pwd(?: -P)?\)""")
 _SCRIPT_LOCATION = re.compile(rf"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Z_][A-Z0-9_]*)="?{_LOCATION}"?\s*$""", re.M)
 _LOCATION_IN = re.compile(_LOCATION)
+_LONG_OPTION = re.compile(r"(?<![\w$-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")   # `--strict`, `--no-deps`
+_COMMAND_START = re.compile(r"(?:^|[;&|(`]|\b(?:if|elif|while|until|then|do|else|exec|env|sudo|time|command)\b)\s*"
+                            r"(?:!\s*)?(?:\w+=[^\s$(`]*\s+)*")
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")   # blanked where options are looked for: text, not options
+
+
+def _program(before: str) -> str:
+    """The program a command's option is passed to, from the line before the option: the command's first word,
+    its last path part, lower case (`"$MKDOCS" build --strict` -> `mkdocs`); "" when there is none."""
+    starts = list(_COMMAND_START.finditer(before))
+    words = before[starts[-1].end():].split() if starts else before.split()
+    if not words:
+        return ""
+    word = words[0].strip("\"'{}$").rpartition("/")[2].lower()
+    return word if re.fullmatch(r"[a-z][\w.+-]*", word) else ""
+
+
 _HCL_TARGET = re.compile(r'^\s*target\s+"([\w.-]+)"\s*\{', re.M)
 _HCL_VARIABLE = re.compile(r'variable\s+"([A-Za-z_][\w-]*)"\s*\{[^}]*?\bdefault\s*=\s*"([^"\n]*)"', re.S)
 

@@ -72,3 +72,16 @@ def test_each_comment_sentence_long_enough_to_be_copied_is_a_fact_keyed_by_its_f
          "bin/setup:1"),
         ("bin/setup: then it runs each step in…", "Then it runs each step in order.", "bin/setup:1"),
     ]   # "Short one." has fewer words than a copy is made of
+
+
+def test_each_long_option_a_script_passes_is_a_fact_of_the_program_it_is_passed_to():
+    """`"$MKDOCS" build --strict`: the option is passed to mkdocs; an option in a quoted string or a comment is
+    text, not an option; the command starts after `$(`, `if` or an assignment."""
+    script = ('"$MKDOCS" build --strict -d "$OUT"   # --quiet would hide warnings\n'
+              'printf \'%s\\n\' "use --force to overwrite"\n'
+              'if ! out=$("$DOCKER" version --format x); then exit 1; fi\n'
+              'LC_ALL=C sort --unique list\n')
+    facts = [(f.subject, f.value, f.names) for f in QuotedFile("tools/build", script).facts if f.kind == "option"]
+    assert facts == [("tools/build: mkdocs --strict", "mkdocs", ("--strict",)),
+                     ("tools/build: docker --format", "docker", ("--format",)),
+                     ("tools/build: sort --unique", "sort", ("--unique",))]
