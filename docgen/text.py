@@ -50,9 +50,10 @@ class LineCounter:
 
 
 # A sentence ends after ".", "!" or "?" (and a closing quote or bracket), before a blank and what can open a
-# sentence; a paragraph, a list item, a heading, a quote, an admonition and a table row are units of their own.
+# sentence; a paragraph, a list item, a definition, a heading, a quote, an admonition and a table row are units of
+# their own.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z`\[(*_\"])")
-_UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?)")
+_UNIT_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|!!!|\?\?\?|:\s)")   # `:   ` a definition
 # a line that is a unit by itself: a heading, an admonition's or a details box's title line (mkdocs' `!!! note`)
 _ONE_LINE_UNIT = re.compile(r"^\s*(?:#{1,6}\s|!!!|\?\?\?)")
 
@@ -68,9 +69,12 @@ def sentences(lines: list[str]) -> Iterator[tuple[int, str]]:
 
 def sentences_with_lines(lines: list[str]) -> Iterator[tuple[int, str, tuple[int, ...]]]:
     """As `sentences`, with the line (1-based) of each blank-separated word of each sentence: a finding about
-    a word of a sentence that runs over several lines is reported where that word stands."""
+    a word of a sentence that runs over several lines is reported where that word stands. A definition's
+    description (`:   text` under a one-line term) is a unit of its own whose sentences begin with the term,
+    their subject; each is known by its own first line."""
     unit: list[str] = []
     first = 0
+    term: tuple[str, int] | None = None   # (text, line) of the term of the description in `unit`
 
     def flush() -> Iterator[tuple[int, str, tuple[int, ...]]]:
         if not unit:
@@ -91,7 +95,9 @@ def sentences_with_lines(lines: list[str]) -> Iterator[tuple[int, str, tuple[int
                 piece = joined[max(start, ends[i - 1] + 1 if i else 0): min(end, ends[i])]
                 words += [first + i + 1] * len(piece.split())
                 i += 1
-            if words:   # a sentence from the line of its first word
+            if words and term:   # a description: the term's words first, the sentence known by its own line
+                yield words[0], f"{term[0]} {joined[start:end].strip()}", (term[1],) * len(term[0].split()) + tuple(words)
+            elif words:   # a sentence from the line of its first word
                 yield words[0], joined[start:end].strip(), tuple(words)
             if m:
                 start = m.end()
@@ -112,8 +118,9 @@ def sentences_with_lines(lines: list[str]) -> Iterator[tuple[int, str, tuple[int
             yield i + 1, row, (i + 1,) * len(row.split())
             continue
         if _UNIT_START.match(raw) or not unit:
+            described = (unit[0], first + 1) if line.startswith(":") and len(unit) == 1 and first == i - 1 else None
             yield from flush()
-            first = i
+            term, first = described, i
         unit.append(line)
         if _ONE_LINE_UNIT.match(raw):
             yield from flush()

@@ -1,4 +1,4 @@
-"""The development halves of the generalisation corpus (issue 27's wave, waves 2, 3 and 4), held to what a design must do.
+"""The development halves of the generalisation corpus (issue 27's wave, waves 2 to 5), held to what a design must do.
 
 A dev mutation must not slip: after it, `check` fails before `write`, and after `write` the old values are
 gone from every page or `check` still fails (or docgen stops with exit 2 and a message naming the file).
@@ -23,13 +23,21 @@ from tests.mutations_corpus import check_ids_unique, run_mutation, run_planted, 
 
 # What docgen still misses of the dev cases (bench/generalise.py --set dev), with why: the fact base has no fact
 # these sentences could be tied to. Each xfail is strict, so a fix shows as XPASS and the mark must go.
-SLIPS_TODAY: dict[str, str] = {}
+SLIPS_TODAY: dict[str, str] = {
+    "w5-up-automodel-te-requirement-dropped": "the requirements an extra names in pyproject.toml (apart from the "
+                                              "lock they resolve to) are no facts of the snapshot",
+    "w5-df-checkout-owned-by-runtime-user": "who owns a path (COPY --chown, chown in a RUN) is no fact yet",
+}
 MISSED_TODAY = {
+    "w5-plant-wrappers-eight-per-filter": "a number word with no count noun after it ('eight of them') states no "
+                                          "count the grammar reads",
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",
 }
-MUTATIONS = [*mutations_dev.CASES, *mutations_wave2_dev.CASES, *mutations_wave3_dev.CASES, *mutations_wave4_dev.CASES]
-PLANTED = [*planted_dev.PLANTED, *planted_wave2_dev.PLANTED, *planted_wave3_dev.PLANTED, *planted_wave4_dev.PLANTED]
+MUTATIONS = [*mutations_dev.CASES, *mutations_wave2_dev.CASES, *mutations_wave3_dev.CASES, *mutations_wave4_dev.CASES,
+             *mutations_wave5_dev.CASES]
+PLANTED = [*planted_dev.PLANTED, *planted_wave2_dev.PLANTED, *planted_wave3_dev.PLANTED, *planted_wave4_dev.PLANTED,
+           *planted_wave5_dev.PLANTED]
 HALVES = (((mutations_dev.CASES, mutations_heldout.CASES), (planted_dev.PLANTED, planted_heldout.PLANTED)),
           ((mutations_wave2_dev.CASES, mutations_wave2_heldout.CASES),
            (planted_wave2_dev.PLANTED, planted_wave2_heldout.PLANTED)),

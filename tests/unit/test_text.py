@@ -12,9 +12,10 @@ LINES = ["`UV_CACHE_DIR` in a running container", ":   Unset: uv falls back at r
 
 def test_each_word_of_a_sentence_keeps_its_line():
     assert list(sentences_with_lines(LINES)) == [
-        (1, "`UV_CACHE_DIR` in a running container :   Unset: uv falls back at run time.",
-         (1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2)),
-        (2, "Next one here.", (2, 2, 3)),
+        (1, "`UV_CACHE_DIR` in a running container", (1, 1, 1, 1, 1)),   # a definition's term, then its description,
+        (2, "`UV_CACHE_DIR` in a running container :   Unset: uv falls back at run time.",   # whose sentences begin
+         (1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2)),                                          # with the term
+        (2, "`UV_CACHE_DIR` in a running container Next one here.", (1, 1, 1, 1, 1, 2, 2, 3)),
         (5, "a | b c", (5, 5, 5, 5)),           # a table row is a unit; its divider row is none
         (7, "One.", (7,)),
         (7, "Two three.", (7, 8)),
@@ -41,3 +42,11 @@ def test_a_heading_or_an_admonitions_title_line_is_a_unit_of_its_own():
     lines = ['!!! note "Link mode"', "    The warm-up syncs use symlinks.", "## Caches", "They stay in the image."]
     assert list(sentences(lines)) == [(1, '!!! note "Link mode"'), (2, "The warm-up syncs use symlinks."),
                                       (3, "## Caches"), (4, "They stay in the image.")]
+
+
+def test_a_definitions_term_and_each_of_its_descriptions_are_units_of_their_own():
+    """A definition list (`term`, then `:   description`): the description is a unit known by its own line (a
+    finding in it lands there, not on the term's line), and its sentences begin with the term, their subject."""
+    lines = ["`PATH`", ":   Puts the driver venv first", "    on the search path.", ":   A second description."]
+    assert list(sentences(lines)) == [(1, "`PATH`"), (2, "`PATH` :   Puts the driver venv first on the search path."),
+                                      (4, ":   A second description.")]
