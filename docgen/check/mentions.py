@@ -25,7 +25,6 @@ from docgen.fences import allowed_rules, span_texts
 from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
                                 claims_coverage)
 from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, stated_ids, version_allowed
-from docgen.inputs.scripts import shell_code
 from docgen.model.claims import build_claim_problems, package_mentions, spoken_packages
 from docgen.model.facts import fact_base
 from docgen.names import COUNT, COUNT_NOUNS, singular
@@ -280,7 +279,6 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # a whole code span, then every word: a name that counts only as code must be a span's whole text
     tokens = [(at, span, True) for at, span in spans]
     tokens += [(m.start(), m.group(0), False) for m in _TOKEN.finditer(text)]
-    comment_from = len(shell_code(text)) if code else 0   # a line of code's `#` comment is prose
     for at, raw, in_span in tokens:
         token = raw.strip("`'\",;()")
         spelled = index.spelled[token] if token in index.spelled else _spelled(token, index)
@@ -296,9 +294,9 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in words if kinds_here else ():
             if f.kind in kinds_here and _beside_kind_word(text, at, at + len(token), f.kind, index):
                 named.setdefault(f.key, (f, at))
-        # a code line's word shows a setting's plain value only as a whole shell word before any `#` comment
-        # (`.[site]` is no `site`; a comment is prose)
-        shell_word = in_span or (code and at < comment_from and text[at - 1:at] in _BEFORE_WORD
+        # a code line's word shows a setting's plain value only as a whole shell word (`.[site]` is no `site`),
+        # its comment included: a terse `# mode managed` is how code says it
+        shell_word = in_span or (code and text[at - 1:at] in _BEFORE_WORD
                                  and text[at + len(raw):at + len(raw) + 1] in _AFTER_WORD)
         for f in (*values, *(code_values if shell_word else ())):
             by_value.add(f.key)   # named by its value: the sentence states that value
