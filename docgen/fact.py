@@ -70,6 +70,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
              ("copy", "copies", "copied", "copying", "exclude", "excludes", "excluded", "left out", "leaves out")),
     FactKind("lock-versions", "a package NeMo-RL's lock holds at more than one version (extras that pin "
              "different ones); named by no word of its own, read by what a sentence says of the package", TEXT),
+    FactKind("owner", "who owns a path of the image (the last `COPY --chown` to it or `chown` of it), named by the "
+             "path and, for a place the image keeps things, by the words prose names it by", TEXT),
     FactKind("source-file", "a file of NeMo-RL the snapshot is read from (the actor registry's module)", TEXT),
     FactKind("run-var", "a variable a build step sets for its own commands (`export NAME=value` in a RUN)", TEXT),
     FactKind("quoted", "a value assigned in another file of the repository the configuration names (a shell "

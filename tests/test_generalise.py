@@ -26,7 +26,6 @@ from tests.mutations_corpus import check_ids_unique, run_mutation, run_planted, 
 SLIPS_TODAY: dict[str, str] = {
     "w5-up-automodel-te-requirement-dropped": "the requirements an extra names in pyproject.toml (apart from the "
                                               "lock they resolve to) are no facts of the snapshot",
-    "w5-df-checkout-owned-by-runtime-user": "who owns a path (COPY --chown, chown in a RUN) is no fact yet",
 }
 MISSED_TODAY = {
     "w5-plant-wrappers-eight-per-filter": "a number word with no count noun after it ('eight of them') states no "

@@ -466,3 +466,16 @@ def test_a_sentence_naming_an_option_beside_its_program_is_reviewed_when_the_scr
     code, out = run("check", "--root", str(repo))
     assert code == 1 and f"{PAGE}:{with_program}: [review] mentions option:scripts/build-docs: mkdocs --strict" in out, out
     assert f"{PAGE}:{without}:" not in out
+
+
+def test_a_sentence_about_who_may_change_a_place_is_reviewed_when_its_owner_changes(repo: Path):
+    """The NeMo-RL tree is copied in with `--chown` of the build user: options.md's "the runtime user ... cannot
+    change it" names the tree, so a step that hands the tree to the runtime user fails check at that sentence;
+    a `chown` in a RUN counts as a COPY's `--chown` does."""
+    page = repo / "docs/building/options.md"
+    line = next(n for n, text in enumerate(page.read_text().splitlines(), 1) if text.startswith("- **Users.**"))
+    edit(DOCKERFILE, "chgrp root /usr/local/bin && chmod 0755 /usr/local/bin\n",
+         'chgrp root /usr/local/bin && chmod 0755 /usr/local/bin\nchown -R "${RUNTIME_UID}:${RUNTIME_GID}" /opt/nemo-rl/\n')(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and (f"docs/building/options.md:{line}: [review] mentions owner:/opt/nemo-rl, which changed "
+                          "from '2000:2000' to '1000:1000'") in out, out

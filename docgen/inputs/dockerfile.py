@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import posixpath
 import re
 from pathlib import Path
 from typing import Literal, NamedTuple, overload
@@ -113,6 +114,7 @@ class RunStep(NamedTuple):
     scripts: tuple[str, ...]        # words naming a script file (`*.py`, `*.sh`)
     paths: tuple[str, ...]          # absolute paths among its words
     removed: tuple[tuple[str, int], ...] = ()   # (path, line) of each absolute path an `rm` removes, expanded
+    owned: tuple[tuple[str, str, int], ...] = ()   # (path, owner, line) of each absolute path a `chown` gives, expanded
 
 
 class DockerfileFacts(NamedTuple):
@@ -503,6 +505,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
         programs: list[str] = []
         words: list[str] = []
         removed: list[tuple[str, int]] = []
+        owned: list[tuple[str, str, int]] = []
         for cmd in commands:
             try:
                 located = cmd.words()
@@ -537,6 +540,12 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                         removed += [(path, cmd.line_at(located[offset][1])) for offset, w in
                                     enumerate(_until_operator(tokens[index + 1:]), index + 1)
                                     if _absolute(path := _as_run(scope, ins, w))]
+                    if word == "chown":   # `chown [-R] OWNER PATH...`
+                        operands = [(o, w) for o, w in enumerate(_until_operator(tokens[index + 1:]), index + 1)
+                                    if not w.startswith("-")]
+                        owner = _as_run(scope, ins, operands[0][1]) if operands else ""
+                        owned += [(path, owner, cmd.line_at(located[o][1])) for o, w in operands[1:]
+                                  if _absolute(path := _as_run(scope, ins, w).rstrip("/") or "/")]
                     start = word in ("time", "sudo", "env", "exec", "command")
                 words.append(word)
         expanded = [_as_run(scope, ins, w) for w in words]
@@ -544,7 +553,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
             ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(assigned), tuple(dict.fromkeys(programs)),
             tuple(dict.fromkeys(script for w in expanded if (script := w.rpartition("=")[2]).endswith(_SCRIPT_SUFFIXES)
                                 and not any(c.isspace() for c in script))),
-            tuple(dict.fromkeys(w for w in expanded if _absolute(w))), tuple(removed)))
+            tuple(dict.fromkeys(w for w in expanded if _absolute(w))), tuple(removed), tuple(owned)))
     return tuple(steps)
 
 
@@ -619,6 +628,23 @@ def _stated_facts(df: DockerfileFacts):
             base = removed.rstrip("/").rpartition("/")[2]
             yield Fact("removed", removed, listed, f"{path}:{line}",
                        (removed, *([base] if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}[A-Za-z]", base) else [])))
+    # who owns a path: the last `COPY --chown` to it (its destination, from the working directory) or `chown` of
+    # it, in the order BuildKit runs them; named by the path
+    owners: dict[str, tuple[str, int]] = {}
+    runs = {run.instruction.start_line: run for run in df.runs}
+    for ins in df.instructions:
+        if ins.keyword in ("COPY", "ADD") and ins.flags.get("chown") and not ins.heredocs:
+            dest = (_copy_paths(ins.args) or ["?"])[-1]
+            workdir = df.workdir(ins)[0]
+            if not dest.startswith("/") and isinstance(workdir, str):
+                dest = posixpath.normpath(posixpath.join(workdir, dest))
+            owner = df.expand(ins.flags["chown"][-1], at=ins)
+            if dest.startswith("/") and isinstance(owner, str):
+                owners[dest.rstrip("/") or "/"] = (owner, ins.start_line)
+        elif ins.keyword == "RUN" and ins.start_line in runs:
+            owners.update((p, (owner, line)) for p, owner, line in runs[ins.start_line].owned)
+    for owned, (owner, line) in owners.items():
+        yield Fact("owner", owned, owner, f"{path}:{line}", (owned,))
     for ins in df.instructions:
         if ins.keyword in ("COPY", "ADD") and not ins.heredocs:
             # what each COPY takes and leaves out, named by the paths (`3rdparty/`) beside the kind's words

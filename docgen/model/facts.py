@@ -28,7 +28,15 @@ _BASE = Memo()
 def fact_base(model: "ImageModel") -> FactBase:
     """Every fact of the model's inputs and of the model, one per key, once per model."""
     return _BASE.answer(model, "facts", lambda: dedupe((
-        *model.dockerfile.facts, *_derived(model), *model.snapshot.facts, *(f for q in model.quoted for f in q.facts))))
+        *_owners_named(model), *_derived(model), *model.snapshot.facts, *(f for q in model.quoted for f in q.facts))))
+
+
+def _owners_named(model: "ImageModel") -> "Iterable[Fact]":
+    """The Dockerfile's facts, the owner of a place the image keeps things also named by that place's words
+    ("the NeMo-RL tree"): a sentence about who may change it names who owns it."""
+    words = {where: LOCATIONS[key] for key in LOCATIONS if (where := location(model, key))}
+    for fact in model.dockerfile.facts:
+        yield fact._replace(prose=words.get(fact.subject, ())) if fact.kind == "owner" else fact
 
 
 def _derived(model: "ImageModel") -> "Iterable[Fact]":
