@@ -479,3 +479,20 @@ def test_a_sentence_about_who_may_change_a_place_is_reviewed_when_its_owner_chan
     code, out = run("check", "--root", str(repo))
     assert code == 1 and (f"docs/building/options.md:{line}: [review] mentions owner:/opt/nemo-rl, which changed "
                           "from '2000:2000' to '1000:1000'") in out, out
+
+
+def test_a_sentence_that_named_nothing_and_names_a_new_fact_is_reviewed_not_just_recorded(repo: Path):
+    """inspect.md's sentence about the `python-<ClassName>` wrappers named no fact when the record was written (the
+    record keeps it among the sentences that named nothing). A step that removes `/usr/local/bin/python-*` makes
+    it name that removal: the sentence did not change, an input did, so it is reviewed, and `write` keeps that."""
+    page = repo / "docs/image/inspect.md"
+    line = next(n for n, text in enumerate(page.read_text().splitlines(), 1) if "python-<ClassName>" in text)
+    edit(DOCKERFILE, "chgrp root /usr/local/bin && chmod 0755 /usr/local/bin\n",
+         "rm -f /usr/local/bin/python-*\nchgrp root /usr/local/bin && chmod 0755 /usr/local/bin\n")(repo)
+    said = f"docs/image/inspect.md:{line}: [review] mentions removed:/usr/local/bin/python-*"
+    for _ in range(2):   # before `write`, and after it
+        code, out = run("check", "--root", str(repo))
+        assert code == 1 and said in out and "which it did not name when it was written" in out, out
+        assert run("write", "--root", str(repo))[0] == 0
+    assert run("review", f"docs/image/inspect.md:{line}", "--root", str(repo))[0] == 0
+    assert said not in run("check", "--root", str(repo))[1]

@@ -693,13 +693,17 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
     values: dict[str, str] = {}
     sentences: dict[str, dict[str, str]] = {}
     pending: dict[str, dict[str, dict[str, str]]] = {}
+    unnamed: dict[str, set[str]] = {}
     for m in mentions:
         today = {k: v for k, v, s in m.facts if s != ALLOWED}
         recorded = old_sentences.get(m.path, {}).get(m.digest)
+        if recorded is None and m.digest in _unnamed(old, m.path):
+            recorded = ""   # it named nothing when written: every fact it names now is new to it
         confirmed = (m.path, m.line) in confirm
         now = today if recorded is None or confirmed else _as_recorded(today, _keys(recorded), facts)
         keys = set(now)
         if not keys:
+            unnamed.setdefault(m.path, set()).add(m.digest)
             continue
         known = _keys(recorded)
         values.update(now)
@@ -715,7 +719,14 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
             pending.setdefault(m.path, {}).setdefault(m.digest, {})[k] = was.get(k, NOT_NAMED)
     return {"values": dict(sorted(values.items())),
             "sentences": {p: dict(sorted(s.items())) for p, s in sorted(sentences.items())},
-            "pending": {p: dict(sorted(s.items())) for p, s in sorted(pending.items())}}
+            "pending": {p: dict(sorted(s.items())) for p, s in sorted(pending.items())},
+            # the sentences that named nothing, by digest: one that names a fact later did not change, an input did
+            "unnamed": {p: " ".join(sorted(s)) for p, s in sorted(unnamed.items())}}
+
+
+def _unnamed(record: dict, path: str) -> set[str]:
+    found = record.get("unnamed", {}).get(path) if isinstance(record.get("unnamed"), dict) else None
+    return set(found.split()) if isinstance(found, str) else set()
 
 
 def _as_recorded(today: dict[str, str], known: set[str], facts: dict[str, Fact]) -> dict[str, str]:
@@ -752,7 +763,7 @@ def _newly_named(now: dict[str, str], known: set[str]) -> set[str]:
 
 
 def _keys(recorded: object) -> set[str]:
-    return set(recorded.split(", ")) if isinstance(recorded, str) else set()
+    return set(recorded.split(", ")) - {""} if isinstance(recorded, str) else set()
 
 
 def current_value(key: str, facts: dict[str, Fact]) -> str:
@@ -779,6 +790,8 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
         known = sentences.get(m.path, {}).get(m.digest)
         if not keys and known is None:
             continue
+        if known is None and m.digest in _unnamed(record, m.path):
+            known = ""   # it named nothing when written: an input changed under it
         if known is None:
             out.append(Finding(m.path, m.line, UNRECORDED, "this sentence names "
                                f"{', '.join(k for k, _ in keys[:3])}{' ...' if len(keys) > 3 else ''} and the facts "
