@@ -370,7 +370,7 @@ MUTATIONS = [
     Mutation("add an sglang warm step",
              edit(DOCKERFILE, f"{WARM} --all-groups", f"{WARM} --extra sglang     # sglang kernels\n{WARM} --all-groups"),
              ("[not-prefetched-reason]", "SGLangGenerationWorker"),
-             gone=("backend not built: `sglang`",), still=("not-prefetched-reason",), rules=('not-prefetched-reason', 'stale-block', 'stale-value', 'unrecorded-sentence')),
+             gone=("backend not built: `sglang`",), still=("not-prefetched-reason",), rules=('not-prefetched-reason', 'stale-block', 'stale-value')),
     Mutation("drop the mcore warm step",
              edit(DOCKERFILE, f"{WARM} --extra mcore      # reuses automodel's TE wheel (cache keys on source, not extra)\n", ""),
              ("[warm-order]", "mcore"),

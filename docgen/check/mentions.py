@@ -757,9 +757,14 @@ NOT_NAMED = "(not named)"   # what a sentence held of a fact it did not name whe
 
 def _newly_named(now: dict[str, str], known: set[str]) -> set[str]:
     """The facts a recorded sentence names today that it named in no way when it was written or confirmed: the
-    sentence is unchanged, so an input changed under it (a fact added, or a value moved onto what it states)."""
+    sentence is unchanged, so an input changed under it (a fact added, or a value moved onto what it states).
+    Not a package the image installs now: a warm step or a lock brings dozens, and their names are everyday
+    code words (`build`, `six`) a sentence uses for other things."""
     bases = {k.partition("#")[0] for k in known}
-    return {k for k in now if k.partition("#")[0] not in bases}
+    return {k for k in now if k.partition("#")[0] not in bases and k.partition(":")[0] not in _INSTALLED}
+
+
+_INSTALLED = frozenset({"package", "source-build"})
 
 
 def _keys(recorded: object) -> set[str]:
