@@ -33,7 +33,7 @@ from docgen.render.values import known_value
 from docgen.text import STATED_VERSION, clauses, sentences_with_lines, split_lines
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from docgen.blocks import Document
     from docgen.model import ImageModel
     from docgen.fact import FactBase
@@ -42,13 +42,13 @@ REVIEW, STATED, UNRECORDED = "review", "stated-value", "unrecorded-sentence"
 
 _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"(?<![\w-])--[a-z][\w-]*[a-z0-9]|[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
-# Words that deny what follows them ("not", "never", "doesn't"): the one list of both negation rules below
 # how many versions of a package a sentence says the lock holds
 _MANY_VERSIONS = re.compile(r"\b(different|differing|conflicting|incompatible|several|multiple|same)\s+"
                             r"(?:versions?|releases?|pins?)\b")
 # what may stand beside a whole shell word in a line of code (`site/` is the folder `site`)
 _BEFORE_WORD = ("", " ", "=", '"', "'", "(", "`", "|", "&", ";", "<", ">")
 _AFTER_WORD = ("", " ", '"', "'", ")", "`", "|", "&", ";", "<", ">", "/")
+# Words that deny what follows them ("not", "never", "doesn't"): the one list of both negation rules below
 _DENIAL = r"\b(?:not|never)\b|n['\u2019]t\b"
 # before a stated value, "no", "without" and "un-" deny it too
 _NEGATION = re.compile(_DENIAL + r"|\b(?:no|without|un)\b", re.I)
@@ -184,8 +184,6 @@ def _spelled(token: str, index: _Index) -> "_Spelled | None":
     return index.spelled[token]
 
 
-# The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
-# not one of them: among hundreds of packages, "0.7.2" is some package's version by chance.
 # kinds whose names are everyday file names (a COPY's `pyproject.toml`): a sentence names one of their facts only
 # when it also holds the kind's words ("the `COPY`s already placed `3rdparty/`")
 _ONLY_WITH_WORDS = frozenset({"copy"})
@@ -193,6 +191,8 @@ _ONLY_WITH_WORDS = frozenset({"copy"})
 # or a stage's plain name there is the command (`docker`, `uv`)
 _SHELL_WORD_KINDS = frozenset({"target"})
 _GLOB = re.compile(r"[*?\[]")
+# The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
+# not one of them: among hundreds of packages, "0.7.2" is some package's version by chance.
 _NAMED_BY_VALUE = frozenset({"arg", "env", "stage", "run-var", "quoted", "cuda-arch", "user"})
 
 
@@ -480,13 +480,14 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     # sentence names (else all of NeMo-RL's) hold each package named after the words (else before them) at more
     # than one version; "the same version" states one (not in a case the sentence supposes: "when `automodel`
     # and `mcore` pin different versions")
-    for m in _MANY_VERSIONS.finditer(low) if not _OVERRIDE.search(low) else ():
+    claims = list(_MANY_VERSIONS.finditer(low)) if not _OVERRIDE.search(low) else []
+    words_here = set(_VALUE_WORD.findall(low)) if claims else set()
+    in_lock = {f.subject: dict(p.split("=", 1) for p in f.value.split("; "))
+               for f in index.by_kind.get("lock-versions", ())} if claims else {}
+    for m in claims:
         packages = [(f, at) for f, at in named.values() if f.kind == "package"]
         packages = [fa for fa in packages if fa[1] > m.start()] or [fa for fa in packages if fa[1] < m.start()]
         many = (m.group(1) != "same") != bool(_NEGATION.search(low[max(0, m.start() - 16):m.start()]))
-        words_here = set(_VALUE_WORD.findall(low))
-        in_lock = {f.subject: dict(p.split("=", 1) for p in f.value.split("; "))
-                   for f in index.by_kind.get("lock-versions", ())}
         for fact, _ in packages:
             by_extra = in_lock.get(fact.subject, {})
             of_named = [v for k, v in by_extra.items() if k in words_here]
@@ -688,17 +689,15 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
     confirmed."""
     old = old or {}
     old_values: dict = old.get("values", {})
-    old_sentences: dict = old.get("sentences", {})
     old_pending: dict = old.get("pending", {})
     values: dict[str, str] = {}
     sentences: dict[str, dict[str, str]] = {}
     pending: dict[str, dict[str, dict[str, str]]] = {}
     unnamed: dict[str, set[str]] = {}
+    held = _held(old)
     for m in mentions:
         today = {k: v for k, v, s in m.facts if s != ALLOWED}
-        recorded = old_sentences.get(m.path, {}).get(m.digest)
-        if recorded is None and m.digest in _unnamed(old, m.path):
-            recorded = ""   # it named nothing when written: every fact it names now is new to it
+        recorded = held(m)
         confirmed = (m.path, m.line) in confirm
         now = today if recorded is None or confirmed else _as_recorded(today, _keys(recorded), facts)
         keys = set(now)
@@ -724,9 +723,17 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
             "unnamed": {p: " ".join(sorted(s)) for p, s in sorted(unnamed.items())}}
 
 
-def _unnamed(record: dict, path: str) -> set[str]:
-    found = record.get("unnamed", {}).get(path) if isinstance(record.get("unnamed"), dict) else None
-    return set(found.split()) if isinstance(found, str) else set()
+def _held(record: dict) -> "Callable[[Mention], str | None]":
+    """What the record holds of a sentence: the keys of the facts it named, "" when it named nothing (so every
+    fact it names now is new to it: an input changed under it), None when the record has not seen it."""
+    sentences = record.get("sentences", {})
+    part = record.get("unnamed")
+    unnamed = {p: set(d.split()) for p, d in part.items() if isinstance(d, str)} if isinstance(part, dict) else {}
+
+    def held(m: Mention) -> str | None:
+        keys = sentences.get(m.path, {}).get(m.digest)
+        return "" if keys is None and m.digest in unnamed.get(m.path, ()) else keys
+    return held
 
 
 def _as_recorded(today: dict[str, str], known: set[str], facts: dict[str, Fact]) -> dict[str, str]:
@@ -788,15 +795,14 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
     longer names them because the value it named moved), and a sentence the record has not seen (written
     since the last `docgen write`)."""
     record = record or {}
-    values, sentences, pending = record.get("values", {}), record.get("sentences", {}), record.get("pending", {})
+    values, pending = record.get("values", {}), record.get("pending", {})
+    held = _held(record)
     out: list[Finding] = []
     for m in mentions:
         keys = [(k, v) for k, v, s in m.facts if s != ALLOWED]
-        known = sentences.get(m.path, {}).get(m.digest)
+        known = held(m)
         if not keys and known is None:
             continue
-        if known is None and m.digest in _unnamed(record, m.path):
-            known = ""   # it named nothing when written: an input changed under it
         if known is None:
             out.append(Finding(m.path, m.line, UNRECORDED, "this sentence names "
                                f"{', '.join(k for k, _ in keys[:3])}{' ...' if len(keys) > 3 else ''} and the facts "
