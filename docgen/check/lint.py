@@ -300,11 +300,10 @@ def check_cross_inputs(model: "ImageModel") -> list[Finding]:
     secrets and contexts a bake file passes against those the Dockerfile reads. Each names the other side's
     file:line."""
     path = model.dockerfile.path
-    found = [Finding(path, m.line, m.check, f"{m.message} ({m.other})")
-             for m in (*python_requirement(model), *cuda_mismatches(model), *arch_mismatches(model),
-                       *hard_coded_paths(model), *uv_requirement(model), *arch_comment_mismatches(model))]
-    # a bake file's name the Dockerfile never reads: found at the bake file's line (`other` is that place)
-    return found + [Finding(m.other.rpartition(":")[0], m.line, m.check, m.message) for m in bake_names(model)]
+    return [Finding(m.where or path, m.line, m.check, f"{m.message} ({m.other})")
+            for m in (*python_requirement(model), *cuda_mismatches(model), *arch_mismatches(model),
+                      *hard_coded_paths(model), *uv_requirement(model), *arch_comment_mismatches(model),
+                      *bake_names(model))]
 
 
 def check_unresolved_paths(model: "ImageModel") -> list[Finding]:

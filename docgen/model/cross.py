@@ -36,9 +36,10 @@ if TYPE_CHECKING:
 class Mismatch(NamedTuple):
     """One fact two inputs state differently: where each side says it, and what each says."""
     check: str
-    line: int | None              # Dockerfile line
+    line: int | None              # Dockerfile line (the `where` file's, when one is given)
     other: str                    # the other side: `path:line` or a path
     message: str
+    where: str | None = None      # the file the finding stands in, when not the Dockerfile
 
 
 def _snapshot_where(model: "ImageModel", needle: str) -> str:
@@ -340,7 +341,7 @@ def bake_names(model: "ImageModel") -> list[Mismatch]:
     secrets, sources = set(), {s.name.lower() for s in dockerfile.stages if s.name}
     for ins in dockerfile.instructions:
         for mount in ins.flags.get("mount", ()):
-            fields = dict(f.partition("=")[::2] for f in mount.split(","))
+            fields = _fields(mount)
             if fields.get("type") == "secret":
                 secrets.add(fields.get("id") or fields.get("target", "").rpartition("/")[2])
         sources.update(s.lower() for s in ins.flags.get("from", ()))
@@ -350,15 +351,20 @@ def bake_names(model: "ImageModel") -> list[Mismatch]:
         if Path(dockerfile.path).name not in quoted.text:   # not a bake file of this Dockerfile
             continue
         for target, key, value, line in target_attributes(quoted.text):
-            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            fields = _fields(value)
             if key == "secret" and fields.get("id") and fields["id"] not in secrets:
-                found.append(Mismatch("bake-names", line, f"{quoted.path}:{line}",
+                found.append(Mismatch("bake-names", line, dockerfile.path,
                                       f"target {target!r} passes secret {fields['id']!r}, which no RUN of "
                                       f"{dockerfile.path} mounts ({', '.join(sorted(secrets)) or 'none'}): the "
-                                      "build never reads it"))
+                                      "build never reads it", quoted.path))
             elif key.startswith("contexts.") and key[9:].lower() not in sources:
-                found.append(Mismatch("bake-names", line, f"{quoted.path}:{line}",
+                found.append(Mismatch("bake-names", line, dockerfile.path,
                                       f"target {target!r} passes context {key[9:]!r}, which {dockerfile.path} "
-                                      "names in no FROM and no --from: the build never reads it"))
+                                      "names in no FROM and no --from: the build never reads it", quoted.path))
     return found
+
+
+def _fields(value: str) -> dict[str, str]:
+    """`type=secret,id=cacert` (a RUN mount, a bake secret) as its fields."""
+    return dict(f.partition("=")[::2] for f in value.split(","))
 
