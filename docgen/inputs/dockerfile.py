@@ -628,13 +628,24 @@ def _stated_facts(df: DockerfileFacts):
             base = removed.rstrip("/").rpartition("/")[2]
             yield Fact("removed", removed, listed, f"{path}:{line}",
                        (removed, *([base] if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}[A-Za-z]", base) else [])))
-    # who owns a path: the last `COPY --chown` to it (its destination, from the working directory) or `chown` of
-    # it, in the order BuildKit runs them; named by the path
+    # what each COPY takes and leaves out, named by the paths (`3rdparty/`) beside the kind's words; and who owns
+    # a path: the last `COPY --chown` to it (its destination, from the working directory) or `chown` of it, in the
+    # order BuildKit runs them, named by the path
     owners: dict[str, tuple[str, int]] = {}
     runs = {run.instruction.start_line: run for run in df.runs}
     for ins in df.instructions:
-        if ins.keyword in ("COPY", "ADD") and ins.flags.get("chown") and not ins.heredocs:
-            dest = (_copy_paths(ins.args) or ["?"])[-1]
+        if ins.keyword in ("COPY", "ADD") and not ins.heredocs:
+            *sources, dest = _copy_paths(ins.args) or ["?"]
+            origin = ins.flags.get("from", ("the build context",))[-1]
+            for source in sources:
+                yield Fact("copy", f"{dest} takes {source}", f"from {origin}", f"{path}:{ins.start_line}",
+                           (source.rstrip("/") or source,))
+            for pattern in ins.flags.get("exclude", ()):
+                kept = pattern.startswith("!")   # `--exclude=!x`: x is copied after all
+                yield Fact("copy", f"{dest} {'keeps' if kept else 'leaves out'} {pattern.lstrip('!')}",
+                           f"from {origin}", f"{path}:{ins.start_line}", (pattern.lstrip("!").rstrip("/"),))
+            if not ins.flags.get("chown"):
+                continue
             workdir = df.workdir(ins)[0]
             if not dest.startswith("/") and isinstance(workdir, str):
                 dest = posixpath.normpath(posixpath.join(workdir, dest))
@@ -645,16 +656,4 @@ def _stated_facts(df: DockerfileFacts):
             owners.update((p, (owner, line)) for p, owner, line in runs[ins.start_line].owned)
     for owned, (owner, line) in owners.items():
         yield Fact("owner", owned, owner, f"{path}:{line}", (owned,))
-    for ins in df.instructions:
-        if ins.keyword in ("COPY", "ADD") and not ins.heredocs:
-            # what each COPY takes and leaves out, named by the paths (`3rdparty/`) beside the kind's words
-            *sources, dest = _copy_paths(ins.args) or ["?"]
-            origin = ins.flags.get("from", ("the build context",))[-1]
-            for source in sources:
-                yield Fact("copy", f"{dest} takes {source}", f"from {origin}", f"{path}:{ins.start_line}",
-                           (source.rstrip("/") or source,))
-            for pattern in ins.flags.get("exclude", ()):
-                kept = pattern.startswith("!")   # `--exclude=!x`: x is copied after all
-                yield Fact("copy", f"{dest} {'keeps' if kept else 'leaves out'} {pattern.lstrip('!')}",
-                           f"from {origin}", f"{path}:{ins.start_line}", (pattern.lstrip("!").rstrip("/"),))
     yield from comment_facts(path, df.comments)   # what the Dockerfile says of itself, which a page may repeat
