@@ -36,7 +36,8 @@ from docgen.inputs.comments import (
 )
 from docgen.inputs.quoted import comment_blocks, comment_facts
 from docgen.inputs.scope import UNKNOWN, Scope, Unknown
-from docgen.inputs.scripts import ShellCommand, after, after_located, command_words, loop_values, shell_commands
+from docgen.inputs.scripts import (ASSIGNMENT, PREFIX_COMMANDS, RESERVED, ShellCommand, after, after_located, command_words,
+                                   loop_values, shell_commands)
 from docgen.inputs.shellwords import variable_name, variables
 from docgen.inputs.syntax import (
     HEREDOC_KEYWORDS, KEYWORDS, Arg, EnvVar, Heredoc, Instruction, Stage, parse_syntax, split_lines, stage_label,
@@ -486,8 +487,6 @@ def _verify(shell: list[ShellCommand], path: str) -> tuple[VerifyList | None, tu
     return VerifyList(tuple(dict.fromkeys(a for v in found for a in v.actors)), found[0].line), notes
 
 
-_RESERVED = frozenset("if then else elif fi for in do done while until case esac ! { }".split())
-_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?==)")
 _NAME_WORD = re.compile(r"[A-Za-z_]\w*(?:=.*)?", re.DOTALL)
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
 
@@ -517,11 +516,11 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                 if word and not word.strip("();<>|&"):
                     start = True
                     continue
-                if start and (assignment := _ASSIGNMENT.match(word)):
+                if start and (assignment := ASSIGNMENT.match(word)):
                     names.append(assignment.group(0))   # `A=1 cmd` or `A=1` alone
                     assigned.append((assignment.group(0), word[assignment.end() + 1:], cmd.line_at(located[index][1])))
                     continue
-                if start and word in _RESERVED:
+                if start and word in RESERVED:
                     if word == "for" and index + 1 < len(tokens):
                         names.append(tokens[index + 1])
                     start = word not in ("for", "case", "in", "done", "fi", "esac", "}")
@@ -532,7 +531,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                         for offset, w in enumerate(_until_operator(tokens[index + 1:]), index + 1):
                             if not _NAME_WORD.fullmatch(w):
                                 continue
-                            m = _ASSIGNMENT.match(w)
+                            m = ASSIGNMENT.match(w)
                             names.append(m.group(0) if m else w)
                             if m and word != "read":
                                 assigned.append((m.group(0), w[m.end() + 1:], cmd.line_at(located[offset][1])))
@@ -546,7 +545,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                         owner = _as_run(scope, ins, operands[0][1]) if operands else ""
                         owned += [(path, owner, cmd.line_at(located[o][1])) for o, w in operands[1:]
                                   if _absolute(path := _as_run(scope, ins, w).rstrip("/") or "/")]
-                    start = word in ("time", "sudo", "env", "exec", "command")
+                    start = word in PREFIX_COMMANDS
                 words.append(word)
         expanded = [_as_run(scope, ins, w) for w in words]
         steps.append(RunStep(

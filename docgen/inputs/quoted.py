@@ -9,8 +9,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fact import SHINGLE, Fact, shingle_words, spoken
-from docgen.inputs.scripts import shell_code
-from docgen.inputs.shellwords import expand_references
+from docgen.inputs.scripts import ASSIGNMENT, PREFIX_COMMANDS, RESERVED, shell_code
+from docgen.inputs.shellwords import expand_references, split_words
 from docgen.text import line_at, sentences, split_lines
 
 if TYPE_CHECKING:
@@ -34,11 +34,10 @@ class QuotedFile(NamedTuple):
         if not self.path.endswith(".hcl"):   # a script's options, in its code (its comments are facts below)
             seen: dict[tuple[str, str], int] = {}
             for number, line_text in enumerate(split_lines(self.text), 1):
-                code = shell_code(line_text)
-                for m in _LONG_OPTION.finditer(_QUOTED.sub(lambda q: " " * len(q.group(0)), code)):
-                    seen.setdefault((_program(code[:m.start()]), m.group(0)), number)
+                for program_option in _options(shell_code(line_text)):
+                    seen.setdefault(program_option, number)
             out += [Fact("option", f"{self.path}: {program} {option}", program, f"{self.path}:{number}", (option,))
-                    for (program, option), number in seen.items() if program]
+                    for (program, option), number in seen.items()]
         for target, key, value, line in attributes:
             # named by its value where that is distinctive (a tag, a path): `tags`, `output` are everyday words
             out.append(Fact("quoted", f"{self.path}:target {target}.{key}", value, f"{self.path}:{line}"))
@@ -66,21 +65,28 @@ _LOCATION = (r"""\$\(cd "?\$\(dirname "?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOUR
              r"""&& pwd(?: -P)?\)""")
 _SCRIPT_LOCATION = re.compile(rf"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Z_][A-Z0-9_]*)="?{_LOCATION}"?\s*$""", re.M)
 _LOCATION_IN = re.compile(_LOCATION)
-_LONG_OPTION = re.compile(r"(?<![\w$-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")   # `--strict`, `--no-deps`
-_COMMAND_START = re.compile(r"(?:^|[;&|(`]|\b(?:if|elif|while|until|then|do|else|exec|env|sudo|time|command)\b)\s*"
-                            r"(?:!\s*)?(?:\w+=[^\s$(`]*\s+)*")
-_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")   # blanked where options are looked for: text, not options
+_LONG_OPTION = re.compile(r"--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?==|$)")   # `--strict`, `--no-deps`, `--out=DIR`
 
 
-def _program(before: str) -> str:
-    """The program a command's option is passed to, from the line before the option: the command's first word,
-    its last path part, lower case (`"$MKDOCS" build --strict` -> `mkdocs`); "" when there is none."""
-    starts = list(_COMMAND_START.finditer(before))
-    words = before[starts[-1].end():].split() if starts else before.split()
-    if not words:
-        return ""
-    word = words[0].strip("\"'{}$").rpartition("/")[2].lower()
-    return word if re.fullmatch(r"[a-z][\w.+-]*", word) else ""
+def _options(code: str) -> "Iterator[tuple[str, str]]":
+    """(program, option) for each long option of a line of shell code, read by the shell's own words: the
+    program is its command's first word, its last path part in lower case (`"$MKDOCS" build --strict` ->
+    `mkdocs`); a quoted string is one word, text and no option, and so is a line inside one that runs on."""
+    try:
+        words = split_words(code, operators=True)
+    except ValueError:   # a quote this line opens or closes: the rest of a string over several lines
+        return
+    program, start = "", True
+    for word, _ in words:
+        if word and not word.strip("();<>|&"):   # an operator: a command starts after it
+            start = True
+        elif start and (ASSIGNMENT.match(word) or word in RESERVED):
+            continue
+        elif start:
+            name = word.lstrip("${").rstrip("}").rpartition("/")[2].lower()
+            program, start = (name if re.fullmatch(r"[a-z][\w.+-]*", name) else ""), word in PREFIX_COMMANDS
+        elif program and (option := _LONG_OPTION.match(word)):
+            yield program, option.group(0)
 
 
 _HCL_TARGET = re.compile(r'^\s*target\s+"([\w.-]+)"\s*\{', re.M)

@@ -307,6 +307,11 @@ def after_located(tokens: list[tuple[str, int]], *head: str) -> list[list[tuple[
 
 
 _OPERATORS = "();<>|&"
+# how a simple command's words are read: the shell's reserved words, an assignment before the command
+# (`A=1 cmd`), and the commands that run the next word as the command
+RESERVED = frozenset("if then else elif fi for in do done while until case esac ! { }".split())
+ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?==)")
+PREFIX_COMMANDS = ("time", "sudo", "env", "exec", "command")
 
 
 def command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
