@@ -122,8 +122,8 @@ class Snapshot(NamedTuple):
         out += [Fact("group", group, "default" if group in self.default_groups else "not default",
                     f"{self.path}:{self.line_of(group) or 1}", (group,)) for group in self.groups]
         pinned: dict[str, dict[str, str]] = {}   # package -> install set of one extra (or the base) -> version
-        for key in self.install_sets:
-            for pkg in self.install_set(key.split("+") if key else ()) if "+" not in key else ():
+        for key in (k for k in self.install_sets if "+" not in k):   # the base, and each extra alone
+            for pkg in self.install_set((key,) if key else ()):
                 pinned.setdefault(pkg.name, {})[key or "base"] = pkg.version or "?"
         out += [Fact("lock-versions", name, "; ".join(f"{k}={v}" for k, v in sorted(by_set.items())),
                      f"{self.path}:{self.line_of(name) or 1}", ())
