@@ -134,8 +134,10 @@ STATED_VERSION = re.compile(r"(?<![\w.+-])v?(\d+(?:\.\w+)+(?:\+[\w.]*\w)?)(?![\w
 
 
 # A clause ends at a comma, semicolon, colon or parenthesis, or before "and" / "while": a verb of one clause
-# says nothing of the names in another ("vllm wheel, deep_ep builds from source").
-_CLAUSE_END = re.compile(r"[,;:()]|\band\b|\bwhile\b")
+# says nothing of the names in another ("vllm wheel, deep_ep builds from source"). A comma before "which",
+# "who" or "whose" ends none: the relative clause says what the name before it does ("`flash-attn`, which uv
+# compiles from source").
+_CLAUSE_END = re.compile(r",(?!\s*(?:which|who|whose)\b)|[;:()]|\band\b|\bwhile\b")
 
 
 def clauses(text: str) -> list[str]:

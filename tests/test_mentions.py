@@ -496,3 +496,50 @@ def test_a_sentence_that_named_nothing_and_names_a_new_fact_is_reviewed_not_just
         assert run("write", "--root", str(repo))[0] == 0
     assert run("review", f"docs/image/inspect.md:{line}", "--root", str(repo))[0] == 0
     assert said not in run("check", "--root", str(repo))[1]
+
+
+@pytest.mark.parametrize("sentence, says", [
+    # a relative clause says what the name before its comma does
+    ("The slow part of the `fsdp` sync is `flash-attn`, which uv compiles from source.",
+     "the sentence about flash-attn is false: no warm step builds flash-attn from source"),
+    # "the same X release" with the package's name between the words
+    ("`automodel` and `mcore` install the same `transformers` release.",
+     "the sentence says `transformers` comes in one version, but the lock has 5.5.0 and 5.8.1"),
+    # the extras listed after "only" are all that install the package
+    ("DeepEP is built only for the `mcore` extra.",
+     "the sentence says deep-ep comes only with mcore, but the lock installs deep-ep with the extras automodel, "
+     "mcore, vllm"),
+    ("Only the `fsdp` extra installs flash-attn.",
+     "the sentence says flash-attn comes only with fsdp, but the lock installs flash-attn with the extras "
+     "automodel, fsdp, mcore"),
+])
+def test_a_false_relation_of_a_package_to_its_builds_versions_or_extras_is_found(repo: Path, sentence: str, says: str):
+    line = _plant(repo, sentence)
+    code, out = run("lint", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [stated-value] {says}" in out, out
+
+
+@pytest.mark.parametrize("sentence", [
+    "`causal-conv1d`, which uv builds from source, is shared by three extras.",
+    "`automodel` and `fsdp` install the same `torch` release.",
+    "The `sglang` package is installed only by the `sglang` extra.",
+    "DeepEP is installed only by the `vllm`, `automodel` and `mcore` extras.",
+    "DeepEP is not only for the `mcore` extra.",            # denied: it claims nothing
+    "flash-attn is the only package the `fsdp` sync links.",  # "the only" of a package, no list of extras
+])
+def test_a_true_or_denied_relation_of_a_package_is_no_finding(repo: Path, sentence: str):
+    line = _plant(repo, sentence)
+    code, out = run("lint", "--root", str(repo))
+    assert f"{PAGE}:{line}: [stated-value]" not in out, out
+
+
+def test_a_share_of_a_counted_set_is_reviewed_when_the_count_changes(repo: Path):
+    """"most of the registry's actors" states no number, but it speaks of how many actors there are: a new
+    actor asks its review, like a count the sentence spelled out would."""
+    line = _plant(repo, "Most of the registry's actors run under `uv run`.")
+    assert run("write", "--root", str(repo))[0] == 0
+    data = json.loads((repo / SNAPSHOT).read_text())
+    data["registry"]["actors"] = data["registry"]["actors"][1:]
+    (repo / SNAPSHOT).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and re.search(rf"{PAGE}:{line}: \[review\] mentions count:actors\b", out), out

@@ -25,9 +25,9 @@ from docgen.fences import allowed_rules, span_texts
 from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
                                 claims_coverage)
 from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, stated_ids, version_allowed
-from docgen.model.claims import build_claim_problems, package_mentions, spoken_packages
+from docgen.model.claims import build_claim_problems, only_in_problem, package_mentions, spoken_packages
 from docgen.model.facts import fact_base
-from docgen.names import COUNT, COUNT_NOUNS, singular
+from docgen.names import COUNT, COUNT_NOUNS, SHARE, normalize, singular
 from docgen.records import Memo
 from docgen.render.values import known_value
 from docgen.text import STATED_VERSION, clauses, sentences_with_lines, split_lines
@@ -44,7 +44,7 @@ _SM = re.compile(r"\bsm_?(\d)(\d+)\b", re.I)
 _TOKEN = re.compile(r"(?<![\w-])--[a-z][\w-]*[a-z0-9]|[A-Za-z_][\w.+/:-]*[\w+]|[A-Za-z_]|/[\w./-]*\w|(?<![\w.])\d[\w.+:-]*\w")
 # how many versions of a package a sentence says the lock holds
 _MANY_VERSIONS = re.compile(r"\b(different|differing|conflicting|incompatible|several|multiple|same)\s+"
-                            r"(?:versions?|releases?|pins?)\b")
+                            r"(?:[\w`.-]+\s+){0,2}?(?:versions?|releases?|pins?)\b")   # "the same `torch` release"
 # what may stand beside a whole shell word in a line of code (`site/` is the folder `site`)
 _BEFORE_WORD = ("", " ", "=", '"', "'", "(", "`", "|", "&", ";", "<", ">")
 _AFTER_WORD = ("", " ", '"', "'", ")", "`", "|", "&", ";", "<", ">", "/")
@@ -324,11 +324,15 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
             by_kind_words.add(f.key)
             named.setdefault(f.key, (f, low.find(next(w for w in KINDS[kind].words if w in low) if any(
                 w in low for w in KINDS[kind].words) else "")))
-    for m in COUNT.finditer(low):   # the one grammar of counts (docgen/names.py)
+    # the one grammar of counts (docgen/names.py); a share of a set ("most of the actors") states no number, but
+    # what it says holds of the set's size: it is tied to the count's value, as the words of a small kind are
+    for m, share in [*((m, False) for m in COUNT.finditer(low)), *((m, True) for m in SHARE.finditer(low))]:
         for key in COUNT_NOUNS.get(singular(m.group(3)), ()):
             for f in index.by_kind.get("count", ()):
                 if f.subject == key:
                     named.setdefault(f.key, (f, m.start()))
+                    if share:
+                        by_kind_words.add(f.key)
     findings: list[Finding] = []
     compared: list[Claim] = []
     if model is not None and _CLAIM_WORDS.search(low):
@@ -558,6 +562,12 @@ _NEGATED = re.compile(_DENIAL + r"|\b(?:no longer|stops? being|unless|when|if)\b
 _CLAIM_WORDS = re.compile(r"extras?\b|venvs?\b|virtual environments?|system (?:interpreter|python)|from source|"
                           r"source[- ]built|source builds?|shared|built once|exactly one|the only|the single")
 _EXTRA_AFTER = re.compile(r"\s+(?:extras?|venvs?)\b")
+_ONLY_WORD = re.compile(r"\bonly\b")
+# "only" and what may stand between it and a list of extras: "only for the", "only by", "only"
+_ONLY = re.compile(r"\bonly\s+(?:(?:for|in|by|with|under|inside)\s+)?(?:the\s+)?", re.I)
+_LIST_WORD = re.compile(r"\s*(`[^`\s]+`|[\w-]+|,)")
+_LIST_GLUE = frozenset({",", "and", "or", "the", "extra", "extras"})
+_CLAUSE_BREAK = re.compile(r"[;:()]|,\s*(?:but|not|unlike|while|whereas)\b|\b(?:but|while|whereas)\b")
 _NAME = re.compile(r"[\w.]*\w")
 _URL = re.compile(r"\S+://\S+|\[[^\]]*\]\([^)]*\)")   # a link's target (a Markdown link keeps its text)
 
@@ -609,6 +619,30 @@ def _roles(path: str, line: int, text: str, named: dict[str, tuple[Fact, int]], 
                 judged("package", f"{package}: {' '.join(clause.split())[:80]}",
                        [f"the sentence about {package} is false: {p}; render it from the model or fix the sentence"
                         for p in problems if p])
+    # "DeepEP is built only for the `mcore` extra", "only the `vllm` and `sglang` extras install it": the extras
+    # listed right after "only" are all the extras whose install sets hold each package the clause names
+    defined = {normalize(e): e for e in model.extras_defined}
+    for m in _ONLY.finditer(text) if _ONLY_WORD.search(text.lower()) else ():
+        listed, end = [], m.end()
+        for word in _LIST_WORD.finditer(text, m.end()):
+            if word.start() != end:
+                break
+            bare = word[1].strip("`").lower()
+            if normalize(bare) in defined:
+                listed.append(defined[normalize(bare)])
+            elif bare not in _LIST_GLUE:
+                break
+            end = word.end()
+        start = max((c.end() for c in _CLAUSE_BREAK.finditer(text, 0, m.start())), default=0)
+        stop = next((c.start() for c in _CLAUSE_BREAK.finditer(text, end)), len(text))
+        rest = text[start:m.start()] + " " + text[end:stop]
+        if not listed or _NEGATED.search(rest.lower() + " " + text[max(0, m.start() - 12):m.start()].lower()):
+            continue
+        for package in sorted(package_mentions(rest, spoken_packages(model))):
+            problem = only_in_problem(model, package, listed)
+            judged("package", f"{package} only with {', '.join(listed)}",
+                   [f"the sentence says {package} comes only with {', '.join(listed)}, but {problem}; render it "
+                    "from the model or fix the sentence"] if problem else [])
 
 
 def value_parts(value: str) -> dict[str, str]:

@@ -36,7 +36,7 @@ from docgen.inputs.comments import (
 )
 from docgen.inputs.quoted import comment_blocks, comment_facts
 from docgen.inputs.scope import UNKNOWN, Scope, Unknown
-from docgen.inputs.scripts import (ASSIGNMENT, PREFIX_COMMANDS, RESERVED, ShellCommand, after, after_located, command_words,
+from docgen.inputs.scripts import (ASSIGNMENT, ShellCommand, after, after_located, command_words, roles,
                                    loop_values, shell_commands)
 from docgen.inputs.shellwords import variable_name, variables
 from docgen.inputs.syntax import (
@@ -511,21 +511,19 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
             except ValueError:
                 continue
             tokens = [w for w, _ in located]
-            start = True
-            for index, word in enumerate(tokens):
-                if word and not word.strip("();<>|&"):
-                    start = True
+            for index, word, role in roles(tokens):
+                if role == "operator":
                     continue
-                if start and (assignment := ASSIGNMENT.match(word)):
-                    names.append(assignment.group(0))   # `A=1 cmd` or `A=1` alone
-                    assigned.append((assignment.group(0), word[assignment.end() + 1:], cmd.line_at(located[index][1])))
+                if role == "assignment":   # `A=1 cmd` or `A=1` alone
+                    name = word[:word.index("=")]
+                    names.append(name)
+                    assigned.append((name, word[len(name) + 1:], cmd.line_at(located[index][1])))
                     continue
-                if start and word in RESERVED:
+                if role == "reserved":
                     if word == "for" and index + 1 < len(tokens):
                         names.append(tokens[index + 1])
-                    start = word not in ("for", "case", "in", "done", "fi", "esac", "}")
                     continue
-                if start:
+                if role == "command":
                     programs.append(word)
                     if word == "export" or word == "read" or word == "local":
                         for offset, w in enumerate(_until_operator(tokens[index + 1:]), index + 1):
@@ -545,7 +543,6 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                         owner = _as_run(scope, ins, operands[0][1]) if operands else ""
                         owned += [(path, owner, cmd.line_at(located[o][1])) for o, w in operands[1:]
                                   if _absolute(path := _as_run(scope, ins, w).rstrip("/") or "/")]
-                    start = word in PREFIX_COMMANDS
                 words.append(word)
         expanded = [_as_run(scope, ins, w) for w in words]
         steps.append(RunStep(

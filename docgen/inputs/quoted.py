@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fact import SHINGLE, Fact, shingle_words, spoken
-from docgen.inputs.scripts import ASSIGNMENT, PREFIX_COMMANDS, RESERVED, shell_code
+from docgen.inputs.scripts import roles, shell_code
 from docgen.inputs.shellwords import expand_references, split_words
 from docgen.text import line_at, sentences, split_lines
 
@@ -69,23 +69,21 @@ _LONG_OPTION = re.compile(r"--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?==|$)")   # `--stri
 
 
 def _options(code: str) -> "Iterator[tuple[str, str]]":
-    """(program, option) for each long option of a line of shell code, read by the shell's own words: the
-    program is its command's first word, its last path part in lower case (`"$MKDOCS" build --strict` ->
-    `mkdocs`); a quoted string is one word, text and no option, and so is a line inside one that runs on."""
+    """(program, option) for each long option of a line of shell code, read by the shell's own words (`roles`):
+    the program is its command's last path part in lower case (`"$MKDOCS" build --strict` -> `mkdocs`); a
+    quoted string is one word, text and no option, and so is a line inside one that runs on."""
+    if "--" not in code:
+        return
     try:
         words = split_words(code, operators=True)
     except ValueError:   # a quote this line opens or closes: the rest of a string over several lines
         return
-    program, start = "", True
-    for word, _ in words:
-        if word and not word.strip("();<>|&"):   # an operator: a command starts after it
-            start = True
-        elif start and (ASSIGNMENT.match(word) or word in RESERVED):
-            continue
-        elif start:
+    program = ""
+    for _, word, role in roles([w for w, _ in words]):
+        if role == "command":
             name = word.lstrip("${").rstrip("}").rpartition("/")[2].lower()
-            program, start = (name if re.fullmatch(r"[a-z][\w.+-]*", name) else ""), word in PREFIX_COMMANDS
-        elif program and (option := _LONG_OPTION.match(word)):
+            program = name if re.fullmatch(r"[a-z][\w.+-]*", name) else ""
+        elif role == "argument" and program and (option := _LONG_OPTION.match(word)):
             yield program, option.group(0)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
 from docgen.inputs.comments import count_statement
@@ -15,6 +16,9 @@ from docgen.inputs.shellwords import heredoc_name, shell_words, split_words
 from docgen.inputs.syntax import (
     HEREDOC_WORD, Instruction, comment_text, continues, is_comment, split_lines, without_continuation, without_flags,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
 _SHELLS = frozenset({"sh", "bash", "dash"})
 
@@ -312,6 +316,36 @@ _OPERATORS = "();<>|&"
 RESERVED = frozenset("if then else elif fi for in do done while until case esac ! { }".split())
 ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?==)")
 PREFIX_COMMANDS = ("time", "sudo", "env", "exec", "command")
+# reserved words after which the next word is no command (`for NAME`, `case WORD`, `in WORDS`, a closing word)
+_NO_COMMAND_AFTER = frozenset(("for", "case", "in", "done", "fi", "esac", "}"))
+
+
+class Role(NamedTuple):
+    at: int     # the word's index among the tokens
+    word: str
+    role: str   # "operator", "assignment" (before a command), "reserved", "command" or "argument"
+
+
+def roles(tokens: "Sequence[str]") -> "Iterator[Role]":
+    """What each shell word of a command line is, as the shell reads it: an operator starts a command; before
+    it, assignments and reserved words (after `for`, `case`, `in` and the closing words no command follows);
+    the command; its arguments. A prefix command (`sudo`, `env`, `exec`, ...) runs the next word as the
+    command. The one walk over a line's commands (a RUN step's programs and settings, a script's options)."""
+    start = True
+    for index, word in enumerate(tokens):
+        if word and not word.strip(_OPERATORS):
+            start = True
+            yield Role(index, word, "operator")
+        elif start and ASSIGNMENT.match(word):
+            yield Role(index, word, "assignment")
+        elif start and word in RESERVED:
+            start = word not in _NO_COMMAND_AFTER
+            yield Role(index, word, "reserved")
+        elif start:
+            start = word in PREFIX_COMMANDS
+            yield Role(index, word, "command")
+        else:
+            yield Role(index, word, "argument")
 
 
 def command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:

@@ -377,6 +377,24 @@ def build_claim_problems(model: "ImageModel", package: str, *, from_source: bool
     return problems
 
 
+def only_in_problem(model: "ImageModel", package: str, named: "Collection[str]") -> str | None:
+    """What is false of "`package` is installed (built) only by the extras `named`", against the install set of
+    each extra NeMo-RL defines; None when the lock bears it out."""
+    installing = []
+    for extra in model.extras_defined:
+        try:
+            if package_in(model, package, (extra,)) is not None:
+                installing.append(extra)
+        except InputError:   # an extra the snapshot holds no install set of: it says nothing here
+            continue
+    if not installing:
+        return f"no extra installs {package}"
+    others = [e for e in installing if e not in named]
+    if others or not set(named) & set(installing):
+        return f"the lock installs {package} with the extras {', '.join(installing)}"
+    return None
+
+
 def _pairs(builds: tuple[SourceBuild, ...]) -> list[tuple]:
     return [(b.version or b.name, b.source or b.version) for b in builds]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docgen.names import COUNT, number_value
+from docgen.names import COUNT, SHARE, number_value
 
 
 def test_a_count_spelled_as_a_phrase_is_read_as_its_number():
@@ -11,3 +11,11 @@ def test_a_count_spelled_as_a_phrase_is_read_as_its_number():
     found = [(m.group(1), number_value(m.group(1)), m.group(3)) for m in COUNT.finditer(
         "half a dozen actors share it; a pair of prefetch filters; a\ndozen venvs")]
     assert [(n, v) for _, v, n in found] == [("actors", 6), ("filters", 2), ("venvs", 12)]
+
+
+def test_a_share_of_a_counted_set_is_read_with_its_noun():
+    """"most of the registry's actors", "all but one venv", "both stages": the noun of the set a share speaks
+    of; a share of no counted thing is none."""
+    found = [m.group(3) for m in SHARE.finditer("most of the registry's actors; all but one venv; both stages; "
+                                               "none of the prefetch filters; most people; half the time")]
+    assert found == ["actors", "venv", "stages", "filters"]

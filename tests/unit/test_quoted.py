@@ -80,8 +80,11 @@ def test_each_long_option_a_script_passes_is_a_fact_of_the_program_it_is_passed_
     script = ('"$MKDOCS" build --strict -d "$OUT"   # --quiet would hide warnings\n'
               'printf \'%s\\n\' "use --force to overwrite"\n'
               'if ! out=$("$DOCKER" version --format x); then exit 1; fi\n'
-              'LC_ALL=C sort --unique list\n')
+              'LC_ALL=C sort --unique list\n'
+              'for page in --a --b; do sudo mkdocs serve --dirty; done\n')
     facts = [(f.subject, f.value, f.names) for f in QuotedFile("tools/build", script).facts if f.kind == "option"]
     assert facts == [("tools/build: mkdocs --strict", "mkdocs", ("--strict",)),
                      ("tools/build: docker --format", "docker", ("--format",)),
-                     ("tools/build: sort --unique", "sort", ("--unique",))]
+                     ("tools/build: sort --unique", "sort", ("--unique",)),
+                     # `for NAME in WORDS`: no command until `do`; `sudo` runs the next word as the command
+                     ("tools/build: mkdocs --dirty", "mkdocs", ("--dirty",))]

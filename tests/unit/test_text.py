@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from docgen.text import sentences, sentences_with_lines
+from docgen.text import clauses, sentences, sentences_with_lines
 
 LINES = ["`UV_CACHE_DIR` in a running container", ":   Unset: uv falls back at run time. Next one", "here.", "",
          "| a | b c |", "|---|---|", "One. Two", "  three. Four."]
@@ -50,3 +50,10 @@ def test_a_definitions_term_and_each_of_its_descriptions_are_units_of_their_own(
     lines = ["`PATH`", ":   Puts the driver venv first", "    on the search path.", ":   A second description."]
     assert list(sentences(lines)) == [(1, "`PATH`"), (2, "`PATH` :   Puts the driver venv first on the search path."),
                                       (4, ":   A second description.")]
+
+
+def test_a_relative_clause_stays_with_the_name_before_its_comma():
+    """"`flash-attn`, which uv compiles": the clause says what flash-attn does; other commas end a clause."""
+    assert clauses("`flash-attn`, which uv compiles from source, is slow") == [
+        "`flash-attn`, which uv compiles from source", " is slow"]
+    assert clauses("vllm wheel, deep_ep builds from source") == ["vllm wheel", " deep_ep builds from source"]
