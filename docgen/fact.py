@@ -59,6 +59,7 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
              ("requires-python",)),
     FactKind("uv", "the uv version NeMo-RL requires ([tool.uv] required-version), as a range", VERSION,
              ("required-version",)),
+    FactKind("venv", "what the driver's venv holds after the build (the last warm sync's selection)", TEXT),
     FactKind("path", "a path in the image (venvs, caches, the checkout)", PATH),
     FactKind("location", "where the image keeps a thing (the uv cache, the worker venvs, the NeMo-RL tree), "
              "named by the words prose uses for it", PATH),
@@ -80,6 +81,9 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
              "of what it does, so it is tied to them", TEXT, ("target", "targets")),
     FactKind("option", "a long option a script passes to a program (the value), named only in a sentence that "
              "names that program", TEXT),
+    FactKind("exit", "the exit statuses a script ends with (its `exit N` commands), named by the script's name "
+             "only beside the kind's words", TEXT, ("exit", "exits", "exited", "exit code", "exit codes", "exit status",
+                                                     "exit statuses")),
     FactKind("comment", "a sentence of such a file's comments, named by a sentence that repeats six words of it "
              "in a row (a page copying what a script says of itself)", TEXT),
 )}

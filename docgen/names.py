@@ -46,7 +46,7 @@ _BLANKS = r"(?=\s)[ \t]*\n?[ \t]*"
 COUNT = re.compile(rf"\b({_COUNT_NUMBER}){_BLANKS}((?:[a-z][\w-]*{_BLANKS}){{0,2}})({_COUNT_NOUN})\b")
 # A share of a counted set ("most of the registry's actors", "all but one venv", "half the filters", "both
 # stages"): no number to compare, but it speaks of that set's count, which the mentions tie it to.
-SHARE = re.compile(rf"\b(most|none|half|both|few|(?:a\s+)?(?:majority|minority)|all\s+but\s+(?:{_COUNT_NUMBER}|one))"
+SHARE = re.compile(rf"\b(most|none|half|(?:a\s+)?(?:majority|minority)|all\s+but\s+(?:{_COUNT_NUMBER}|one))"
                    rf"(?:\s+of)?{_BLANKS}((?:[a-z][\w'-]*{_BLANKS}){{0,3}})({_COUNT_NOUN})\b")
 # A number word standing alone (not "-nine"), "one" left out as above.
 NUMBER_WORD = re.compile(r"(?<![\w-])(?!one\b)(?:" + NUMBER_WORD_PATTERN + r")(?![\w-])")

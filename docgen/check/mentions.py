@@ -124,7 +124,10 @@ def _index(facts: "FactBase") -> _Index:
             elif name:
                 words.setdefault(name.lower(), []).append(f)
         parts = f.subject.split(".") if f.kind == "actor" else []
-        for tail in (".".join(parts[i:]) for i in range(1, len(parts))):   # an actor by any tail of its FQN
+        # an actor by any tail of its FQN, and by its module's path (`vllm.vllm_worker_async`: a tail of two
+        # parts or more, or one part with a `_`)
+        module = [".".join(parts[i:-1]) for i in range(len(parts) - 2)] + [p for p in parts[-2:-1] if "_" in p]
+        for tail in [*(".".join(parts[i:]) for i in range(1, len(parts))), *module]:
             if f not in exact.get(tail, ()):
                 exact.setdefault(tail, []).append(f)
         for name in f.prose:
@@ -135,6 +138,10 @@ def _index(facts: "FactBase") -> _Index:
                 values.setdefault(v, []).append(f)
             elif len(v) >= 2 and " " not in v:   # `managed`, `--frozen`, `64`: a setting's value shown as code
                 code_values.setdefault(v, []).append(f)
+            # `mode=max` of "type=registry,ref=,mode=max": each `key=value` of a list of them, shown as code
+            for part in v.split(",") if "," in v and " " not in v else ():
+                if _KEY_VALUE.fullmatch(part):
+                    code_values.setdefault(part, []).append(f)
     counted: dict[str, list[Fact]] = {}
     for f in facts.facts:
         if f.kind in ("arg", "env", "run-var", "quoted") and f.value.isdigit():
@@ -184,13 +191,14 @@ def _spelled(token: str, index: _Index) -> "_Spelled | None":
     return index.spelled[token]
 
 
-# kinds whose names are everyday file names (a COPY's `pyproject.toml`): a sentence names one of their facts only
-# when it also holds the kind's words ("the `COPY`s already placed `3rdparty/`")
-_ONLY_WITH_WORDS = frozenset({"copy"})
+# kinds whose names are everyday file names (a COPY's `pyproject.toml`, a script's path): a sentence names one of
+# their facts only when it also holds the kind's words ("the `COPY`s already placed `3rdparty/`", "exits 2")
+_ONLY_WITH_WORDS = frozenset({"copy", "exit"})
 # kinds a line of code names by a plain name as a whole shell word (a bake target after `bake`); a package's
 # or a stage's plain name there is the command (`docker`, `uv`)
 _SHELL_WORD_KINDS = frozenset({"target"})
 _GLOB = re.compile(r"[*?\[]")
+_KEY_VALUE = re.compile(r"[a-z][\w-]*=[\w.-]+")
 # The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
 # not one of them: among hundreds of packages, "0.7.2" is some package's version by chance.
 _NAMED_BY_VALUE = frozenset({"arg", "env", "stage", "run-var", "quoted", "cuda-arch", "user"})

@@ -31,13 +31,21 @@ class QuotedFile(NamedTuple):
                 keys = sorted(set(every_key.get(m.group(1), ())))
                 out.append(Fact("target", f"{self.path}:{m.group(1)}", f"sets {', '.join(keys) or 'nothing'}",
                                 f"{self.path}:{line_at(self.text, m.start())}", (m.group(1),)))
-        if not self.path.endswith(".hcl"):   # a script's options, in its code (its comments are facts below)
-            seen: dict[tuple[str, str], int] = {}
+        if not self.path.endswith(".hcl"):   # a script's options and exit statuses, in its code (its comments are
+            seen: dict[tuple[str, str], int] = {}   # facts below)
+            statuses: dict[str, int] = {}
             for number, line_text in enumerate(split_lines(self.text), 1):
-                for program_option in _options(shell_code(line_text)):
-                    seen.setdefault(program_option, number)
+                for program, word in _commands(shell_code(line_text)):
+                    if program == "exit" and word.isdigit():
+                        statuses.setdefault(word, number)
+                    elif program and (option := _LONG_OPTION.match(word)):
+                        seen.setdefault((program, option.group(0)), number)
             out += [Fact("option", f"{self.path}: {program} {option}", program, f"{self.path}:{number}", (option,))
                     for (program, option), number in seen.items()]
+            if statuses:
+                out.append(Fact("exit", f"{self.path}: exit", ", ".join(sorted(statuses, key=int)),
+                                f"{self.path}:{min(statuses.values())}",
+                                (self.path, posixpath.basename(self.path))))
         for target, key, value, line in attributes:
             # named by its value where that is distinctive (a tag, a path): `tags`, `output` are everyday words
             out.append(Fact("quoted", f"{self.path}:target {target}.{key}", value, f"{self.path}:{line}"))
@@ -68,11 +76,11 @@ _LOCATION_IN = re.compile(_LOCATION)
 _LONG_OPTION = re.compile(r"--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?==|$)")   # `--strict`, `--no-deps`, `--out=DIR`
 
 
-def _options(code: str) -> "Iterator[tuple[str, str]]":
-    """(program, option) for each long option of a line of shell code, read by the shell's own words (`roles`):
-    the program is its command's last path part in lower case (`"$MKDOCS" build --strict` -> `mkdocs`); a
-    quoted string is one word, text and no option, and so is a line inside one that runs on."""
-    if "--" not in code:
+def _commands(code: str) -> "Iterator[tuple[str, str]]":
+    """(program, argument) for each argument of a line of shell code, read by the shell's own words (`roles`):
+    the program is its command's last path part in lower case (`"$MKDOCS" build --strict` -> `mkdocs`), "" when
+    it is no name; a quoted string is one word, and a line inside one that runs on gives none."""
+    if "--" not in code and "exit" not in code:   # all that is asked of them: long options, `exit N`
         return
     try:
         words = split_words(code, operators=True)
@@ -83,8 +91,8 @@ def _options(code: str) -> "Iterator[tuple[str, str]]":
         if role == "command":
             name = word.lstrip("${").rstrip("}").rpartition("/")[2].lower()
             program = name if re.fullmatch(r"[a-z][\w.+-]*", name) else ""
-        elif role == "argument" and program and (option := _LONG_OPTION.match(word)):
-            yield program, option.group(0)
+        elif role == "argument" and program:
+            yield program, word
 
 
 _HCL_TARGET = re.compile(r'^\s*target\s+"([\w.-]+)"\s*\{', re.M)
@@ -158,8 +166,9 @@ _HCL_INTERPOLATION = re.compile(r"\$\{([A-Za-z_][\w-]*)\}")
 def target_attributes(text: str) -> list[tuple[str, str, str, int]]:
     """(target, key, value, line) of every literal attribute of every bake target: a string, each string of a
     list (`tags`, `output`), each entry of a map (`contexts.nemo-rl`), of abstract targets (`_image`) too, whose
-    attributes the others inherit; `${VAR}` read from the file's variable defaults. The `args` map is left out: its entries are the file's assignments already. A value docgen cannot
-    read as a literal (a conditional, a function call) is no fact."""
+    attributes the others inherit; `${VAR}` read from the file's variable defaults. The `args` map is left out:
+    its entries are the file's assignments already. An expression (a conditional, a function call) gives each
+    string written in it."""
     defaults = {m.group(1): m.group(2) for m in _HCL_VARIABLE.finditer(text)}
 
     def literal(value: str) -> str:
@@ -174,6 +183,8 @@ def target_attributes(text: str) -> list[tuple[str, str, str, int]]:
             out.append((target, key, literal(string), number))
         elif not inside and listed is not None:
             out += [(target, key, literal(v), number) for v in _HCL_STRING.findall(listed)]
+        elif not inside and not m.group(4):   # an expression (`X == "" ? [] : ["..."]`): each string it may give
+            out += [(target, key, literal(v), number) for v in _HCL_STRING.findall(m.string, m.end())]
     return [(t, k, v, n) for t, k, v, n in out if v and "${" not in v]
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.errors import InputError
 from docgen.fact import ALIASES, ARG_ALIASES
+from docgen.inputs.quoted import assignments
 from docgen.model import REASON_NOT_SELECTED, class_name_of, reason_backend_not_built
 from docgen.model.stages import base_venv, image_value, published_stage, role_of
 from docgen.names import normalize
@@ -464,6 +465,7 @@ def known_names(model: "ImageModel") -> KnownNames:
     variables = {a.name for a in model.dockerfile.args} | {e.key for e in model.dockerfile.envs}
     variables |= set(model.snapshot.registry.executables) | set(NEMO_RL_KNOBS) | set(DOCKERFILE_KEYWORDS)
     variables |= {name for run in model.dockerfile.runs for name in run.variables}
+    variables |= {name for q in model.quoted for name, _, _ in assignments(q.text, q.path)}   # a bake variable
     return KnownNames(frozenset(a.class_name for a in model.actors), frozenset(fqns), frozenset(modules),
                       frozenset(model.extras_defined), frozenset(variables))
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from docgen.fact import ALIASES, Fact, FactBase, dedupe
 from docgen.model.claims import LOCATIONS, build_user, location, runtime_user, source_builds, spoken_packages
-from docgen.model.stages import published_stage
+from docgen.model.stages import driver_contents, published_stage
 from docgen.records import Memo
 
 if TYPE_CHECKING:
@@ -48,6 +48,9 @@ def _derived(model: "ImageModel") -> "Iterable[Fact]":
     buid, bgid = build_user(model)
     yield Fact("user", "build", f"{buid}:{bgid}", path, ("build user",))
     yield Fact("path", model.venv_dir, "present", path, (model.venv_dir,))
+    contents = driver_contents(model)
+    if contents:   # what the last warm sync leaves in the driver's venv
+        yield Fact("venv", "driver", contents, path, (), ("driver venv", "base venv", "main venv", "driver's venv"))
     for key, words in LOCATIONS.items():
         where = location(model, key)
         if where:

@@ -72,6 +72,24 @@ def base_venv(model: "ImageModel") -> str:
     return driver_venv_of(model.dockerfile)
 
 
+def driver_contents(model: "ImageModel") -> str:
+    """What the driver's venv holds beyond NeMo-RL's base dependencies after the build: what the last `uv sync`
+    of the warm-up selects (a sync leaves the venv at exactly its selection): "all groups", "extra nvrx,
+    default groups", "no groups"; "" when no warm step syncs."""
+    syncs = model.dockerfile.warm_syncs
+    if not syncs:
+        return ""
+    last = syncs[-1]
+    parts = [("extras " if len(last.extras) > 1 else "extra ") + ", ".join(last.extras)] if last.extras else []
+    if "--all-extras" in last.flags:
+        parts.append("all extras")
+    if "--all-groups" in last.flags:
+        parts.append("all groups")
+    else:
+        parts.append("no groups" if {"--no-default-groups", "--no-dev"} & set(last.flags) else "default groups")
+    return ", ".join(parts)
+
+
 def driver_venv_of(dockerfile: "DockerfileFacts") -> str:
     """The driver's venv: UV_PROJECT_ENVIRONMENT where the published stage sets it, else uv's
     `<WORKDIR>/.venv` (NeMo-RL's checkout, /opt/nemo-rl, when no WORKDIR of the Dockerfile says)."""

@@ -10,7 +10,7 @@ from docgen.model.build import venv_dir_of
 from docgen.model.claims import build_claims, installed
 from docgen.model.cross import arch_names, capabilities, without_arch_names
 from docgen.model.stages import (
-    base_of, base_venv, build_arg_value, copy_edges, published_stage, runtime_envs, stage_at, stage_label,
+    base_of, base_venv, build_arg_value, copy_edges, driver_contents, published_stage, runtime_envs, stage_at, stage_label,
 )
 from docgen.render.markdown import code, short_fqn, table, text
 from docgen.render.size_chart import not_current_note, size_charts
@@ -224,7 +224,8 @@ def filter_table(model: "ImageModel") -> str:
 
 
 def venv_inventory(model: "ImageModel") -> str:
-    rows = [(code(base_venv(model)), "driver (`uv run` on the head node)", "(base, all groups)", "at image build")]
+    rows = [(code(base_venv(model)), "driver (`uv run` on the head node)", f"(base, {driver_contents(model) or 'nothing synced'})",
+             "at image build")]
     rows += [(code(v.path), text(v.class_name), _extra_column(v.extras), "at image build") for v in model.venvs]
     rows += [(code(venv_path(model.venv_dir, s.actor)), text(s.class_name), _extra_column(s.extras),
               "on the node at first use") for s in model.not_prefetched]
