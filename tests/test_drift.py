@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_mutations import REPO_INPUTS
+from tests.test_mutations import REPO_INPUTS, not_inputs
 
 sys.path.insert(0, str(Path(__file__).parent / "unit"))
 from tests.unit.blocks_fixtures import DOCKERFILE, write_inputs  # noqa: E402
@@ -68,7 +68,7 @@ def repo_copy(tmp_path):
     for rel in REPO_INPUTS:
         src = REPO / rel
         if src.is_dir():
-            shutil.copytree(src, root / rel)
+            shutil.copytree(src, root / rel, ignore=not_inputs)
         elif src.exists():
             shutil.copy2(src, root / rel)
     return root

@@ -16,6 +16,7 @@ import pytest
 
 from docgen.console.shell import copy_worktree
 from tests.docgen_cli import docgen, docgen_process
+from tests.test_mutations import not_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 MEGATRON_FILTER = "  megatron_policy_worker.MegatronPolicyWorker \\\n"
@@ -124,7 +125,7 @@ def pages_copy(dest: Path) -> Path:
     dest.mkdir(parents=True)
     for rel in ("Dockerfile.nmp-rl-base", "README.md", "snapshot", "docs"):
         if (ROOT / rel).is_dir():
-            shutil.copytree(ROOT / rel, dest / rel)
+            shutil.copytree(ROOT / rel, dest / rel, ignore=not_inputs)
         else:
             shutil.copy2(ROOT / rel, dest / rel)
     dockerfile = dest / "Dockerfile.nmp-rl-base"

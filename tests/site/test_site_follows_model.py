@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.site.conftest import REPO, build_site
+from tests.test_mutations import not_inputs
 
 pytestmark = pytest.mark.slow
 
@@ -21,7 +22,7 @@ NOT_COPIED = {".venv", "node_modules", ".git", "site", "artifacts", ".pytest_cac
 
 def _copy_repo(dst: Path) -> Path:
     shutil.copytree(REPO, dst, symlinks=True,
-                    ignore=lambda d, names: NOT_COPIED & set(names) if Path(d) == REPO else set())
+                    ignore=lambda d, names: NOT_COPIED & set(names) if Path(d) == REPO else not_inputs(d, names))
     (dst / ".venv").symlink_to(REPO / ".venv")
     if (REPO / "node_modules").is_dir():  # saves the npm install; build-docs checks the pinned version
         (dst / "node_modules").symlink_to(REPO / "node_modules")
