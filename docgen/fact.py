@@ -46,6 +46,7 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
     FactKind("extra", "a NeMo-RL extra: defined, warmed in the uv cache or not", TEXT, ("extra", "extras")),
     FactKind("package", "a package the image installs, with its version (the lock, per warmed extra)", VERSION,
              ("version", "versions", "pinned", "pin", "release")),
+    FactKind("installs", "the extras whose install sets hold a package (named as the package is)", TEXT),
     FactKind("source-build", "a package built from source in a warm step: (name, version, source)", VERSION,
              ("built", "build", "builds", "compiled", "compiles", "from source", "shared")),
     FactKind("actor", "a NeMo-RL Ray actor: its executable, its extras and its venv (or why it has none)", TEXT),

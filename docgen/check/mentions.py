@@ -813,7 +813,7 @@ def _newly_named(now: dict[str, str], known: set[str]) -> set[str]:
     return {k for k in now if k.partition("#")[0] not in bases and k.partition(":")[0] not in _INSTALLED}
 
 
-_INSTALLED = frozenset({"package", "source-build"})
+_INSTALLED = frozenset({"package", "installs", "source-build"})
 
 
 def _keys(recorded: object) -> set[str]:

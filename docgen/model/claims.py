@@ -378,9 +378,8 @@ def build_claim_problems(model: "ImageModel", package: str, *, from_source: bool
     return problems
 
 
-def only_in_problem(model: "ImageModel", package: str, named: "Collection[str]") -> str | None:
-    """What is false of "`package` is installed (built) only by the extras `named`", against the install set of
-    each extra NeMo-RL defines; None when the lock bears it out."""
+def extras_installing(model: "ImageModel", package: str) -> list[str]:
+    """The extras NeMo-RL defines whose own install set holds `package`, in their order."""
     installing = []
     for extra in model.extras_defined:
         try:
@@ -388,6 +387,13 @@ def only_in_problem(model: "ImageModel", package: str, named: "Collection[str]")
                 installing.append(extra)
         except InputError:   # an extra the snapshot holds no install set of: it says nothing here
             continue
+    return installing
+
+
+def only_in_problem(model: "ImageModel", package: str, named: "Collection[str]") -> str | None:
+    """What is false of "`package` is installed (built) only by the extras `named`", against the install set of
+    each extra NeMo-RL defines; None when the lock bears it out."""
+    installing = extras_installing(model, package)
     if not installing:
         return f"no extra installs {package}"
     others = [e for e in installing if e not in named]

@@ -10,10 +10,13 @@ and is kept per model (`Memo`), as every answer derived from a record is.
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 
 from docgen.fact import ALIASES, Fact, FactBase, dedupe
-from docgen.model.claims import LOCATIONS, build_user, location, runtime_user, source_builds, spoken_packages
+from docgen.model.claims import (LOCATIONS, build_user, extras_installing, location, runtime_user, source_builds,
+                                 spoken_packages)
 from docgen.model.stages import driver_contents, published_stage
 from docgen.records import Memo
 
@@ -78,10 +81,14 @@ def _derived(model: "ImageModel") -> "Iterable[Fact]":
         spoken = (name, *aliases.get(name, ())) if name in in_prose else ()
         yield Fact("package", name, " / ".join(sorted(vs)), f"{spath}:{snap.line_of(name) or 1}", (f"`{name}`",),
                    spoken)
+        # which extras install it: a sentence naming it beside one of them ("automodel adds DeepEP") says so
+        yield Fact("installs", name, ", ".join(extras_installing(model, name)) or "-",
+                   f"{spath}:{snap.line_of(name) or 1}", (f"`{name}`",), spoken)
     for build in builds:
         value = f"{build.version or '?'} from {build.source_kind} {build.source}; in {','.join(build.extras)}"
         yield Fact("source-build", f"{build.name} {build.version or '?'}", value, path, (f"`{build.name}`",),
                    (build.name, *aliases.get(build.name, ())))
+    system_variant = {a.fqn: a for a in model.actors_system}
     for actor in model.actors:
         venv = next((v for v in model.venvs if v.actor == actor.fqn), None)
         skipped = next((s for s in model.not_prefetched if s.actor == actor.fqn), None)
@@ -92,8 +99,14 @@ def _derived(model: "ImageModel") -> "Iterable[Fact]":
         else:
             where = "no prebuilt venv" + (f" ({skipped.reason})" if skipped else "")
         extras = ",".join(actor.extras) or "-"
-        yield Fact("actor", actor.fqn, f"extras {extras}; {where}", f"{spath}:{snap.line_of(actor.fqn) or 1}",
-                   (actor.fqn, actor.class_name))
+        # what the registry gives it under NEMO_RL_PY_EXECUTABLES_SYSTEM=1: the system interpreter or its `uv run`
+        flagged = system_variant.get(actor.fqn)
+        under_flag = "" if flagged is None else "; system-flag " + (
+            "sys.executable" if flagged.is_system else f"uv run, extras {','.join(flagged.extras) or '-'}")
+        # prose says an actor by its class name's words ("the DTensor policy workers")
+        said = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", actor.class_name).lower()
+        yield Fact("actor", actor.fqn, f"extras {extras}; {where}{under_flag}", f"{spath}:{snap.line_of(actor.fqn) or 1}",
+                   (actor.fqn, actor.class_name), (said, said + "s") if " " in said else ())
     for flt in (*model.filters, *model.negative_filters):
         sign = "-" if flt.negative else ""
         yield Fact("filter", sign + flt.text, ",".join(a.rsplit(".", 1)[-1] for a in flt.actors) or "(none)",
