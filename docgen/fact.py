@@ -25,6 +25,7 @@ COUNT = "count"
 PATH = "path"
 ID = "id"
 TEXT = "text"          # a value compared only when the sentence spells it (a base image, a list)
+PARTS = "parts"        # a value of parts, each of some thing ("name source; ..."): a sentence is tied to those it states
 
 
 class FactKind(NamedTuple):
@@ -44,6 +45,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
              ("arch", "architecture", "architectures", "compute capability", "hopper", "blackwell", "ampere",
               "ada", "sm_")),
     FactKind("extra", "a NeMo-RL extra: defined, warmed in the uv cache or not", TEXT, ("extra", "extras")),
+    FactKind("requires", "what an extra requires in NeMo-RL's pyproject.toml (each required package and where it "
+             "comes from: a git ref, a URL, a range), named by the extra beside the kind's words", PARTS, ("extra", "extras", "requires", "requirement", "requirements")),
     FactKind("package", "a package the image installs, with its version (the lock, per warmed extra)", VERSION,
              ("version", "versions", "pinned", "pin", "release")),
     FactKind("installs", "the extras whose install sets hold a package (named as the package is)", TEXT),

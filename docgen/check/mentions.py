@@ -24,7 +24,7 @@ from docgen.check.lint import Finding
 from docgen.fences import allowed_rules, span_texts
 from docgen.check.prose import (ALLOWED, COMPARED, RENDERED, REVIEWED, UNOWNED, Claim, Coverage, _sort_lines,
                                 claims_coverage)
-from docgen.fact import KINDS, TEXT, VERSION, Fact, shingles, stated_ids, version_allowed
+from docgen.fact import KINDS, PARTS, TEXT, VERSION, Fact, shingles, stated_ids, version_allowed
 from docgen.model.claims import build_claim_problems, only_in_problem, package_mentions, spoken_packages
 from docgen.model.facts import fact_base
 from docgen.names import COUNT, COUNT_NOUNS, SHARE, normalize, singular
@@ -533,7 +533,8 @@ def _tied(text: str, named: dict[str, tuple[Fact, int]], by_value: set[str], by_
             # review, only the thing going away does (one named by its value alone is named no more when it moves)
             tied.append((f"{key}#named", "yes", status))
             continue
-        versioned_fact = KINDS[fact.kind].shape == VERSION or _versions_in(fact.value, fact.kind)
+        shape = KINDS[fact.kind].shape
+        versioned_fact = shape == VERSION or (shape != PARTS and bool(_versions_in(fact.value, fact.kind)))
         # a version the sentence states beside the fact was compared above (the fact has a status); any other
         # version in the sentence is another thing's
         if status is None and key not in by_kind_words and key not in by_value and fact.kind not in _DEFINITIONS and (

@@ -56,6 +56,25 @@ class SnapshotPackage(NamedTuple):
     editable: bool
 
 
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+
+
+def _requirement_said(requirement: str) -> tuple[str, str]:
+    """A requirement as prose speaks of it: its name, and where it comes from: ("transformer-engine", "git
+    v2.14.1") (the ref of a git source), ("flash-attn", "url"), ("transformers", ">=5.5.0,<5.6.0"),
+    ("mamba-ssm", "unpinned")."""
+    m = _REQUIREMENT_NAME.match(requirement.strip())
+    name = normalize(m.group(0)) if m else requirement.strip()
+    rest = requirement.strip()[m.end() if m else 0:].split(";")[0]
+    if "@" in rest:
+        url = rest.partition("@")[2].strip()
+        if url.startswith("git+"):
+            where = url.split("://", 1)[-1]
+            return name, f"git {where.rpartition('@')[2] if '@' in where else 'default branch'}"
+        return name, "url"
+    return name, re.sub(r"^\[[^\]]*\]", "", rest.strip()).strip() or "unpinned"
+
+
 class SharedBuildFact(NamedTuple):
     key: str
     extras: tuple[str, ...]
@@ -115,7 +134,7 @@ class Snapshot(NamedTuple):
     @property
     def facts(self) -> tuple[Fact, ...]:
         """What NeMo-RL states alone, as facts (docgen.fact): the module its actor registry is read from, its
-        dependency groups (default or not), its conflicting extras, requires-python and uv's required-version.
+        dependency groups (default or not), what each extra requires, its conflicting extras, requires-python and uv's required-version.
         The extras, packages and actors are the model's facts: which of them the image warms or builds is the
         Dockerfile's to say."""
         out = [Fact("source-file", REGISTRY_MODULE, "the actor registry", self.path, (REGISTRY_MODULE,))]
@@ -128,6 +147,16 @@ class Snapshot(NamedTuple):
         out += [Fact("lock-versions", name, "; ".join(f"{k}={v}" for k, v in sorted(by_set.items())),
                      f"{self.path}:{self.line_of(name) or 1}", ())
                 for name, by_set in sorted(pinned.items()) if len(set(by_set.values())) > 1]   # extras pin different ones
+        # what each extra requires in pyproject.toml (a git tag, a wheel URL, a range), apart from what the lock makes
+        # of it: "the `automodel` extra names a git tag of its own"
+        for extra in self.extras:   # one part per required package: its name, then where each line takes it from
+            said: dict[str, list[str]] = {}
+            for name, source in map(_requirement_said, self.extra_requirements.get(extra, ())):
+                sources = said.setdefault(name, [])
+                if source not in sources:   # a line per platform may repeat it
+                    sources.append(source)
+            out.append(Fact("requires", extra, "; ".join(f"{n} {', '.join(s)}" for n, s in said.items()) or "-",
+                            f"{self.path}:{self.line_of(extra) or 1}", (extra,)))
         if self.conflicts:
             sets = sorted("+".join(sorted(f"{k or 'extra'}={n}" for k, n in c)) for c in self.conflicts)
             out.append(Fact("conflicts", "extras", "; ".join(sets), self.path, ()))
