@@ -543,3 +543,62 @@ def test_a_share_of_a_counted_set_is_reviewed_when_the_count_changes(repo: Path)
     (repo / SNAPSHOT).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     code, out = run("check", "--root", str(repo))
     assert code == 1 and re.search(rf"{PAGE}:{line}: \[review\] mentions count:actors\b", out), out
+
+
+def _drop_deep_ep_from_automodel(root: Path) -> None:
+    data = json.loads((root / SNAPSHOT).read_text())
+    for name in ("automodel", "automodel+modelopt"):
+        data["lock"]["install_sets"][name] = [k for k in data["lock"]["install_sets"][name] if not k.startswith("deep-ep==")]
+    (root / SNAPSHOT).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def _drop_te_requirement_of_automodel(root: Path) -> None:
+    data = json.loads((root / SNAPSHOT).read_text())
+    extras = data["project"]["extras"]
+    extras["automodel"] = [r for r in extras["automodel"] if not r.startswith("transformer-engine")]
+    (root / SNAPSHOT).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def _rename_async_worker_module(root: Path) -> None:
+    data = json.loads((root / SNAPSHOT).read_text())
+    for a in data["registry"]["actors"]:
+        a["actor"] = a["actor"].replace(".vllm_worker_async.", ".async_worker.")
+    (root / SNAPSHOT).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+@pytest.mark.parametrize("change, page, words, key", [
+    # a script's exit statuses, named by the script beside the exit words
+    (edit("scripts/check-engine", "installs one from Debian sid).\\n' >&2\n  exit 2\n",
+          "installs one from Debian sid).\\n' >&2\n  exit 1\n"),
+     "docs/building/options.md", "exits 2 on an older engine", "exit:scripts/check-engine: exit"),
+    # a `key=value` of a bake attribute's listed value (a conditional's string), shown as code
+    (edit("docker-bake.hcl", 'mode=max"]', 'mode=min"]'), "docs/building/options.md", "exports with `mode=max`",
+     "quoted:docker-bake.hcl:target production.cache-to"),
+    # what the last warm sync leaves in the driver's venv
+    (edit(DOCKERFILE, "--all-groups       # leave the main venv at base + every group\n",
+          "--all-groups       # leave the main venv at base + every group\n"
+          "uv sync ${UV_SYNC_MODE} --no-install-project --extra nvrx\n"),
+     "docs/image/venvs.md", "leave the driver venv at exactly", "venv:driver"),
+    # which extras install a package, for a sentence naming it beside one of them
+    (_drop_deep_ep_from_automodel, "docs/concepts/workflows.md", "grouped GEMM for mixture-of-experts, DeepEP",
+     "installs:deep-ep"),
+    # what an extra requires in pyproject.toml, the part a sentence states
+    (_drop_te_requirement_of_automodel, "docs/concepts/transformer-engine.md", "names a git tag of its own",
+     "requires:automodel#transformer-engine"),
+    # an actor by its module's path
+    (_rename_async_worker_module, "docs/image/venvs.md", "also matches `vllm.vllm_worker_async`",
+     "actor:nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker"),
+])
+def test_a_sentence_is_reviewed_when_a_fact_it_states_in_words_changes(repo: Path, change, page: str, words: str,
+                                                                       key: str):
+    """Each fact below is one a page states in words of its own, with no value rendered: the sentence is tied to
+    it, so the change asks its review, and `write` alone does not make `check` pass."""
+    text = (repo / page).read_text()
+    at = text.index(words)
+    start = text.rfind("\n\n", 0, at)   # the paragraph the words stand in: a review names its sentence's line
+    first, last = text.count("\n", 0, start + 2) + 1, text.count("\n", 0, at) + 1
+    change(repo)
+    assert run("write", "--root", str(repo))[0] == 0
+    code, out = run("check", "--root", str(repo))
+    lines = [int(n) for n in re.findall(rf"^{re.escape(page)}:(\d+): \[review\] mentions {re.escape(key)}\b", out, re.M)]
+    assert code == 1 and any(first <= n <= last for n in lines), out

@@ -782,8 +782,8 @@ def _held(record: dict) -> "Callable[[Mention], str | None]":
 def _as_recorded(today: dict[str, str], known: set[str], facts: dict[str, Fact]) -> dict[str, str]:
     """Today's values of a recorded sentence's facts, keyed as the record keys them: a fact is judged in the
     way the sentence was written against (by its value, or by its being there) even when the sentence names
-    it another way today (its value moved, so the sentence no longer states it); a recorded fact the sentence
-    no longer names at all (the value it named moved away) is judged too."""
+    it another way today (its value moved, so the sentence no longer states it); a recorded fact or part the
+    sentence no longer names (the value it named moved away, the part is gone) is judged too."""
     recorded_as: dict[str, list[str]] = {}
     for k in known:
         recorded_as.setdefault(k.partition("#")[0], []).append(k)
@@ -795,9 +795,8 @@ def _as_recorded(today: dict[str, str], known: set[str], facts: dict[str, Fact])
                 out[rk] = current_value(rk, facts)
         else:
             out[k] = v
-    named_today = {k.partition("#")[0] for k in today}
-    for k in known:
-        if k.partition("#")[0] not in named_today:
+    for k in known:   # a recorded fact, or part of one, the sentence no longer names as it did: its value moved
+        if k not in out:   # away, or the part is gone (an extra's requirement dropped, the fact's other parts kept)
             out[k] = current_value(k, facts)
     return out
 
