@@ -697,7 +697,7 @@ def _states_part_of(fact: Fact, sentence_words: set[str]) -> bool:
 # the NeMo-RL tree"), so it is tied to the value.
 _DEFINITIONS = frozenset({"target", "removed", "owner"})
 # Words a fact's value is written with that say nothing of it (an actor's "extras ...; venv ...").
-_FILLER = frozenset("extras extra venv no prebuilt from in a the of to and or yes not".split())
+_FILLER = frozenset("extras extra venv no prebuilt from in a the of to and or yes not worker workers actor actors".split())
 
 
 _NEAR_WORD = re.compile(r"[\w-]+")

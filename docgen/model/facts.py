@@ -103,10 +103,16 @@ def _derived(model: "ImageModel") -> "Iterable[Fact]":
         flagged = system_variant.get(actor.fqn)
         under_flag = "" if flagged is None else "; system-flag " + (
             "sys.executable" if flagged.is_system else f"uv run, extras {','.join(flagged.extras) or '-'}")
-        # prose says an actor by its class name's words ("the DTensor policy workers")
+        # prose says an actor by its class name's words ("the DTensor policy worker"), and a family of actors by
+        # a run of those words before its noun ("the generation workers", "the Megatron workers")
         said = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", actor.class_name).lower()
-        yield Fact("actor", actor.fqn, f"extras {extras}; {where}{under_flag}", f"{spath}:{snap.line_of(actor.fqn) or 1}",
-                   (actor.fqn, actor.class_name), (said, said + "s") if " " in said else ())
+        words = said.split()
+        noun = max((i for i, w in enumerate(words) if w in ("worker", "actor")), default=0)
+        family = tuple(f"{' '.join(words[i:j])} {words[noun]}s" for i in range(noun) for j in range(i + 1, noun + 1))
+        # where its registry line comes from: upstream NeMo-RL, or the fork the image builds ("this fork adds")
+        origin = f"; source {actor.source}" if actor.source else ""
+        yield Fact("actor", actor.fqn, f"extras {extras}; {where}{under_flag}{origin}", f"{spath}:{snap.line_of(actor.fqn) or 1}",
+                   (actor.fqn, actor.class_name), (said, said + "s", *family) if " " in said else ())
     for flt in (*model.filters, *model.negative_filters):
         sign = "-" if flt.negative else ""
         yield Fact("filter", sign + flt.text, ",".join(a.rsplit(".", 1)[-1] for a in flt.actors) or "(none)",
