@@ -604,7 +604,12 @@ def _roles(path: str, line: int, text: str, named: dict[str, tuple[Fact, int]], 
         for at, fqns in sorted(by_place.items()):
             actors = [a for a in model.actors if a.fqn in fqns]
             name = m[0] if (m := _NAME.match(text, at)) else ""
-            _, kind, what = min(said, key=lambda s: abs(s[0] - at))
+            # the nearest extra said in the actor's own part of the sentence: a semicolon starts another ("the
+            # policy trains in the `automodel` venv; ... streamed to the vLLM workers")
+            near = [s for s in said if text.count(";", 0, s[0]) == text.count(";", 0, at)]
+            if not near:
+                continue
+            _, kind, what = min(near, key=lambda s: abs(s[0] - at))
             if kind == "extra":
                 ok = any(what in a.extras for a in actors)
                 truth = "; ".join(f"{a.class_name}: " + (", ".join(a.extras) or "the system interpreter") for a in actors)
