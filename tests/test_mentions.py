@@ -130,6 +130,8 @@ def test_a_stated_value_is_compared_with_the_fact(repo: Path, sentence: str, say
     "The uv cache at `/opt/uv_cache/wheels-v5` holds the wheels.",          # a path inside the place named
     "A job may point the uv cache at `/tmp/uv-cache` instead.",             # an override
     "The uv cache is documented at https://docs.example/opt/cache here.",   # a URL's path is no stated path
+    # an extra said across a semicolon is another part's: the vLLM workers are not said to run with automodel
+    "The policy trains in the `automodel` venv; at refit the weights are streamed to the vLLM workers.",
 ])
 def test_a_true_or_unrelated_sentence_is_no_finding_of_the_mentions(repo: Path, sentence: str):
     """(A version or uid typed by hand is still the prose lint's finding, true or not: render it.)"""
@@ -559,6 +561,14 @@ def _drop_te_requirement_of_automodel(root: Path) -> None:
     (root / SNAPSHOT).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
+def _sandbox_broker_upstream(root: Path) -> None:
+    data = json.loads((root / SNAPSHOT).read_text())
+    for a in data["registry"]["actors"]:
+        if a["actor"].endswith(".SandboxEpisodeBrokerActor"):
+            a["source"] = "upstream"
+    (root / SNAPSHOT).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
 def _rename_async_worker_module(root: Path) -> None:
     data = json.loads((root / SNAPSHOT).read_text())
     for a in data["registry"]["actors"]:
@@ -585,6 +595,9 @@ def _rename_async_worker_module(root: Path) -> None:
     # what an extra requires in pyproject.toml, the part a sentence states
     (_drop_te_requirement_of_automodel, "docs/concepts/transformer-engine.md", "names a git tag of its own",
      "requires:automodel#transformer-engine"),
+    # a family of actors said by their class names' words ("the sandbox actors"), and where their entry comes from
+    (_sandbox_broker_upstream, "docs/image/venvs.md", "the sandbox actors this fork adds",
+     "actor:nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor#source"),
     # an actor by its module's path
     (_rename_async_worker_module, "docs/image/venvs.md", "also matches `vllm.vllm_worker_async`",
      "actor:nemo_rl.models.generation.vllm.vllm_worker_async.VllmAsyncGenerationWorker"),
