@@ -68,6 +68,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
     FactKind("location", "where the image keeps a thing (the uv cache, the worker venvs, the NeMo-RL tree), "
              "named by the words prose uses for it", PATH),
     FactKind("script", "a script a build step runs", TEXT, ("script",)),
+    FactKind("runs", "a program a stage's build steps run, with each command line they run it with, named by the "
+             "program as code (`chmod`)", TEXT),
     FactKind("removed", "a path a build step removes (`rm` in a RUN), with the stage and all that stage removes", TEXT,
              ("removes", "removed", "remove", "removing", "deletes", "deleted", "delete")),
     FactKind("copy", "a path a COPY takes from its source, or leaves out (`--exclude`), named only beside the "

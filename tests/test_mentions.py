@@ -595,6 +595,10 @@ def _rename_async_worker_module(root: Path) -> None:
     # what an extra requires in pyproject.toml, the part a sentence states
     (_drop_te_requirement_of_automodel, "docs/concepts/transformer-engine.md", "names a git tag of its own",
      "requires:automodel#transformer-engine"),
+    # how a stage runs a program, for a sentence naming the program as code
+    (edit(DOCKERFILE, "chgrp root /usr/local/bin && chmod 0755 /usr/local/bin\n",
+          "chgrp root /usr/local/bin && chmod 0755 /usr/local/bin\nchmod -R a+rX /opt/nemo-rl\n"),
+     "docs/image/layering.md", "recursive `chmod` or `chgrp`", "runs:nmp-rl-base: chmod"),
     # a family of actors said by their class names' words ("the sandbox actors"), and where their entry comes from
     (_sandbox_broker_upstream, "docs/image/venvs.md", "the sandbox actors this fork adds",
      "actor:nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor#source"),

@@ -697,10 +697,10 @@ def _states_part_of(fact: Fact, sentence_words: set[str]) -> bool:
 
 
 # Facts whose value is what they are made of (a bake target: the attributes it sets; a removal: all its stage
-# removes; a path: its owner): a sentence naming one speaks of that, whatever words it uses ("the hermetic
+# removes; a path: its owner; a program: how the build runs it): a sentence naming one speaks of that, whatever words it uses ("the hermetic
 # targets never export a cache", "the published stage only removes CMake", "the runtime user cannot change
 # the NeMo-RL tree"), so it is tied to the value.
-_DEFINITIONS = frozenset({"target", "removed", "owner"})
+_DEFINITIONS = frozenset({"target", "removed", "owner", "runs"})
 # Words a fact's value is written with that say nothing of it (an actor's "extras ...; venv ...").
 _FILLER = frozenset("extras extra venv no prebuilt from in a the of to and or yes not worker workers actor actors".split())
 

@@ -116,6 +116,7 @@ class RunStep(NamedTuple):
     paths: tuple[str, ...]          # absolute paths among its words
     removed: tuple[tuple[str, int], ...] = ()   # (path, line) of each absolute path an `rm` removes, expanded
     owned: tuple[tuple[str, str, int], ...] = ()   # (path, owner, line) of each absolute path a `chown` gives, expanded
+    invocations: tuple[tuple[str, str, int], ...] = ()   # (program, its arguments as written, line) of each command
 
 
 class DockerfileFacts(NamedTuple):
@@ -505,6 +506,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
         words: list[str] = []
         removed: list[tuple[str, int]] = []
         owned: list[tuple[str, str, int]] = []
+        invocations: list[tuple[str, str, int]] = []
         for cmd in commands:
             try:
                 located = cmd.words()
@@ -525,6 +527,8 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                     continue
                 if role == "command":
                     programs.append(word)
+                    invocations.append((word, " ".join(_until_operator(tokens[index + 1:])),
+                                        cmd.line_at(located[index][1])))
                     if word == "export" or word == "read" or word == "local":
                         for offset, w in enumerate(_until_operator(tokens[index + 1:]), index + 1):
                             if not _NAME_WORD.fullmatch(w):
@@ -549,7 +553,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
             ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(assigned), tuple(dict.fromkeys(programs)),
             tuple(dict.fromkeys(script for w in expanded if (script := w.rpartition("=")[2]).endswith(_SCRIPT_SUFFIXES)
                                 and not any(c.isspace() for c in script))),
-            tuple(dict.fromkeys(w for w in expanded if _absolute(w))), tuple(removed), tuple(owned)))
+            tuple(dict.fromkeys(w for w in expanded if _absolute(w))), tuple(removed), tuple(owned), tuple(invocations)))
     return tuple(steps)
 
 

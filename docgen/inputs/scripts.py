@@ -330,15 +330,32 @@ def roles(tokens: "Sequence[str]") -> "Iterator[Role]":
     """What each shell word of a command line is, as the shell reads it: an operator starts a command; before
     it, assignments and reserved words (after `for`, `case`, `in` and the closing words no command follows);
     the command; its arguments. A prefix command (`sudo`, `env`, `exec`, ...) runs the next word as the
-    command. The one walk over a line's commands (a RUN step's programs and settings, a script's options)."""
-    start = True
+    command; the word after a redirection (`> /dev/null`) is its "target", and a `case` arm's words up to its `)`
+    are a "pattern". The one walk over a line's commands (a RUN step's programs and settings, a script's options)."""
+    start, redirect, pattern, case_header = True, False, False, False
     for index, word in enumerate(tokens):
-        if word and not word.strip(_OPERATORS):
-            start = True
+        if redirect:
+            redirect = False
+            yield Role(index, word, "target")
+        elif pattern:   # `download)`, `*)`: a case arm's pattern; `esac` ends the case
+            pattern = word not in (")", "esac")
+            start = word == ")"
+            yield Role(index, word, "operator" if word == ")" else "reserved" if word == "esac" else "pattern")
+        elif word and not word.strip(_OPERATORS):
+            if "<" in word or ">" in word:   # a redirection: the next word is a file, the command goes on
+                redirect = True
+            else:
+                start, pattern = True, word in (";;", ";&", ";;&")
             yield Role(index, word, "operator")
+        elif case_header and word == "in":   # `case WORD in`: the first arm's pattern follows
+            case_header, pattern = False, True
+            yield Role(index, word, "reserved")
+        elif start and tokens[index + 1: index + 2] == [")"]:   # an arm on a line of its own: `download)`
+            yield Role(index, word, "pattern")
         elif start and ASSIGNMENT.match(word):
             yield Role(index, word, "assignment")
         elif start and word in RESERVED:
+            case_header = word == "case"
             start = word not in _NO_COMMAND_AFTER
             yield Role(index, word, "reserved")
         elif start:
@@ -346,6 +363,11 @@ def roles(tokens: "Sequence[str]") -> "Iterator[Role]":
             yield Role(index, word, "command")
         else:
             yield Role(index, word, "argument")
+
+
+# commands of the shell itself, not programs the build runs
+BUILTINS = frozenset("echo printf export exit return umask set unset continue break cd read local true false "
+                     "test [ shift eval trap wait source . : exec command".split())
 
 
 def command_words(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:

@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from docgen.fact import ALIASES, Fact, FactBase, dedupe
+from docgen.inputs.scripts import BUILTINS
 from docgen.model.claims import (LOCATIONS, build_user, extras_installing, location, runtime_user, source_builds,
                                  spoken_packages)
 from docgen.model.stages import driver_contents, published_stage
@@ -30,8 +31,29 @@ _BASE = Memo()
 
 def fact_base(model: "ImageModel") -> FactBase:
     """Every fact of the model's inputs and of the model, one per key, once per model."""
-    return _BASE.answer(model, "facts", lambda: dedupe((
-        *_owners_named(model), *_derived(model), *model.snapshot.facts, *(f for q in model.quoted for f in q.facts))))
+    def build() -> FactBase:
+        facts = (*_owners_named(model), *_derived(model), *model.snapshot.facts,
+                 *(f for q in model.quoted for f in q.facts))
+        return dedupe((*facts, *_programs_run(model, facts)))
+    return _BASE.answer(model, "facts", build)
+
+
+def _programs_run(model: "ImageModel", others: "Iterable[Fact]") -> "Iterable[Fact]":
+    """Each program a stage's RUN steps run, with each command line they run it with (kind `runs`), named by
+    the program as code (`chmod`): "there is no recursive `chmod`" is reviewed when a `chmod -R` comes. Not a
+    program another fact is named by (`uv`, a package): the build's own tools are that fact's to state; not a
+    command of the shell itself (`echo`, `export`)."""
+    taken = {n.strip("`").lower() for f in others for n in (*f.names, *f.prose)}
+    by_program: dict[tuple[str, str], dict[str, int]] = {}
+    for run in model.dockerfile.runs:
+        stage = run.instruction.stage or ""
+        for program, arguments, line in run.invocations:
+            name = program.rpartition("/")[2]
+            if re.fullmatch(r"[a-z][\w.+-]*", name) and name not in taken and name not in BUILTINS:
+                by_program.setdefault((stage, name), {}).setdefault(f"{name} {arguments}".strip(), line)
+    path = model.dockerfile.path
+    return [Fact("runs", f"{stage}: {name}", " | ".join(lines), f"{path}:{min(lines.values())}", (f"`{name}`",))
+            for (stage, name), lines in sorted(by_program.items())]
 
 
 def _owners_named(model: "ImageModel") -> "Iterable[Fact]":
@@ -106,9 +128,9 @@ def _derived(model: "ImageModel") -> "Iterable[Fact]":
         # prose says an actor by its class name's words ("the DTensor policy worker"), and a family of actors by
         # a run of those words before its noun ("the generation workers", "the Megatron workers")
         said = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", actor.class_name).lower()
-        words = said.split()
-        noun = max((i for i, w in enumerate(words) if w in ("worker", "actor")), default=0)
-        family = tuple(f"{' '.join(words[i:j])} {words[noun]}s" for i in range(noun) for j in range(i + 1, noun + 1))
+        parts = said.split()
+        noun = max((i for i, w in enumerate(parts) if w in ("worker", "actor")), default=0)
+        family = tuple(f"{' '.join(parts[i:j])} {parts[noun]}s" for i in range(noun) for j in range(i + 1, noun + 1))
         # where its registry line comes from: upstream NeMo-RL, or the fork the image builds ("this fork adds")
         origin = f"; source {actor.source}" if actor.source else ""
         yield Fact("actor", actor.fqn, f"extras {extras}; {where}{under_flag}{origin}", f"{spath}:{snap.line_of(actor.fqn) or 1}",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from docgen.inputs.quoted import QuotedFile, assignments, comment_blocks, target_attributes
+from docgen.inputs.scripts import roles
+from docgen.inputs.shellwords import split_words
 
 BAKE = '''\
 // Build targets (see scripts/check-engine).
@@ -33,7 +35,8 @@ def test_every_literal_attribute_of_every_target_is_read():
         ("ci", "contexts.src", "build/out", 11),        # ${OUT} from the variable's default
         ("ci", "tags", "img:ci", 16),
         ("ci", "tags", "img:latest", 16),
-    ]   # args are assignments (below); a conditional is no literal
+        ("ci", "cache-to", "type=local,dest=build/out", 17),   # each string a conditional may give
+    ]   # args are assignments (below)
 
 
 def test_assignments_and_defaults_of_scripts_and_bake_files():
@@ -88,3 +91,16 @@ def test_each_long_option_a_script_passes_is_a_fact_of_the_program_it_is_passed_
                      ("tools/build: sort --unique", "sort", ("--unique",)),
                      # `for NAME in WORDS`: no command until `do`; `sudo` runs the next word as the command
                      ("tools/build: mkdocs --dirty", "mkdocs", ("--dirty",))]
+
+
+def test_a_case_arm_and_a_redirection_target_are_no_commands():
+    """The one walk over a command line's words (scripts.roles): `download)` is a case arm's pattern, the word
+    after `>` a file, and the command goes on after a redirection."""
+
+
+
+    def commands(line: str) -> list[str]:
+        return [w for _, w, role in roles([w for w, _ in split_words(line, operators=True)]) if role == "command"]
+    assert commands('case "$X" in download) curl -o a b ;; *) echo no ;; esac; ls > /dev/null') == ["curl", "echo", "ls"]
+    assert commands("  download)") == []
+    assert commands("uv sync --frozen 2> /dev/null && sudo mkdocs build") == ["uv", "sudo", "mkdocs"]
