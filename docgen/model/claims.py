@@ -380,14 +380,22 @@ def build_claim_problems(model: "ImageModel", package: str, *, from_source: bool
 
 def extras_installing(model: "ImageModel", package: str) -> list[str]:
     """The extras NeMo-RL defines whose own install set holds `package`, in their order."""
-    installing = []
+    return _BY_PACKAGE.answer(model, "extras", lambda: _extras_by_package(model)).get(normalize(package), [])
+
+
+_BY_PACKAGE = Memo()
+
+
+def _extras_by_package(model: "ImageModel") -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
     for extra in model.extras_defined:
         try:
-            if package_in(model, package, (extra,)) is not None:
-                installing.append(extra)
+            names = installed(model, (extra,))
         except InputError:   # an extra the snapshot holds no install set of: it says nothing here
             continue
-    return installing
+        for name in names:
+            out.setdefault(name, []).append(extra)
+    return out
 
 
 def only_in_problem(model: "ImageModel", package: str, named: "Collection[str]") -> str | None:
