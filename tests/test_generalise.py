@@ -1,4 +1,4 @@
-"""The development halves of the generalisation corpus (issue 27's wave, waves 2 to 5), held to what a design must do.
+"""The development halves of the generalisation corpus (issue 27's wave, waves 2 to 6), held to what a design must do.
 
 A dev mutation must not slip: after it, `check` fails before `write`, and after `write` the old values are
 gone from every page or `check` still fails (or docgen stops with exit 2 and a message naming the file).
@@ -15,28 +15,37 @@ import pytest
 
 from tests import (mutations_dev, mutations_heldout, mutations_wave2_dev, mutations_wave2_heldout,
                    mutations_wave3_dev, mutations_wave3_heldout, mutations_wave4_dev, mutations_wave4_heldout,
-                   mutations_wave5_dev, mutations_wave5_heldout,
+                   mutations_wave5_dev, mutations_wave5_heldout, mutations_wave6_dev, mutations_wave6_heldout,
                    planted_dev, planted_heldout, planted_wave2_dev, planted_wave2_heldout, planted_wave3_dev,
                    planted_wave3_heldout, planted_wave4_dev, planted_wave4_heldout, planted_wave5_dev,
-                   planted_wave5_heldout)
+                   planted_wave5_heldout, planted_wave6_dev, planted_wave6_heldout)
 from tests.mutations_corpus import check_ids_unique, run_mutation, run_planted, split
 
 # What docgen still misses of the dev cases (bench/generalise.py --set dev), with why: the fact base has no fact
 # these sentences could be tied to. Each xfail is strict, so a fix shows as XPASS and the mark must go.
 SLIPS_TODAY: dict[str, str] = {
-    "w5-up-automodel-te-requirement-dropped": "the requirements an extra names in pyproject.toml (apart from the "
-                                              "lock they resolve to) are no facts of the snapshot",
+    "w6-df-ubuntu-user-removed": "the page paraphrases the Dockerfile's comment on the runtime user (no six words in a "
+                                 "row); no fact states what the base stage does with an existing passwd entry",
+    "w6-script-docker-engine-pins-sid-in-etc-apt": "the page paraphrases the script's comment ('without touching the "
+                                                   "system's apt configuration'); where apt's configuration is written "
+                                                   "is no fact",
 }
 MISSED_TODAY = {
+    "w6-plant-none-not-prefetched-warmed": "'none of them' counts no noun the grammar knows ('them' is the actors "
+                                           "before), and which extras the image warms is not compared with it",
+    "w6-plant-most-actors-driver-interpreter": "the sentence is reviewed (unrecorded), but at the line it starts on, "
+                                               "the line before the planted words",
+    "w6-plant-bake-no-default-target": "the bake file's groups (`default`) are no facts",
+    "w6-plant-engine-start-waits-minute": "how long a script waits (a loop's count times its sleep) is no fact",
     "w5-plant-wrappers-eight-per-filter": "a number word with no count noun after it ('eight of them') states no "
                                           "count the grammar reads",
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",
 }
 MUTATIONS = [*mutations_dev.CASES, *mutations_wave2_dev.CASES, *mutations_wave3_dev.CASES, *mutations_wave4_dev.CASES,
-             *mutations_wave5_dev.CASES]
+             *mutations_wave5_dev.CASES, *mutations_wave6_dev.CASES]
 PLANTED = [*planted_dev.PLANTED, *planted_wave2_dev.PLANTED, *planted_wave3_dev.PLANTED, *planted_wave4_dev.PLANTED,
-           *planted_wave5_dev.PLANTED]
+           *planted_wave5_dev.PLANTED, *planted_wave6_dev.PLANTED]
 HALVES = (((mutations_dev.CASES, mutations_heldout.CASES), (planted_dev.PLANTED, planted_heldout.PLANTED)),
           ((mutations_wave2_dev.CASES, mutations_wave2_heldout.CASES),
            (planted_wave2_dev.PLANTED, planted_wave2_heldout.PLANTED)),
@@ -48,7 +57,10 @@ HALVES = (((mutations_dev.CASES, mutations_heldout.CASES), (planted_dev.PLANTED,
            (planted_wave4_dev.PLANTED, planted_wave4_heldout.PLANTED)),
           # wave 5: likewise, only its split
           ((mutations_wave5_dev.CASES, mutations_wave5_heldout.CASES),
-           (planted_wave5_dev.PLANTED, planted_wave5_heldout.PLANTED)))
+           (planted_wave5_dev.PLANTED, planted_wave5_heldout.PLANTED)),
+          # wave 6: likewise, only its split
+          ((mutations_wave6_dev.CASES, mutations_wave6_heldout.CASES),
+           (planted_wave6_dev.PLANTED, planted_wave6_heldout.PLANTED)))
 
 
 def _marked(cases, known: dict[str, str]) -> list:
