@@ -44,8 +44,9 @@ _COUNT_NOUN = ("venvs?|filters?|extras?|actors?|workers?|stages?|warm[- ]steps?|
                "interpreters?|copies|wrappers?|executables?|consumers?|environments?")
 _BLANKS = r"(?=\s)[ \t]*\n?[ \t]*"
 COUNT = re.compile(rf"\b({_COUNT_NUMBER}){_BLANKS}((?:[a-z][\w-]*{_BLANKS}){{0,2}})({_COUNT_NOUN})\b")
-# A share of a counted set ("most of the registry's actors", "all but one venv", "half the filters", "both
-# stages"): no number to compare, but it speaks of that set's count, which the mentions tie it to.
+# A share of a counted set ("most of the registry's actors", "all but one venv", "half the filters"): no number
+# to compare, but it speaks of that set's count, which the mentions tie it to. Not "both": it points at two
+# things just named ("both extras resolve to the same TE"), not at a share of all of them.
 SHARE = re.compile(rf"\b(most|none|half|(?:a\s+)?(?:majority|minority)|all\s+but\s+(?:{_COUNT_NUMBER}|one))"
                    rf"(?:\s+of)?{_BLANKS}((?:[a-z][\w'-]*{_BLANKS}){{0,3}})({_COUNT_NOUN})\b")
 # A number word standing alone (not "-nine"), "one" left out as above.
