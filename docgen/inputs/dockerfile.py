@@ -111,12 +111,16 @@ class RunStep(NamedTuple):
     commands: tuple[ShellCommand, ...]
     variables: tuple[str, ...]      # names the script assigns (`export A=..`, `A=..`, `for A in`, `read A`)
     assigned: tuple[tuple[str, str, int], ...]   # (name, value as written, line) of each `A=value` among them
-    programs: tuple[str, ...]       # the first word of each simple command
     scripts: tuple[str, ...]        # words naming a script file (`*.py`, `*.sh`)
     paths: tuple[str, ...]          # absolute paths among its words
     removed: tuple[tuple[str, int], ...] = ()   # (path, line) of each absolute path an `rm` removes, expanded
     owned: tuple[tuple[str, str, int], ...] = ()   # (path, owner, line) of each absolute path a `chown` gives, expanded
     invocations: tuple[tuple[str, str, int], ...] = ()   # (program, its arguments as written, line) of each command
+
+    @property
+    def programs(self) -> tuple[str, ...]:
+        """The first word of each simple command, once each."""
+        return tuple(dict.fromkeys(program for program, _, _ in self.invocations))
 
 
 class DockerfileFacts(NamedTuple):
@@ -263,7 +267,7 @@ def parse_dockerfile(text: str, path: str = "Dockerfile") -> DockerfileFacts:
         scope=scope,
         comments=tuple(comment_blocks(text)),
         runs=tuple(sorted(_run_steps(runs, scope) + tuple(
-            RunStep(ins, (), (), (), (), (), ()) for ins in instructions
+            RunStep(ins, (), (), (), (), ()) for ins in instructions
             if ins.keyword == "RUN" and all(i is not ins for i, _ in runs)), key=lambda r: r.instruction.start_line)),
     )
 
@@ -502,7 +506,6 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
     for ins, commands in by_ins.values():
         names: list[str] = []
         assigned: list[tuple[str, str, int]] = []
-        programs: list[str] = []
         words: list[str] = []
         removed: list[tuple[str, int]] = []
         owned: list[tuple[str, str, int]] = []
@@ -526,7 +529,6 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                         names.append(tokens[index + 1])
                     continue
                 if role == "command":
-                    programs.append(word)
                     invocations.append((word, " ".join(_until_operator(tokens[index + 1:])),
                                         cmd.line_at(located[index][1])))
                     if word == "export" or word == "read" or word == "local":
@@ -550,7 +552,7 @@ def _run_steps(runs: list[tuple[Instruction, ShellCommand]], scope: Scope) -> tu
                 words.append(word)
         expanded = [_as_run(scope, ins, w) for w in words]
         steps.append(RunStep(
-            ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(assigned), tuple(dict.fromkeys(programs)),
+            ins, tuple(commands), tuple(dict.fromkeys(names)), tuple(assigned),
             tuple(dict.fromkeys(script for w in expanded if (script := w.rpartition("=")[2]).endswith(_SCRIPT_SUFFIXES)
                                 and not any(c.isspace() for c in script))),
             tuple(dict.fromkeys(w for w in expanded if _absolute(w))), tuple(removed), tuple(owned), tuple(invocations)))

@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from docgen.fact import SHINGLE, Fact, shingle_words, spoken
-from docgen.inputs.scripts import roles, shell_code
+from docgen.inputs.scripts import program_name, roles, shell_code
 from docgen.inputs.shellwords import expand_references, split_words
 from docgen.text import line_at, sentences, split_lines
 
@@ -77,9 +77,9 @@ _LONG_OPTION = re.compile(r"--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?==|$)")   # `--stri
 
 
 def _commands(code: str) -> "Iterator[tuple[str, str]]":
-    """(program, argument) for each argument of a line of shell code, read by the shell's own words (`roles`):
-    the program is its command's last path part in lower case (`"$MKDOCS" build --strict` -> `mkdocs`), "" when
-    it is no name; a quoted string is one word, and a line inside one that runs on gives none."""
+    """(program, argument) for each argument of a line of shell code, read by the shell's own words (`roles`),
+    the program as `program_name` reads it ("" when it is none); a quoted string is one word, and a line inside
+    one that runs on gives none."""
     if "--" not in code and "exit" not in code:   # all that is asked of them: long options, `exit N`
         return
     try:
@@ -89,8 +89,7 @@ def _commands(code: str) -> "Iterator[tuple[str, str]]":
     program = ""
     for _, word, role in roles([w for w, _ in words]):
         if role == "command":
-            name = word.lstrip("${").rstrip("}").rpartition("/")[2].lower()
-            program = name if re.fullmatch(r"[a-z][\w.+-]*", name) else ""
+            program = program_name(word)
         elif role == "argument" and program:
             yield program, word
 

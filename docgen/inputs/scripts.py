@@ -365,6 +365,15 @@ def roles(tokens: "Sequence[str]") -> "Iterator[Role]":
             yield Role(index, word, "argument")
 
 
+def program_name(word: str) -> str:
+    """The program a command word runs, as pages name it: its last path part in lower case, a variable's name
+    for a variable (`"$MKDOCS"` -> `mkdocs`, `/usr/bin/env` -> `env`); "" when that is no name (`$((n + 1))`)."""
+    name = word.strip("\"'").removeprefix("$").removeprefix("{").removesuffix("}").rpartition("/")[2].lower()
+    return name if _PROGRAM_NAME.fullmatch(name) else ""
+
+
+_PROGRAM_NAME = re.compile(r"[a-z][\w.+-]*")
+
 # commands of the shell itself, not programs the build runs
 BUILTINS = frozenset("echo printf export exit return umask set unset continue break cd read local true false "
                      "test [ shift eval trap wait source . : exec command".split())

@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from docgen.fact import ALIASES, Fact, FactBase, dedupe
-from docgen.inputs.scripts import BUILTINS
+from docgen.inputs.scripts import BUILTINS, program_name
 from docgen.model.claims import (LOCATIONS, build_user, extras_installing, location, runtime_user, source_builds,
                                  spoken_packages)
 from docgen.model.stages import driver_contents, published_stage
@@ -48,8 +48,8 @@ def _programs_run(model: "ImageModel", others: "Iterable[Fact]") -> "Iterable[Fa
     for run in model.dockerfile.runs:
         stage = run.instruction.stage or ""
         for program, arguments, line in run.invocations:
-            name = program.rpartition("/")[2]
-            if re.fullmatch(r"[a-z][\w.+-]*", name) and name not in taken and name not in BUILTINS:
+            name = program_name(program)
+            if name and name not in taken and name not in BUILTINS:
                 by_program.setdefault((stage, name), {}).setdefault(f"{name} {arguments}".strip(), line)
     path = model.dockerfile.path
     return [Fact("runs", f"{stage}: {name}", " | ".join(lines), f"{path}:{min(lines.values())}", (f"`{name}`",))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from docgen.inputs.quoted import QuotedFile, assignments, comment_blocks, target_attributes
-from docgen.inputs.scripts import roles
+from docgen.inputs.scripts import program_name, roles
 from docgen.inputs.shellwords import split_words
 
 BAKE = '''\
@@ -97,10 +99,18 @@ def test_a_case_arm_and_a_redirection_target_are_no_commands():
     """The one walk over a command line's words (scripts.roles): `download)` is a case arm's pattern, the word
     after `>` a file, and the command goes on after a redirection."""
 
-
-
     def commands(line: str) -> list[str]:
         return [w for _, w, role in roles([w for w, _ in split_words(line, operators=True)]) if role == "command"]
     assert commands('case "$X" in download) curl -o a b ;; *) echo no ;; esac; ls > /dev/null') == ["curl", "echo", "ls"]
     assert commands("  download)") == []
     assert commands("uv sync --frozen 2> /dev/null && sudo mkdocs build") == ["uv", "sudo", "mkdocs"]
+
+
+@pytest.mark.parametrize(("word", "name"), [
+    ("mkdocs", "mkdocs"), ("/usr/bin/env", "env"), ('"$MKDOCS"', "mkdocs"), ("${UV_BIN}", "uv_bin"),
+    ("./Run.sh", "run.sh"), ("$((copied + 1))", ""), ("$(date)", ""), ("[", ""), ("", ""),
+])
+def test_a_program_is_named_by_its_last_path_part_or_its_variable_in_lower_case(word, name):
+    """The one program-name rule: a RUN step's `runs` facts and a script's options and exit statuses both name
+    the program the way it reads here."""
+    assert program_name(word) == name
