@@ -96,6 +96,49 @@ def test_a_value_the_sentence_named_that_moves_away_still_reviews_it(repo: Path)
            "'28.5.0' to '29.0.0'" in out
 
 
+@pytest.mark.parametrize("sentence, change", [
+    # a floor or a release series written shorter than the setting's version names that setting
+    ("The image builds on a Docker engine 28+ only.", ("scripts/check-engine", "MIN_ENGINE=28.5.0", "MIN_ENGINE=29.0.0")),
+    ("The image builds on a Docker engine 28.5+ only.", ("scripts/check-engine", "MIN_ENGINE=28.5.0", "MIN_ENGINE=28.6.0")),
+    ("Docker 28+ is what the engine script installs.", ("scripts/docker-engine", "WANT_SERVER_MAJOR=28",
+                                                         "WANT_SERVER_MAJOR=29")),
+])
+def test_a_floor_or_release_series_of_a_settings_version_is_reviewed_when_the_setting_moves(repo: Path, sentence, change):
+    line = _plant(repo, sentence)
+    assert run("write", "--root", str(repo))[0] == 0
+    path, old, new = change
+    edit(path, old, new)(repo)
+    code, out = run("check", "--root", str(repo))
+    name = f"quoted:{path}:{old.partition('=')[0]}"
+    assert code == 1 and re.search(rf"{PAGE}:{line}: \[(review|stated-value)\] .*{name}", out), out
+
+
+def test_a_sentence_that_no_longer_names_a_fact_is_reviewed_and_one_that_still_does_is_not(repo: Path):
+    """"28.5+" named the engine minimum while it was 28.5.0; at 28.6.0 the unchanged sentence names it no more,
+    which is reviewed (no silent untying), also after `write`; a sentence naming `MIN_ENGINE` by its name keeps
+    its tie and asks nothing; `docgen review` confirms the first."""
+    series = _plant(repo, "The image builds on a Docker engine 28.5+ only.")
+    by_name = _plant(repo, "`scripts/check-engine` holds the minimum in `MIN_ENGINE`.")
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("scripts/check-engine", "MIN_ENGINE=28.5.0", "MIN_ENGINE=28.6.0")(repo)
+    for _ in range(2):   # before and after a write, which keeps the review
+        code, out = run("check", "--root", str(repo))
+        assert code == 1 and f"{PAGE}:{series}: [review] no longer names quoted:scripts/check-engine:MIN_ENGINE" in out, out
+        assert f"{PAGE}:{by_name}:" not in out, out
+        assert run("write", "--root", str(repo))[0] == 0
+    assert run("review", "--root", str(repo), f"{PAGE}:{series}")[0] == 0
+    code, out = run("check", "--root", str(repo))
+    assert f"{PAGE}:{series}: [review]" not in out and f"{PAGE}:{by_name}:" not in out, out
+
+
+def test_a_bare_number_without_a_floor_names_no_setting_by_its_version(repo: Path):
+    """"28 pages" is no release of the engine: only a number with `+` (or with a dot) is read as one."""
+    _plant(repo, "The site has 28 pages.")
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("scripts/docker-engine", "WANT_SERVER_MAJOR=28", "WANT_SERVER_MAJOR=29")(repo)
+    assert run("check", "--root", str(repo)) == (0, "")
+
+
 @pytest.mark.parametrize("sentence, says", [
     ("The image runs as uid 1234.", "states user 1234"),
     ("The runtime user id: 1234.", "states user 1234"),      # fact.stated_ids, as the prose lint reads it

@@ -885,6 +885,10 @@ def _uv_required(spec: str) -> Callable[[dict], None]:
     return change
 
 
+# the README sentence that says where the site build writes (the line it starts on)
+_SITE_LINE = next(n for n, line in enumerate((REPO / "README.md").read_text().splitlines(), 1)
+                  if line.startswith("Build the site with `scripts/build-docs`"))
+
 LATE_MUTATIONS = [
     # ---- UV_VERSION against NeMo-RL's [tool.uv] required-version
     Mutation("NeMo-RL requires a newer uv than the Dockerfile installs",
@@ -915,7 +919,7 @@ LATE_MUTATIONS = [
     # ---- a script's default built on the script's own location (`$ROOT/site`) is a path from the top
     Mutation("the site build writes to another folder by default",
              edit("scripts/build-docs", "SITE_DIR=${1:-$ROOT/site}", "SITE_DIR=${1:-$ROOT/public}"),
-             ("README.md:168: [review]", "scripts/build-docs:SITE_DIR, which changed from 'site' to 'public'"),
+             (f"README.md:{_SITE_LINE}: [review]", "scripts/build-docs:SITE_DIR, which changed from 'site' to 'public'"),
              still=("review",), rules=("review",)),
 ]
 

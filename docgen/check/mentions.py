@@ -88,6 +88,7 @@ class _Index(NamedTuple):
     word_kinds: dict[str, set[str]]      # a kind's word -> the kinds it names
     copied: dict[tuple[str, ...], list[Fact]]   # a run of words of a comment block -> the block
     globs: tuple[tuple[str, Fact], ...]          # a removed glob's last part (`python-*`): it names what it matches
+    series: dict[str, list[Fact]]        # a release series of a setting's version ("28", "28.5" of 28.5.0), a whole number
     spelled: dict[str, "_Spelled | None"]        # `_spelled`'s answer for each token asked about so far
 
 
@@ -112,6 +113,7 @@ def _index(facts: "FactBase") -> _Index:
     words: dict[str, list[Fact]] = {}
     values: dict[str, list[Fact]] = {}
     code_values: dict[str, list[Fact]] = {}
+    index_series: dict[str, list[Fact]] = {}
     by_kind: dict[str, list[Fact]] = {}
     for f in facts.facts:
         by_kind.setdefault(f.kind, []).append(f)
@@ -134,6 +136,9 @@ def _index(facts: "FactBase") -> _Index:
             if len(name) > 1:   # "" : a name prose does not say
                 folded.setdefault(name.lower(), []).append(f)
         for v in f.value.split(" | ") if f.kind in _NAMED_BY_VALUE else ():
+            for series in _series_of(v, f.kind):
+                if f not in values.get(series, ()):
+                    index_series.setdefault(series, []).append(f)
             if _distinctive(v):
                 values.setdefault(v, []).append(f)
             elif len(v) >= 2 and " " not in v:   # `managed`, `--frozen`, `64`: a setting's value shown as code
@@ -167,7 +172,24 @@ def _index(facts: "FactBase") -> _Index:
     globs = tuple((last, f) for f in by_kind.get("removed", ()) if _GLOB.search(last := f.subject.rstrip("/").rpartition("/")[2])
                   and len(_GLOB.sub("", last)) >= 3)
     return _Index(exact, code, folded, phrases, words, values, code_values, by_kind, counted, any_kind_word, word_kinds,
-                  copied, globs, {})
+                  copied, globs, index_series, {})
+
+
+def _series_of(value: str, kind: str) -> "Iterable[str]":
+    """The release series a setting's value is in: each leading part of each of its versions ("28", "28.5" of
+    28.5.0), and a whole number itself (`WANT_SERVER_MAJOR=28`)."""
+    if value.isdigit():
+        yield value
+    for version in _versions_in(value, kind):
+        parts = re.split(r"[.+]", version)
+        yield from (".".join(parts[:n]) for n in range(1, len(parts)) if parts[n - 1].isdigit())
+
+
+def _series_named(token: str, floor: bool, index: _Index) -> "Iterable[Fact]":
+    """The settings a version written shorter than theirs names: a release series ("28.5", "v0.25") or a floor
+    ("28+"). A whole number names a release only with its `+`: "28 pages" is no engine."""
+    number = token.removeprefix("v")
+    return index.series.get(number, ()) if "." in number or (floor and number.isdigit()) else ()
 
 
 # The facts one token of a sentence may name, by how it names them: as written (also without a sentence's
@@ -289,6 +311,12 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
     tokens += [(m.start(), m.group(0), False) for m in _TOKEN.finditer(text)]
     for at, raw, in_span in tokens:
         token = raw.strip("`'\",;()")
+        for f in _series_named(token, text[at + len(raw):at + len(raw) + 1] == "+", index) if not code else ():
+            # a dotted series ("3.13") is a stated version, compared below; a whole number's floor ("28+") is
+            # compared with nothing, so a new version of the setting asks its review
+            if "." not in token:
+                by_value.add(f.key)
+            named.setdefault(f.key, (f, at))
         spelled = index.spelled[token] if token in index.spelled else _spelled(token, index)
         if spelled is None:
             continue
@@ -753,7 +781,8 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
             unnamed.setdefault(m.path, set()).add(m.digest)
             continue
         known = _keys(recorded)
-        values.update(now)
+        # a fact's value is one for every sentence; one this sentence no longer names is its pending review's
+        values.update((k, v) for k, v in now.items() if v != NO_LONGER_NAMED)
         sentences.setdefault(m.path, {})[m.digest] = ", ".join(sorted(keys))
         if recorded is None or confirmed:
             continue
@@ -802,11 +831,15 @@ def _as_recorded(today: dict[str, str], known: set[str], facts: dict[str, Fact])
             out[k] = v
     for k in known:   # a recorded fact, or part of one, the sentence no longer names as it did: its value moved
         if k not in out:   # away, or the part is gone (an extra's requirement dropped, the fact's other parts kept)
-            out[k] = current_value(k, facts)
+            # one named only by being there, still there, that the unchanged sentence names no more: what named it
+            # moved ("28.5+" of an engine minimum now 28.6.0)
+            gone = k.endswith("#named") and k.partition("#")[0] in facts
+            out[k] = NO_LONGER_NAMED if gone else current_value(k, facts)
     return out
 
 
 NOT_NAMED = "(not named)"   # what a sentence held of a fact it did not name when it was written
+NO_LONGER_NAMED = "(no longer named)"   # a fact the sentence named when it was written and no longer names
 
 
 def _newly_named(now: dict[str, str], known: set[str]) -> set[str]:
@@ -865,6 +898,10 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
                 out.append(Finding(m.path, m.line, REVIEW, f"mentions {k} ({v!r}), which it did not name when it was "
                                    "written: an input changed under it; edit it, or confirm it with "
                                    f"`docgen review {m.path}:{m.line}`"))
+            elif v == NO_LONGER_NAMED and before is not None:
+                out.append(Finding(m.path, m.line, REVIEW, f"no longer names {k.partition('#')[0]}, which it named when "
+                                   "it was written: what named it moved (a value, a name); edit it, or confirm it "
+                                   f"with `docgen review {m.path}:{m.line}`"))
             elif before is not None and before != v:
                 out.append(Finding(m.path, m.line, REVIEW, f"mentions {k}, which changed from {before!r} to {v!r} "
                                    f"since this sentence was written; edit it, or confirm it with "
