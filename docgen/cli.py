@@ -136,12 +136,12 @@ def cmd_review(args: argparse.Namespace) -> int:
         # as `docgen check` prints it: relative to the root (or absolute)
         wanted.add((project.display(project.root / path), int(line)))
     run = prepare(project, render=False, confirm=frozenset(wanted))
-    known = {(m.path, m.line) for m in run.mentions}
-    missing = sorted(wanted - known)
+    missing = sorted((path, line) for path, line in wanted
+                     if not any(m.path == path and m.reported_at(line) for m in run.mentions))
     if missing:
         raise InputError(f"{missing[0][0]}:{missing[0][1]}", None,
-                         "no hand-written sentence that names facts starts on this line (give the line "
-                         "`docgen check` names)")
+                         "no hand-written sentence that names facts starts or names one on this line (give the "
+                         "line `docgen check` names)")
     for line in write_record(run):
         print(f"docgen: {line}", file=sys.stderr)
     return EXIT_OK

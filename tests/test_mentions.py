@@ -254,16 +254,36 @@ def test_no_fact_key_holds_the_records_separator():
     assert keys and [k for k in keys if ", " in k] == []
 
 
-@pytest.mark.parametrize("sentence, false_line", [
-    ("The image installs\nvLLM 0.9.1 for generation.", 2),                      # the version on the second line
-    ("`UV_CACHE_DIR` in a running container\n:   Unset: uv falls back to its home cache.", 2),   # a definition
-    ("The image runs as uid 1234, as its\nDockerfile sets it.", 1),             # the value on the first line
+@pytest.mark.parametrize("sentence, false_line, named_line", [
+    ("The image installs\nvLLM 0.9.1 for generation.", 2, 2),                      # the version on the second line
+    ("`UV_CACHE_DIR` in a running container\n:   Unset: uv falls back to its home cache.", 2, 1),   # a definition
+    ("The image runs as uid 1234, as its\nDockerfile sets it.", 1, 1),             # the value on the first line
 ])
-def test_a_stated_value_is_reported_on_the_line_where_it_stands(repo: Path, sentence: str, false_line: int):
+def test_a_stated_value_is_reported_on_the_line_where_it_stands(repo: Path, sentence: str, false_line: int,
+                                                                 named_line: int):
     line = _plant(repo, sentence)
     code, out = run("check", "--root", str(repo))
     assert code == 1 and f"{PAGE}:{line + false_line - 1}: [stated-value]" in out, out
-    assert f"{PAGE}:{line}: [unrecorded-sentence]" in out   # the sentence itself is known by its first line
+    # the new sentence is reported where the words that name a fact stand (`vllm`, `UV_CACHE_DIR`, the user)
+    assert f"{PAGE}:{line + named_line - 1}: [unrecorded-sentence]" in out, out
+
+
+def test_a_sentence_running_on_is_reported_and_confirmed_at_the_line_that_names_the_fact(repo: Path):
+    """A sentence that starts in an existing line and names a fact only on the next one (words added to a
+    paragraph) is reported at that next line, new and after a change; `docgen review` takes that line."""
+    line = _plant(repo, "Read this first, because the image\npoints `NEMO_RL_REPO` at the soluwalana fork.")
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line + 1}: [unrecorded-sentence] this sentence names arg:NEMO_RL_REPO" in out, out
+    assert f"{PAGE}:{line}: [unrecorded-sentence]" not in out, out
+    assert run("write", "--root", str(repo))[0] == 0
+    edit(DOCKERFILE, "ARG NEMO_RL_REPO=https://github.com/soluwalana/RL.git",
+         "ARG NEMO_RL_REPO=https://github.com/NVIDIA-NeMo/RL.git")(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line + 1}: [review] mentions arg:NEMO_RL_REPO" in out, out
+    assert f"docgen review {PAGE}:{line + 1}`" in out, out
+    assert run("review", "--root", str(repo), f"{PAGE}:{line + 1}")[0] == 0
+    code, out = run("check", "--root", str(repo))
+    assert f"{PAGE}:{line + 1}: [review]" not in out, out
 
 
 @pytest.mark.parametrize("denied", ["The image doesn't build vllm from source.", "vllm isn't built from source here.",
@@ -473,9 +493,10 @@ def test_a_line_of_code_names_a_bake_target_by_its_name_as_a_whole_shell_word(re
 
 def test_a_sentence_about_what_a_stage_removes_is_reviewed_when_the_stage_removes_more(repo: Path):
     """"the published stage only removes CMake and stray caches" is about all that stage removes: a second
-    clean-up step there (the CUDA compiler) fails check at that sentence, which names nothing of the new step."""
+    clean-up step there (the CUDA compiler) fails check at that sentence, which names nothing of the new step:
+    at the line where it names CMake."""
     page = repo / "docs/image/layering.md"
-    line = next(n for n, text in enumerate(page.read_text().splitlines(), 1) if "only removes" in text)
+    line = next(n for n, text in enumerate(page.read_text().splitlines(), 1) if "CMake and stray caches" in text)
     edit(DOCKERFILE, "ENV VIRTUAL_ENV=/opt/nemo_rl_venv \\\n",
          "RUN rm -rf /usr/local/cuda/bin/nvcc\nENV VIRTUAL_ENV=/opt/nemo_rl_venv \\\n")(repo)
     code, out = run("check", "--root", str(repo))

@@ -68,6 +68,16 @@ class Mention(NamedTuple):
     digest: str                    # sentence_digest(text), made once: the record, the review and the coverage ask
     allowed: frozenset[str] = frozenset()     # the rules an allow marker on its line names
     compared: tuple[Claim, ...] = ()          # what it says of an actor's extras or a package's builds, judged
+    named_at: tuple[tuple[str, int], ...] = ()   # (fact key, the line of the words that name it)
+
+    def line_of(self, key: str) -> int:
+        """Where the sentence names the fact of `key` (a record's key: `#part` ignored); its first line if not today."""
+        base = key.partition("#")[0]
+        return next((n for k, n in self.named_at if k == base), self.line)
+
+    def reported_at(self, line: int) -> bool:
+        """Whether a finding about this sentence may stand at `line`: its first line, or one that names a fact."""
+        return line == self.line or any(n == line for _, n in self.named_at)
 
 
 def sentence_digest(text: str) -> str:
@@ -345,7 +355,7 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         del named[key]   # an option names its fact beside the program it is passed to (`mkdocs ... --strict`)
     if code:
         return Mention(path, line, text, _tied(text, named, by_value, set(), {}, allow, shown), (),
-                       sentence_digest(text), allow, ())
+                       sentence_digest(text), allow, (), tuple((k, line) for k in named))
     for m in index.phrases.finditer(low) if index.phrases else ():
         for f in index.folded.get(m.group(0).lower(), ()):
             named.setdefault(f.key, (f, m.start()))
@@ -540,7 +550,8 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
                                         f"{' and '.join(versions)} ({fact.origin})"))
                 statuses[fact.key] = "false"
     return Mention(path, line, text, _tied(text, named, by_value, by_kind_words, statuses, allow, shown),
-                   tuple(findings), sentence_digest(text), allow, tuple(compared))
+                   tuple(findings), sentence_digest(text), allow, tuple(compared),
+                   tuple((k, line_of(at)) for k, (_, at) in named.items()))
 
 
 def _tied(text: str, named: dict[str, tuple[Fact, int]], by_value: set[str], by_kind_words: set[str],
@@ -774,7 +785,7 @@ def record_of(mentions: list[Mention], old: dict | None, facts: dict[str, Fact],
     for m in mentions:
         today = {k: v for k, v, s in m.facts if s != ALLOWED}
         recorded = held(m)
-        confirmed = (m.path, m.line) in confirm
+        confirmed = any(p == m.path and m.reported_at(n) for p, n in confirm)
         now = today if recorded is None or confirmed else _as_recorded(today, _keys(recorded), facts)
         keys = set(now)
         if not keys:
@@ -883,10 +894,13 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
         known = held(m)
         if not keys and known is None:
             continue
-        if known is None:
-            out.append(Finding(m.path, m.line, UNRECORDED, "this sentence names "
-                               f"{', '.join(k for k, _ in keys[:3])}{' ...' if len(keys) > 3 else ''} and the facts "
-                               "record has not seen it: run `docgen write` to record it"))
+        if known is None:   # at each line whose words name one of its facts
+            by_line: dict[int, list[str]] = {}
+            for k, _ in keys:
+                by_line.setdefault(m.line_of(k), []).append(k)
+            out += [Finding(m.path, n, UNRECORDED, f"this sentence names {', '.join(ks[:3])}{' ...' if len(ks) > 3 else ''}"
+                            f"{' here' if len(by_line) > 1 else ''} and the facts record has not seen it: run "
+                            "`docgen write` to record it") for n, ks in sorted(by_line.items())]
             continue
         was = pending.get(m.path, {}).get(m.digest, {})
         today = {k: v for k, v in keys} if REVIEW not in m.allowed else {}
@@ -894,18 +908,19 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
         new = _newly_named(now, _keys(known))
         for k, v in sorted(now.items()):
             before = was.get(k, NOT_NAMED if k in new else values.get(k))
+            at = m.line_of(k)   # where its words stand (the first line for one it names no more)
             if before == NOT_NAMED:
-                out.append(Finding(m.path, m.line, REVIEW, f"mentions {k} ({v!r}), which it did not name when it was "
+                out.append(Finding(m.path, at, REVIEW, f"mentions {k} ({v!r}), which it did not name when it was "
                                    "written: an input changed under it; edit it, or confirm it with "
-                                   f"`docgen review {m.path}:{m.line}`"))
+                                   f"`docgen review {m.path}:{at}`"))
             elif v == NO_LONGER_NAMED and before is not None:
                 out.append(Finding(m.path, m.line, REVIEW, f"no longer names {k.partition('#')[0]}, which it named when "
                                    "it was written: what named it moved (a value, a name); edit it, or confirm it "
                                    f"with `docgen review {m.path}:{m.line}`"))
             elif before is not None and before != v:
-                out.append(Finding(m.path, m.line, REVIEW, f"mentions {k}, which changed from {before!r} to {v!r} "
+                out.append(Finding(m.path, at, REVIEW, f"mentions {k}, which changed from {before!r} to {v!r} "
                                    f"since this sentence was written; edit it, or confirm it with "
-                                   f"`docgen review {m.path}:{m.line}`"))
+                                   f"`docgen review {m.path}:{at}`"))
     return out
 
 
