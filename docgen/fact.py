@@ -83,8 +83,8 @@ KINDS: dict[str, FactKind] = {k.id: k for k in (
     FactKind("run-var", "a variable a build step sets for its own commands (`export NAME=value` in a RUN)", TEXT),
     FactKind("quoted", "a value assigned in another file of the repository the configuration names (a shell "
              "variable, a bake variable's default, a literal attribute of a bake target)", TEXT),
-    FactKind("target", "a bake target and the names of the attributes it sets itself: a sentence naming it speaks "
-             "of what it does, so it is tied to them", TEXT, ("target", "targets")),
+    FactKind("target", "a bake target and the names of the attributes it sets itself, or a group and the targets "
+             "it builds: a sentence naming it speaks of what it does, so it is tied to them", TEXT, ("target", "targets")),
     FactKind("option", "a long option a script passes to a program (the value), named only in a sentence that "
              "names that program", TEXT),
     FactKind("exit", "the exit statuses a script ends with (its `exit N` commands), named by the script's name "

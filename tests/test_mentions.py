@@ -131,6 +131,15 @@ def test_a_sentence_that_no_longer_names_a_fact_is_reviewed_and_one_that_still_d
     assert f"{PAGE}:{series}: [review]" not in out and f"{PAGE}:{by_name}:" not in out, out
 
 
+def test_a_sentence_about_the_bake_files_default_target_is_reviewed_when_the_group_builds_another(repo: Path):
+    line = _plant(repo, "A bare `docker buildx bake` builds the `default` target, which is the production build.")
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("docker-bake.hcl", 'group "default" {\n  targets = ["production"]', 'group "default" {\n  targets = ["hermetic"]')(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [review] mentions target:docker-bake.hcl:default, which changed from " \
+                         "'builds production' to 'builds hermetic'" in out, out
+
+
 def test_a_bare_number_without_a_floor_names_no_setting_by_its_version(repo: Path):
     """"28 pages" is no release of the engine: only a number with `+` (or with a dot) is read as one."""
     _plant(repo, "The site has 28 pages.")

@@ -27,10 +27,15 @@ class QuotedFile(NamedTuple):
                for name, value, line in assignments(self.text, self.path)]
         attributes, every_key = target_attributes(self.text), target_keys(self.text)
         for m in _HCL_TARGET.finditer(self.text):
-            if not m.group(1).startswith("_"):   # a bake target a page may name (`_image`: an abstract base)
-                keys = sorted(set(every_key.get(m.group(1), ())))
-                out.append(Fact("target", f"{self.path}:{m.group(1)}", f"sets {', '.join(keys) or 'nothing'}",
-                                f"{self.path}:{line_at(self.text, m.start())}", (m.group(1),)))
+            block, name = m.groups()
+            if name.startswith("_"):   # `_image`: an abstract base, no target a page may name
+                continue
+            if block == "group":   # what it builds: its targets, in their order
+                end = self.text.find("}", m.end())
+                value = f"builds {', '.join(_HCL_STRING.findall(self.text, m.end(), end)) or 'nothing'}"
+            else:
+                value = f"sets {', '.join(sorted(set(every_key.get(name, ())))) or 'nothing'}"
+            out.append(Fact("target", f"{self.path}:{name}", value, f"{self.path}:{line_at(self.text, m.start())}", (name,)))
         if not self.path.endswith(".hcl"):   # a script's options and exit statuses, in its code (its comments are
             seen: dict[tuple[str, str], int] = {}   # facts below)
             statuses: dict[str, int] = {}
@@ -94,7 +99,8 @@ def _commands(code: str) -> "Iterator[tuple[str, str]]":
             yield program, word
 
 
-_HCL_TARGET = re.compile(r'^\s*target\s+"([\w.-]+)"\s*\{', re.M)
+# a target, or a group of them (`group "default"`: what a bare `docker buildx bake` builds), both named on bake's command line
+_HCL_TARGET = re.compile(r'^\s*(target|group)\s+"([\w.-]+)"\s*\{', re.M)
 _HCL_VARIABLE = re.compile(r'variable\s+"([A-Za-z_][\w-]*)"\s*\{[^}]*?\bdefault\s*=\s*"([^"\n]*)"', re.S)
 
 
@@ -201,8 +207,8 @@ def _target_lines(text: str) -> "Iterator[tuple[str, str, re.Match[str], int]]":
     target, depth, inside = "", 0, ""
     for number, line in enumerate(split_lines(text), 1):
         if depth == 0:
-            if m := _HCL_TARGET.match(line):
-                target, depth = m.group(1), 1
+            if (m := _HCL_TARGET.match(line)) and m.group(1) == "target":   # (a group's `targets` are its fact's value)
+                target, depth = m.group(2), 1
             continue
         if _HCL_CLOSE.match(line):
             depth, inside = depth - 1, ""

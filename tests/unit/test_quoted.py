@@ -41,6 +41,15 @@ def test_every_literal_attribute_of_every_target_is_read():
     ]   # args are assignments (below)
 
 
+def test_a_group_is_a_target_fact_valued_by_the_targets_it_builds():
+    """`group "default"`: what a bare `docker buildx bake` builds. Its `targets` are its value (a sentence about
+    the default target is reviewed when it builds another), not attributes whose value names the group."""
+    bake = BAKE + 'group "default" {\n  targets = ["ci", "other"]\n}\n'
+    facts = {f.subject: f.value for f in QuotedFile("x.hcl", bake).facts if f.kind == "target"}
+    assert facts == {"x.hcl:ci": "sets args, cache-to, contexts, inherits, tags", "x.hcl:default": "builds ci, other"}
+    assert target_attributes(bake) == target_attributes(BAKE)
+
+
 def test_assignments_and_defaults_of_scripts_and_bake_files():
     assert ("PY", "3.13", 14) in assignments(BAKE) and ("OUT", "build/out", 2) in assignments(BAKE)
     script = 'MIN=28.5.0\nDIR=${DIR:-build/x}\nNEXT=$MIN\n'
