@@ -33,7 +33,8 @@ SLIPS_TODAY: dict[str, str] = {
 MISSED_TODAY = {
     "w6-plant-none-not-prefetched-warmed": "'none of them' counts no noun the grammar knows ('them' is the actors "
                                            "before), and which extras the image warms is not compared with it",
-    "w6-plant-bake-no-default-target": "the bake file's groups (`default`) are no facts",
+    "w6-plant-bake-no-default-target": "the bake file's `default` group is a fact, but the sentence names it by no "
+                                       "word a rule reads ('defines no default', with no target word beside it)",
     "w6-plant-engine-start-waits-minute": "how long a script waits (a loop's count times its sleep) is no fact",
     "w5-plant-wrappers-eight-per-filter": "a number word with no count noun after it ('eight of them') states no "
                                           "count the grammar reads",
