@@ -147,8 +147,7 @@ def _index(facts: "FactBase") -> _Index:
                 folded.setdefault(name.lower(), []).append(f)
         for v in f.value.split(" | ") if f.kind in _NAMED_BY_VALUE else ():
             for series in _series_of(v, f.kind):
-                if f not in values.get(series, ()):
-                    index_series.setdefault(series, []).append(f)
+                index_series.setdefault(series, []).append(f)
             if _distinctive(v):
                 values.setdefault(v, []).append(f)
             elif len(v) >= 2 and " " not in v:   # `managed`, `--frozen`, `64`: a setting's value shown as code
