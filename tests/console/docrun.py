@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -112,8 +113,6 @@ def at_once(run: Callable[..., object], *arguments: Iterable) -> list:
 
 def wait_for_container(docker_client, session_id: str, child: subprocess.Popen, seconds: float = 120):
     """The first container of a session started in a child process, once the engine lists it."""
-    import time
-
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         found = docker_client.containers.list(all=True, filters={"label": f"org.nmp-rl-base.docs-session={session_id}"})
@@ -122,6 +121,25 @@ def wait_for_container(docker_client, session_id: str, child: subprocess.Popen, 
         assert child.poll() is None, child.stdout.read() if child.stdout else "the session ended"
         time.sleep(0.02)   # a list call: the SIGINT sweep aims at the moment the container appears
     raise AssertionError("the docs session never started its container")
+
+
+def wait_until_started(container, child: subprocess.Popen, seconds: float = 120) -> None:
+    """Once the page's first block has touched /tmp/ready in its container. One exec waits inside the container
+    for the file (its appearance is the event); it is asked again only while the engine cannot run it yet (the
+    container is being created or started)."""
+    import docker
+
+    deadline = time.monotonic() + seconds
+    wait = ["timeout", str(int(seconds)), "sh", "-c", "until [ -e /tmp/ready ]; do sleep 0.02; done"]
+    while True:
+        try:
+            if container.exec_run(wait).exit_code == 0:
+                return
+        except docker.errors.APIError:   # not running yet
+            pass
+        assert child.poll() is None, child.stdout.read() if child.stdout else "the session ended"
+        assert time.monotonic() < deadline, "the page's first block never started"
+        time.sleep(0.02)
 
 
 @dataclass

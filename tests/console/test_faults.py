@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import socket
 import textwrap
@@ -13,7 +12,7 @@ import time
 import pytest
 
 from docgen.console.container import SESSION_LABEL
-from tests.console.docrun import at_once, read_outcomes, run_page, session_env, start_page, wait_for_container
+from tests.console.docrun import at_once, read_outcomes, run_page, session_env, start_page, wait_for_container, wait_until_started
 
 
 def _outcomes(outcomes):
@@ -87,13 +86,6 @@ STOPPED_PAGE = textwrap.dedent(
 )
 
 
-def _ready(container) -> bool:
-    try:
-        return container.exec_run(["test", "-e", "/tmp/ready"]).exit_code == 0
-    except Exception:   # not started yet
-        return False
-
-
 @pytest.mark.probe("engine faults")
 @pytest.mark.docker
 def test_a_container_stopped_from_outside_fails_that_block_and_a_fresh_one_runs_the_rest(tmp_path, runner_image, docker_client):
@@ -103,9 +95,7 @@ def test_a_container_stopped_from_outside_fails_that_block_and_a_fresh_one_runs_
         child = start_page(tmp_path / how, STOPPED_PAGE, env=env)
         try:
             container = wait_for_container(docker_client, session_id, child)
-            while not _ready(container):   # the block runs
-                assert child.poll() is None, child.stdout.read()
-                time.sleep(0.1)
+            wait_until_started(container, child)   # the block runs
             container.kill() if how == "kill" else container.remove(force=True)
             output, _ = child.communicate(timeout=120)
         finally:
@@ -123,7 +113,7 @@ FORK_BOMB_PAGE = textwrap.dedent(
     """\
     # Bomb
 
-    <!-- console: timeout=2 -->
+    <!-- console: timeout=0.5 -->
     ```console
     $ bomb() { bomb | bomb & }; bomb; sleep 30
     ```
@@ -145,7 +135,7 @@ def test_exhausting_pids_fails_that_block_only(tmp_path, runner_image, docker_cl
     outcomes, proc = run_page(tmp_path, FORK_BOMB_PAGE, env=env)
     assert _outcomes(outcomes) == {"page.md::bomb::1": "failed", "page.md::after::1": "passed"}, proc.stdout
     message = outcomes["page.md::bomb::1"].message
-    assert "timed out after 2 s" in message and "the page continues in a fresh container" in message, message
+    assert "timed out after 0.5 s" in message and "the page continues in a fresh container" in message, message
     assert "limit of 256 processes" in message
     assert "Traceback" not in proc.stdout
     assert docker_client.containers.list(all=True, filters={"label": f"{SESSION_LABEL}={session_id}"}) == []
@@ -370,12 +360,14 @@ def test_one_timed_out_engine_call_fails_every_later_call_at_once_and_other_erro
     assert other.hung is None
 
 
-# A Docker CLI whose `run` prints RUN_SAYS and then reads its input to the end, whose `exec` is a local bash, and
-# whose `container inspect` says the container stopped, or, once the file `removed` exists, that there is none.
+# A Docker CLI whose `run` prints RUN_SAYS and then echoes its input, each line, until the file `stopped` exists
+# (as a stopped container's would end), whose `exec` is a local bash, and whose `container inspect` says the
+# container exists until the file `removed` does.
 _FAKE_ENGINE = """case "$1" in
-  run) printf '%s\\n' "$RUN_SAYS"; [ "$RUN_SAYS" = up ] || { echo "$RUN_ERROR" >&2; exec sleep "$RUN_HOLDS"; }; cat >/dev/null;;
+  run) printf '%s\\n' "$RUN_SAYS"; [ "$RUN_SAYS" = up ] || { echo "$RUN_ERROR" >&2; exec sleep "$RUN_HOLDS"; }
+       while IFS= read -r line && [ ! -e "$(dirname "$0")/stopped" ]; do printf '%s\\n' "$line"; done;;
   exec) exec bash --noprofile --norc;;
-  container) [ -e "$(dirname "$0")/removed" ] && { echo "Error: No such container: $4" >&2; exit 1; }; echo false;;
+  container) [ ! -e "$(dirname "$0")/removed" ] || { echo "Error: No such container: $4" >&2; exit 1; };;
 esac"""
 
 
@@ -407,7 +399,9 @@ def test_a_page_container_is_gone_only_once_the_engine_knows_it_no_more(tmp_path
     monkeypatch.setenv("RUN_SAYS", "up")
     container = PageContainer(Engine(5), "any:image", "a-session")
     assert container.run("echo hi", 5).output == ["hi"]
-    assert container.stopped()   # the fake engine says it runs no more
+    assert not container.stopped() and not container.stopped()   # its PID 1 echoes what the lifeline sends
+    (tmp_path / "stopped").touch()
+    assert container.stopped()   # the lifeline's output ended
     container.close()
     assert not container.gone(5)   # docker run ended, but the engine still lists the container
     (tmp_path / "removed").touch()

@@ -87,7 +87,7 @@ MIXED_PAGE = textwrap.dedent(
 
 def mixed_page(where: str) -> str:
     opts = f"<!-- console: where={where} -->"
-    return MIXED_PAGE.format(opts=opts, timeout_opts=f"<!-- console: where={where} timeout=1 -->")
+    return MIXED_PAGE.format(opts=opts, timeout_opts=f"<!-- console: where={where} timeout=0.5 -->")
 
 
 def check_mixed(outcomes):
@@ -104,7 +104,7 @@ def check_mixed(outcomes):
     assert "page.md:13 [wrong-line::1]" in wrong
     assert "-BETA\n+beta" in wrong
     hang = outcomes["page.md::hangs::1"].message
-    assert "timed out after 1 s" in hang and "before" in hang
+    assert "timed out after 0.5 s" in hang and "before" in hang
     nonzero = outcomes["page.md::non-zero::1"].message
     assert "exit status: expected 0, got 2" in nonzero
     assert "+ls: cannot access '/definitely-missing': No such file or directory" in nonzero

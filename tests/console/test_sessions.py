@@ -15,7 +15,7 @@ import docker
 import pytest
 
 from docgen.console.container import SESSION_LABEL
-from tests.console.docrun import at_once, read_outcomes, run_page, session_env, start_page, wait_for_container
+from tests.console.docrun import at_once, read_outcomes, run_page, session_env, start_page, wait_for_container, wait_until_started
 
 OWNER = {"owner": "console-tests"}     # every container these tests create themselves carries it
 
@@ -33,21 +33,6 @@ def _removed(docker_client, container_id: str, seconds: float = 60) -> bool:
     except Exception:
         return False
     return True
-
-
-def _ready(container) -> bool:
-    try:
-        return container.exec_run(["test", "-e", "/tmp/ready"]).exit_code == 0
-    except Exception:   # not started yet
-        return False
-
-
-def _wait_until_ready(container, child: subprocess.Popen) -> None:
-    """Until the page's first block has started (it touches /tmp/ready in its container)."""
-    deadline = time.monotonic() + 120
-    while not _ready(container):
-        assert child.poll() is None and time.monotonic() < deadline, child.stdout.read() if child.poll() is not None else "no start"
-        time.sleep(0.1)
 
 
 # The block ignores every signal a terminal or `docker stop` would send, and never ends by itself.
@@ -75,7 +60,7 @@ def test_a_session_that_dies_in_any_way_takes_its_container_with_it(tmp_path, do
         child = start_page(tmp_path / name, STUBBORN_PAGE, env=env)
         try:
             container = wait_for_container(docker_client, session_id, child)
-            _wait_until_ready(container, child)
+            wait_until_started(container, child)
             child.send_signal(signum)
             child.wait(timeout=60)
             assert _removed(docker_client, container.id), f"{name}: the container outlived its session"
@@ -154,7 +139,7 @@ WAITING_PAGE = textwrap.dedent(
 
     <!-- console: timeout=300 -->
     ```console
-    $ touch /tmp/ready; until [ -e /tmp/go ]; do sleep 0.1; done; echo went
+    $ touch /tmp/ready; until [ -e /tmp/go ]; do sleep 0.02; done; echo went
     went
     ```
 
@@ -177,7 +162,7 @@ def test_two_sessions_on_one_engine_both_pass(tmp_path, docker_client, runner_im
     first = start_page(tmp_path / "first", WAITING_PAGE, env=first_env)
     try:
         first_container = wait_for_container(docker_client, first_id, first)
-        _wait_until_ready(first_container, first)
+        wait_until_started(first_container, first)
         # the second session starts, runs and ends while the first one's block is still running
         outcomes, proc = run_page(tmp_path / "second", QUICK_PAGE, env=second_env)
         assert outcomes["page.md::quick::1"].outcome == "passed", proc.stdout
@@ -204,7 +189,7 @@ def _at(moment, docker_client, session_id: str, child: subprocess.Popen) -> None
     if moment == "listed+0.1":
         time.sleep(0.1)
     elif moment == "running":
-        _wait_until_ready(container, child)
+        wait_until_started(container, child)
 
 
 @pytest.mark.probe("container ownership")
