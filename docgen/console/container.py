@@ -16,9 +16,10 @@ from docgen.console.shell import CommandTimeout, PersistentShell
 SESSION_LABEL = "org.nmp-rl-base.docs-session"
 ENGINE_TIMEOUT_ENV = "DOCGEN_CONSOLE_ENGINE_TIMEOUT"
 PIDS_LIMIT = 256
-# PID 1 says it runs, then echoes its input to the end (`stopped` asks it); SIGCHLD ignored where env can
-# (coreutils 8.31 and later): the kernel reaps the orphans a block leaves
-LIFELINE = "echo up; env --ignore-signal=CHLD true 2>/dev/null && exec env --ignore-signal=CHLD cat; exec cat"
+# PID 1 says it runs, then reads its input to the end; SIGCHLD ignored where env can (coreutils 8.31 and
+# later): the kernel reaps the orphans a block leaves
+LIFELINE = ("echo up; env --ignore-signal=CHLD true 2>/dev/null && exec env --ignore-signal=CHLD cat >/dev/null; "
+            "exec cat >/dev/null")
 
 
 class EngineHung(Exception):
@@ -70,13 +71,13 @@ class PageContainer(PersistentShell):
              "--entrypoint=/bin/sh", image, "-c", LIFELINE],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         assert self._lifeline.stdin is not None and self._lifeline.stdout is not None
-        self._pipe, self._up = self._lifeline.stdin, self._lifeline.stdout
+        self._pipe, up = self._lifeline.stdin, self._lifeline.stdout
         if started is not None:   # the session checks its removal, also when the start fails
             started.append(self)
         try:
-            if not select.select([self._up], [], [], engine.timeout)[0]:
+            if not select.select([up], [], [], engine.timeout)[0]:
                 raise engine.hang("start the page container")
-            if os.read(self._up.fileno(), 64) != b"up\n":   # docker run failed: its error, once it has ended
+            if os.read(up.fileno(), 64) != b"up\n":   # docker run failed: its error, once it has ended
                 raise RuntimeError(f"docker run: {self._lifeline.communicate(timeout=engine.timeout)[1].decode(errors='replace').strip()}")
             super().__init__(["docker", "exec", "-i", self.id, "bash", "--noprofile", "--norc"], start_timeout=engine.timeout)
         except BaseException as exc:
@@ -92,17 +93,17 @@ class PageContainer(PersistentShell):
         self._pipe.close()
 
     def stopped(self) -> bool:
-        """Whether the container runs no more (stopped or removed from outside): its PID 1 echoes a byte sent
-        down the lifeline while it runs, and the lifeline's output ends once it has stopped. False when the
-        engine relays neither within its timeout (it cannot tell)."""
-        try:
-            self._pipe.write(b"\n")
-            self._pipe.flush()
-        except (BrokenPipeError, ValueError):   # `docker run` ended, or the lifeline was cut
-            return True
-        if not select.select([self._up], [], [], self.engine.timeout)[0]:
-            return False
-        return os.read(self._up.fileno(), 64) == b""
+        """Whether the container runs no more (stopped or removed from outside): a process the engine starts in it
+        says it runs; else its state does, asked again once the lifeline ends (it may lag behind the shell's end)."""
+        ask = ("ask whether the page container runs", "container", "inspect", "--format={{.State.Running}}", self.id)
+        with contextlib.suppress(EngineHung, subprocess.TimeoutExpired):   # (no answer: it cannot tell)
+            if self.engine.run("start a process in the page container", "exec", self.id, "true").returncode == 0:
+                return False
+            if self.engine.run(*ask).stdout.strip() != "true":
+                return True
+            self._lifeline.wait(self.engine.timeout)
+            return self.engine.run(*ask).stdout.strip() != "true"
+        return False
 
     def gone(self, seconds: float = 30) -> bool:
         """Whether the engine has removed the container: its `docker run --rm` ended within `seconds`, and the name is unknown."""

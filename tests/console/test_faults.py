@@ -360,14 +360,16 @@ def test_one_timed_out_engine_call_fails_every_later_call_at_once_and_other_erro
     assert other.hung is None
 
 
-# A Docker CLI whose `run` prints RUN_SAYS and then echoes its input, each line, until the file `stopped` exists
-# (as a stopped container's would end), whose `exec` is a local bash, and whose `container inspect` says the
-# container exists until the file `removed` does.
-_FAKE_ENGINE = """case "$1" in
-  run) printf '%s\\n' "$RUN_SAYS"; [ "$RUN_SAYS" = up ] || { echo "$RUN_ERROR" >&2; exec sleep "$RUN_HOLDS"; }
-       while IFS= read -r line && [ ! -e "$(dirname "$0")/stopped" ]; do printf '%s\\n' "$line"; done;;
-  exec) exec bash --noprofile --norc;;
-  container) [ ! -e "$(dirname "$0")/removed" ] || { echo "Error: No such container: $4" >&2; exit 1; };;
+# A Docker CLI whose `run` prints RUN_SAYS and then reads its input to the end; whose `exec` is a local bash, and
+# fails as the engine's does once the file `stopped` exists; and whose `container inspect` says whether the
+# container runs, or, once the file `removed` exists, that there is none.
+_FAKE_ENGINE = """here="$(dirname "$0")"
+case "$1" in
+  run) printf '%s\\n' "$RUN_SAYS"; [ "$RUN_SAYS" = up ] || { echo "$RUN_ERROR" >&2; exec sleep "$RUN_HOLDS"; }; cat >/dev/null;;
+  exec) [ ! -e "$here/stopped" ] || { echo "Error response from daemon: container $2 is not running" >&2; exit 1; }
+        [ "$2" = -i ] && exec bash --noprofile --norc; exec "$3";;
+  container) [ ! -e "$here/removed" ] || { echo "Error: No such container: $4" >&2; exit 1; }
+             [ -e "$here/stopped" ] && echo false || echo true;;
 esac"""
 
 
@@ -399,9 +401,9 @@ def test_a_page_container_is_gone_only_once_the_engine_knows_it_no_more(tmp_path
     monkeypatch.setenv("RUN_SAYS", "up")
     container = PageContainer(Engine(5), "any:image", "a-session")
     assert container.run("echo hi", 5).output == ["hi"]
-    assert not container.stopped() and not container.stopped()   # its PID 1 echoes what the lifeline sends
+    assert not container.stopped()   # a process started in it
     (tmp_path / "stopped").touch()
-    assert container.stopped()   # the lifeline's output ended
+    assert container.stopped()   # none starts, and the engine says it runs no more
     container.close()
     assert not container.gone(5)   # docker run ended, but the engine still lists the container
     (tmp_path / "removed").touch()
