@@ -49,6 +49,10 @@ COUNT = re.compile(rf"\b({_COUNT_NUMBER}){_BLANKS}((?:[a-z][\w-]*{_BLANKS}){{0,2
 # things just named ("both extras resolve to the same TE"), not at a share of all of them.
 SHARE = re.compile(rf"\b(most|none|half|(?:a\s+)?(?:majority|minority)|all\s+but\s+(?:{_COUNT_NUMBER}|one))"
                    rf"(?:\s+of)?{_BLANKS}((?:[a-z][\w'-]*{_BLANKS}){{0,3}})({_COUNT_NOUN})\b")
+# A count whose noun is a pronoun ("eight of them", "9 of these"): it counts what the text before it last named
+# with a count noun (`antecedent`).
+PRONOUN_COUNT = re.compile(rf"\b({_COUNT_NUMBER}){_BLANKS}of{_BLANKS}(?:them|these|those)\b")
+_ANY_COUNT_NOUN = re.compile(rf"\b({_COUNT_NOUN})\b")
 # A number word standing alone (not "-nine"), "one" left out as above.
 NUMBER_WORD = re.compile(r"(?<![\w-])(?!one\b)(?:" + NUMBER_WORD_PATTERN + r")(?![\w-])")
 
@@ -73,6 +77,12 @@ def singular(noun: str) -> str:
     if len(noun) <= 3 or not noun.endswith("s"):
         return noun
     return noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
+
+
+def antecedent(before: str) -> str | None:
+    """The count noun (singular) a pronoun written after `before` stands for: the last one `before` holds."""
+    nouns = _ANY_COUNT_NOUN.findall(before.lower())
+    return singular(nouns[-1]) if nouns else None
 
 
 def normalize(name: str) -> str:

@@ -36,8 +36,6 @@ MISSED_TODAY = {
     "w6-plant-bake-no-default-target": "the bake file's `default` group is a fact, but the sentence names it by no "
                                        "word a rule reads ('defines no default', with no target word beside it)",
     "w6-plant-engine-start-waits-minute": "how long a script waits (a loop's count times its sleep) is no fact",
-    "w5-plant-wrappers-eight-per-filter": "a number word with no count noun after it ('eight of them') states no "
-                                          "count the grammar reads",
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",
 }

@@ -24,7 +24,7 @@ from docgen.fences import COMMENT, INDENTED, allowed_rules, code_spans, span_tex
 from docgen.check.lint import Finding
 from docgen.fact import ALIASES, stated_ids
 from docgen.model.claims import known_names, package_words
-from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, number_value, singular
+from docgen.names import COUNT, COUNT_NOUNS, NUMBER_WORD, PRONOUN_COUNT, antecedent, number_value, singular
 from docgen.records import Memo
 from docgen.render.values import VALUES, known_value
 from docgen.text import STATED_VERSION, line_at
@@ -285,16 +285,28 @@ def _counts(path: str, prose_lines: list[str], facts: _Facts) -> list[Finding]:
         original = line + ("\n" + following if following is not None else "")
         for m in COUNT.finditer(window):
             if m.start() < len(line):
-                out.append(_count_finding(path, i + 1, m, facts, original[m.start(): m.end()]))
+                out.append(_count_finding(path, i + 1, m.group(1), singular(m.group(3)), facts,
+                                          original[m.start(): m.end()]))
+        for m in PRONOUN_COUNT.finditer(window):   # "eight of them": of what its paragraph named last
+            if m.start() < len(line) and (noun := antecedent(_paragraph_before(prose_lines, i) + low[:m.start()])):
+                out.append(_count_finding(path, i + 1, m.group(1), noun, facts, original[m.start(): m.end()]))
     return out
+
+
+def _paragraph_before(prose_lines: list[str], i: int) -> str:
+    """The lines of line i's paragraph above it, code spans blanked."""
+    start = i
+    while start > 0 and prose_lines[start - 1] and prose_lines[start - 1].strip():
+        start -= 1
+    return "\n".join(_mask_spans(line) for line in prose_lines[start:i]) + "\n"
 
 
 def _has_number(low: str) -> bool:
     return bool(_DIGIT.search(low) or NUMBER_WORD.search(low))
 
 
-def _count_finding(path: str, line_no: int, m: re.Match, facts: _Facts, said: str) -> Finding:
-    number, noun = m.group(1).lower(), singular(m.group(3))
+def _count_finding(path: str, line_no: int, number: str, noun: str, facts: _Facts, said: str) -> Finding:
+    number = number.lower()
     n = number_value(number) or 0
     word = not number.isdigit()
     keys = COUNT_NOUNS.get(noun, ())

@@ -186,6 +186,18 @@ def test_a_count_is_found_only_on_a_line_with_a_digit_or_a_number_word_standing_
         "12 venvs", "seventeen big workers"]
 
 
+def test_a_count_of_them_counts_what_its_paragraph_named_last(model):
+    text = ("For each prefetched actor the image puts a wrapper in `/usr/local/bin`, so you reach its\n"
+            "environment by name. There are eight of them, one per filter.\n")
+    [finding] = lint(text, model)   # "them": the environments, the last count noun before it (a filter comes after)
+    assert finding.startswith("2: ") and "'eight of them'" in finding and "venvs 9" in finding
+    [finding] = lint("The image warms extras, and 6 of these get a step each.\n", model)
+    assert "'6 of these'" in finding and "use <!-- docgen:value warm_extras.count -->" in finding
+    assert lint("Run the commands below. Two of them print nothing.\n", model) == []   # no count noun before
+    assert lint("The image has venvs.\n\nEight of them are prefetched.\n", model) == []   # not across a paragraph
+    assert lint("The image has venvs; one of them is the driver's.\n", model) == []   # "one of": a member, no count
+
+
 def test_versions_are_read_within_their_line(model):
     found = lint("vLLM\n0.25.1 is not next to a name.\nuv 0.11.0\nand 1.2 alone\n", model)
     assert [f.split(":")[0] for f in found] == ["3"]
