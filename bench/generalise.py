@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", dest="which", choices=("dev", "heldout", "wave2_dev", "wave2_heldout",
                                                          "wave3_dev", "wave3_heldout", "wave4_dev", "wave4_heldout",
-                                                         "wave5_dev", "wave5_heldout", "wave6_dev", "wave6_heldout"),
+                                                         "wave5_dev", "wave5_heldout", "wave6_dev", "wave6_heldout",
+                                                         "wave7_dev", "wave7_heldout"),
                         required=True)
     parser.add_argument("--kind", choices=("mutations", "planted"), required=True)
     args = parser.parse_args(argv)

@@ -531,6 +531,26 @@ def test_a_recorded_sentence_that_names_a_new_fact_is_reviewed_and_write_keeps_t
     assert said not in out, out
 
 
+def test_a_fact_newly_named_while_it_stayed_the_same_is_reviewed_as_a_new_reading_not_an_input_change(repo: Path):
+    """The record says the second sentence did not name `NEMO_RL_REPO` when it was written, while the fact's
+    recorded value is today's (as after a docgen upgrade whose rules read more): the review says docgen reads
+    the sentence differently, not that an input changed."""
+    _plant(repo, FORK_SENTENCE)
+    line = _plant(repo, "The fork that `NEMO_RL_REPO` names is where the image takes NeMo-RL from.")
+    assert run("write", "--root", str(repo))[0] == 0
+    record = json.loads((repo / FACTS_RECORD).read_text())
+    digest = sentence_digest("The fork that `NEMO_RL_REPO` names is where the image takes NeMo-RL from.")
+    keys = record["mentions"]["sentences"][PAGE][digest].split(", ")
+    key = next(k for k in keys if k.startswith("arg:NEMO_RL_REPO"))
+    assert key in record["mentions"]["values"]
+    record["mentions"]["sentences"][PAGE][digest] = ", ".join(k for k in keys if k != key)
+    (repo / FACTS_RECORD).write_text(json.dumps(record, indent=1))
+    code, out = run("check", "--root", str(repo))
+    said = f"{PAGE}:{line}: [review] mentions {key}"
+    assert code == 1 and said in out and "docgen reads the sentence differently now" in out, out
+    assert "an input changed under it" not in out.split(said, 1)[1].splitlines()[0], out
+
+
 def test_a_sentence_naming_an_option_beside_its_program_is_reviewed_when_the_script_drops_it(repo: Path):
     """contributing.md says the site build runs mkdocs with `--strict`: build-docs that stops passing it fails
     check at that sentence; `--strict` without the program's name in the sentence names nothing."""

@@ -909,9 +909,11 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
             before = was.get(k, NOT_NAMED if k in new else values.get(k))
             at = m.line_of(k)   # where its words stand (the first line for one it names no more)
             if before == NOT_NAMED:
+                # the fact stood as it stands today when the sentence was written: what changed is the reading
+                why = ("docgen reads the sentence differently now (its rules changed), the fact is as it was"
+                       if values.get(k) == v else "an input changed under it")
                 out.append(Finding(m.path, at, REVIEW, f"mentions {k} ({v!r}), which it did not name when it was "
-                                   "written: an input changed under it; edit it, or confirm it with "
-                                   f"`docgen review {m.path}:{at}`"))
+                                   f"written: {why}; edit it, or confirm it with `docgen review {m.path}:{at}`"))
             elif v == NO_LONGER_NAMED and before is not None:
                 out.append(Finding(m.path, m.line, REVIEW, f"no longer names {k.partition('#')[0]}, which it named when "
                                    "it was written: what named it moved (a value, a name); edit it, or confirm it "
