@@ -26,13 +26,14 @@ class QuotedFile(NamedTuple):
         out = [Fact("quoted", f"{self.path}:{name}", value, f"{self.path}:{line}", (name,), (spoken(name),))
                for name, value, line in assignments(self.text, self.path)]
         attributes, every_key = target_attributes(self.text), target_keys(self.text)
+        builds = {name: _HCL_STRING.findall(m.group(3) or "") for block, name, _, m, _ in _blocks(self.text)
+                  if block == "group" and m.group(1) == "targets"}   # what a group builds, in its order
         for m in _HCL_TARGET.finditer(self.text):
             block, name = m.groups()
             if name.startswith("_"):   # `_image`: an abstract base, no target a page may name
                 continue
-            if block == "group":   # what it builds: its targets, in their order
-                end = self.text.find("}", m.end())
-                value = f"builds {', '.join(_HCL_STRING.findall(self.text, m.end(), end)) or 'nothing'}"
+            if block == "group":
+                value = f"builds {', '.join(builds.get(name, ())) or 'nothing'}"
             else:
                 value = f"sets {', '.join(sorted(set(every_key.get(name, ())))) or 'nothing'}"
             out.append(Fact("target", f"{self.path}:{name}", value, f"{self.path}:{line_at(self.text, m.start())}", (name,)))
@@ -165,6 +166,8 @@ def comment_blocks(text: str) -> list[tuple[int, str]]:
 _HCL_ATTRIBUTE = re.compile(r'^\s*([a-z][\w-]*)\s*=\s*(?:"([^"\n]*)"|\[([^\]\n]*)\]|(\{)\s*$|(?=\S))')   # or an expression
 _HCL_STRING = re.compile(r'"([^"\n]*)"')
 _HCL_CLOSE = re.compile(r"^\s*\}")
+_HCL_OPEN_LIST = re.compile(r'^\s*[a-z][\w-]*\s*=\s*\[[^\]"]*(?:"[^"\n]*"[^\]"]*)*$')   # a list not closed on its line
+_HCL_COMMENT = re.compile(r'\s*(?://|#)[^"]*$')   # at a line's end, after its last string
 _HCL_INTERPOLATION = re.compile(r"\$\{([A-Za-z_][\w-]*)\}")
 
 
@@ -203,18 +206,30 @@ def target_keys(text: str) -> dict[str, list[str]]:
 
 
 def _target_lines(text: str) -> "Iterator[tuple[str, str, re.Match[str], int]]":
-    """(target, the map it is inside or "", the attribute's match, line) of every attribute line of every target."""
-    target, depth, inside = "", 0, ""
-    for number, line in enumerate(split_lines(text), 1):
+    """(target, the map it is inside or "", the attribute's match, line) of every attribute line of every target
+    (a group's `targets` are its fact's value)."""
+    return ((name, inside, m, number) for block, name, inside, m, number in _blocks(text) if block == "target")
+
+
+def _blocks(text: str) -> "Iterator[tuple[str, str, str, re.Match[str], int]]":
+    """(block, its name, the map it is inside or "", the attribute's match, line) of every attribute of every
+    target and group; a list written over several lines is read as one, at its first line."""
+    lines, block, name, depth, inside = split_lines(text), "", "", 0, ""
+    at = 0
+    while at < len(lines):
+        line, number = lines[at], at + 1
+        at += 1
         if depth == 0:
-            if (m := _HCL_TARGET.match(line)) and m.group(1) == "target":   # (a group's `targets` are its fact's value)
-                target, depth = m.group(2), 1
+            if m := _HCL_TARGET.match(line):
+                block, name, depth = m.group(1), m.group(2), 1
             continue
         if _HCL_CLOSE.match(line):
             depth, inside = depth - 1, ""
             continue
+        while _HCL_OPEN_LIST.match(line) and at < len(lines):   # `key = [` with its strings on the lines below
+            line, at = f"{line} {_HCL_COMMENT.sub('', lines[at]).strip()}", at + 1
         if (m := _HCL_ATTRIBUTE.match(line)) is None:
             continue
-        yield target, inside if depth == 2 else "", m, number
+        yield block, name, inside if depth == 2 else "", m, number
         if m.group(4):   # `key = {` opens a map
             depth, inside = 2, m.group(1)

@@ -50,6 +50,21 @@ def test_a_group_is_a_target_fact_valued_by_the_targets_it_builds():
     assert target_attributes(bake) == target_attributes(BAKE)
 
 
+def test_a_list_written_over_several_lines_is_read_as_one_in_a_target_and_in_a_group():
+    """HCL lets a list run over lines (one string a line, a trailing comma): each of its strings is an attribute
+    value at the list's first line, and a group's members are read the same way."""
+    bake = BAKE + ('target "wide" {\n  tags = [\n    "img:one",\n    "img:two", // the second\n  ]\n'
+                   '  output = ["type=docker"]\n}\n'
+                   'group "default" {\n  targets = [\n    "ci",\n    "wide",\n  ]\n}\n')
+    assert target_attributes(bake)[len(target_attributes(BAKE)):] == [
+        ("wide", "tags", "img:one", 20), ("wide", "tags", "img:two", 20), ("wide", "output", "type=docker", 24)]
+    facts = {f.subject: f.value for f in QuotedFile("x.hcl", bake).facts if f.kind == "target"}
+    assert facts["x.hcl:default"] == "builds ci, wide" and facts["x.hcl:wide"] == "sets output, tags"
+    # a comment is cut after a line's last string, not inside one
+    remote = 'target "r" {\n  cache-to = [\n    "type=registry,ref=http://x/y", # remote\n    "a#b",\n  ]\n}\n'
+    assert target_attributes(remote) == [("r", "cache-to", "type=registry,ref=http://x/y", 2), ("r", "cache-to", "a#b", 2)]
+
+
 def test_assignments_and_defaults_of_scripts_and_bake_files():
     assert ("PY", "3.13", 14) in assignments(BAKE) and ("OUT", "build/out", 2) in assignments(BAKE)
     script = 'MIN=28.5.0\nDIR=${DIR:-build/x}\nNEXT=$MIN\n'
