@@ -140,6 +140,29 @@ def test_a_sentence_about_the_bake_files_default_target_is_reviewed_when_the_gro
                          "'builds production' to 'builds hermetic'" in out, out
 
 
+@pytest.mark.parametrize("sentence", [
+    "A bare `docker buildx bake` builds the `production` target.",
+    "Run `docker buildx bake --print` to see what it builds: the production image.",
+    "```sh\ndocker buildx bake\n```",
+])
+def test_bake_run_with_no_target_names_the_default_group(repo: Path, sentence: str):
+    """`docker buildx bake` with no target (options only) builds the `default` group: a sentence or a line of
+    code that runs it that way is reviewed when the group builds another target."""
+    line = _plant(repo, sentence) + (1 if sentence.startswith("```") else 0)
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("docker-bake.hcl", 'group "default" {\n  targets = ["production"]', 'group "default" {\n  targets = ["hermetic"]')(repo)
+    code, out = run("check", "--root", str(repo))
+    assert code == 1 and f"{PAGE}:{line}: [review] mentions target:docker-bake.hcl:default" in out, out
+
+
+def test_bake_named_as_the_kind_of_its_targets_names_no_group(repo: Path):
+    """"a `docker buildx bake` target's `args`" speaks of any target: the default group's change asks nothing."""
+    line = _plant(repo, "Pass it in a `docker buildx bake` target's `args`.")
+    assert run("write", "--root", str(repo))[0] == 0
+    edit("docker-bake.hcl", 'group "default" {\n  targets = ["production"]', 'group "default" {\n  targets = ["hermetic"]')(repo)
+    assert f"{PAGE}:{line}:" not in run("check", "--root", str(repo))[1]
+
+
 def test_a_bare_number_without_a_floor_names_no_setting_by_its_version(repo: Path):
     """"28 pages" is no release of the engine: only a number with `+` (or with a dot) is read as one."""
     _plant(repo, "The site has 28 pages.")
@@ -692,6 +715,11 @@ def _rename_async_worker_module(root: Path) -> None:
     (edit(DOCKERFILE, "chgrp root /usr/local/bin && chmod 0755 /usr/local/bin\n",
           "chgrp root /usr/local/bin && chmod 0755 /usr/local/bin\nchmod -R a+rX /opt/nemo-rl\n"),
      "docs/image/layering.md", "recursive `chmod` or `chgrp`", "runs:nmp-rl-base: chmod"),
+    # a setting of the shell a step runs under (a file mode mask), shown as the whole command a step runs
+    (edit(DOCKERFILE, 'ARG NEMO_GYM_INTREE_MAX_MIB=64\nRUN --mount=type=secret,id=cacert,mode=0444 <<"EOF" bash -exu -o '
+          'pipefail\numask 022\n', 'ARG NEMO_GYM_INTREE_MAX_MIB=64\nRUN --mount=type=secret,id=cacert,mode=0444 <<"EOF" '
+          'bash -exu -o pipefail\numask 002\n'),
+     "docs/image/layering.md", "Every build step runs with `umask 022`", "runs:builder: umask"),
     # a family of actors said by their class names' words ("the sandbox actors"), and where their entry comes from
     (_sandbox_broker_upstream, "docs/image/venvs.md", "the sandbox actors this fork adds",
      "actor:nemo_rl.environments.sandbox.broker_actor.SandboxEpisodeBrokerActor#source"),

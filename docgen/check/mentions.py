@@ -229,6 +229,11 @@ _ONLY_WITH_WORDS = frozenset({"copy", "exit"})
 # or a stage's plain name there is the command (`docker`, `uv`)
 _SHELL_WORD_KINDS = frozenset({"target"})
 _GLOB = re.compile(r"[*?\[]")
+# `docker buildx bake` run with no target (options only, their values joined by `=`), not said of a target's kind
+_BARE_BAKE = re.compile(r"\bdocker\s+(?:buildx\s+)?bake((?:\s+-[\w-]+(?:=\S+)?)*)(?=\s*(?:$|[`;&|)#]))"
+                        r"(?!`?(?:'s)?\s+(?:targets?|files?|groups?)\b)")
+# words of a sentence that say a command runs with no target ("a bare `docker buildx bake`")
+_NO_TARGET = re.compile(r"\b(?:bare|plain|alone|by itself|no target|without a target)\b")
 _KEY_VALUE = re.compile(r"[a-z][\w-]*=[\w.-]+")
 # The kinds a distinctive value names wherever it is written: the image's own settings. A package's version is
 # not one of them: among hundreds of packages, "0.7.2" is some package's version by chance.
@@ -349,6 +354,12 @@ def _mention(path: str, line: int, sentence: str, index: _Index, allow: frozense
         for f in words if code and shell_word else ():   # `docker buildx bake production`: the target
             if f.kind in _SHELL_WORD_KINDS:
                 named.setdefault(f.key, (f, at))
+    for m in _BARE_BAKE.finditer(text):   # what bake builds with no target named: its `default` group
+        if not (code or m.group(1) or _NO_TARGET.search(low)):   # prose may name the command as a noun
+            continue
+        for f in index.by_kind.get("target", ()):
+            if f.subject.rpartition(":")[2] == "default":
+                named.setdefault(f.key, (f, m.start()))
     for key in [k for k, (f, _) in named.items() if f.kind in _ONLY_WITH_WORDS and f.kind not in kinds_here
                 or f.kind == "option" and not re.search(rf"(?<![\w-]){re.escape(f.value)}(?![\w-])", low)]:
         del named[key]   # an option names its fact beside the program it is passed to (`mkdocs ... --strict`)
@@ -911,7 +922,7 @@ def review_findings(mentions: list[Mention], record: dict | None, facts: dict[st
             if before == NOT_NAMED:
                 # the fact stood as it stands today when the sentence was written: what changed is the reading
                 why = ("docgen reads the sentence differently now (its rules changed), the fact is as it was"
-                       if values.get(k) == v else "an input changed under it")
+                       if values.get(k) == v else "an input changed under it, or docgen reads more of the inputs now")
                 out.append(Finding(m.path, at, REVIEW, f"mentions {k} ({v!r}), which it did not name when it was "
                                    f"written: {why}; edit it, or confirm it with `docgen review {m.path}:{at}`"))
             elif v == NO_LONGER_NAMED and before is not None:

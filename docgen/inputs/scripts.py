@@ -374,8 +374,9 @@ def program_name(word: str) -> str:
 
 _PROGRAM_NAME = re.compile(r"[a-z][\w.+-]*")
 
-# commands of the shell itself, not programs the build runs
-BUILTINS = frozenset("echo printf export exit return umask set unset continue break cd read local true false "
+# commands of the shell itself that print, test, assign or steer the script, not what the build runs; `umask`,
+# `set` and `cd` are not among them: they decide the modes, the options and the place of the commands after them
+BUILTINS = frozenset("echo printf export exit return unset continue break read local true false "
                      "test [ shift eval trap wait source . : exec command".split())
 
 

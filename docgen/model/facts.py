@@ -40,9 +40,10 @@ def fact_base(model: "ImageModel") -> FactBase:
 
 def _programs_run(model: "ImageModel", others: "Iterable[Fact]") -> "Iterable[Fact]":
     """Each program a stage's RUN steps run, with each command line they run it with (kind `runs`), named by
-    the program as code (`chmod`): "there is no recursive `chmod`" is reviewed when a `chmod -R` comes. Not a
-    program another fact is named by (`uv`, a package): the build's own tools are that fact's to state; not a
-    command of the shell itself (`echo`, `export`)."""
+    the program as code (`chmod`) and by each of those command lines as code (`umask 022`): "there is no
+    recursive `chmod`" is reviewed when a `chmod -R` comes, "every step runs with `umask 022`" when one runs
+    another. Not a program another fact is named by (`uv`, a package): the build's own tools are that fact's to
+    state; not a command of the shell itself that only prints, tests or assigns (`echo`, `export`)."""
     taken = {n.strip("`").lower() for f in others for n in (*f.names, *f.prose)}
     by_program: dict[tuple[str, str], dict[str, int]] = {}
     for run in model.dockerfile.runs:
@@ -52,7 +53,8 @@ def _programs_run(model: "ImageModel", others: "Iterable[Fact]") -> "Iterable[Fa
             if name and name not in taken and name not in BUILTINS:
                 by_program.setdefault((stage, name), {}).setdefault(f"{name} {arguments}".strip(), line)
     path = model.dockerfile.path
-    return [Fact("runs", f"{stage}: {name}", " | ".join(lines), f"{path}:{min(lines.values())}", (f"`{name}`",))
+    return [Fact("runs", f"{stage}: {name}", " | ".join(lines), f"{path}:{min(lines.values())}",
+                 tuple(f"`{n}`" for n in (name, *lines)))
             for (stage, name), lines in sorted(by_program.items())]
 
 
