@@ -42,8 +42,6 @@ SLIPS_TODAY: dict[str, str] = {
 MISSED_TODAY = {
     "w6-plant-none-not-prefetched-warmed": "'none of them' counts no noun the grammar knows ('them' is the actors "
                                            "before), and which extras the image warms is not compared with it",
-    "w6-plant-bake-no-default-target": "the bake file's `default` group is a fact, but the sentence names it by no "
-                                       "word a rule reads ('defines no default', with no target word beside it)",
     "w6-plant-engine-start-waits-minute": "how long a script waits (a loop's count times its sleep) is no fact",
     "plant-filters-regex": "how a filter matches (a substring, case-sensitive) is NeMo-RL's code, not a fact of "
                            "the inputs",
