@@ -131,10 +131,15 @@ def test_a_sentence_that_no_longer_names_a_fact_is_reviewed_and_one_that_still_d
     assert f"{PAGE}:{series}: [review]" not in out and f"{PAGE}:{by_name}:" not in out, out
 
 
+# the bake file's `default` group builds another target: what a bare `docker buildx bake` builds changes
+_DEFAULT_BUILDS_HERMETIC = edit("docker-bake.hcl", 'group "default" {\n  targets = ["production"]',
+                                'group "default" {\n  targets = ["hermetic"]')
+
+
 def test_a_sentence_about_the_bake_files_default_target_is_reviewed_when_the_group_builds_another(repo: Path):
     line = _plant(repo, "A bare `docker buildx bake` builds the `default` target, which is the production build.")
     assert run("write", "--root", str(repo))[0] == 0
-    edit("docker-bake.hcl", 'group "default" {\n  targets = ["production"]', 'group "default" {\n  targets = ["hermetic"]')(repo)
+    _DEFAULT_BUILDS_HERMETIC(repo)
     code, out = run("check", "--root", str(repo))
     assert code == 1 and f"{PAGE}:{line}: [review] mentions target:docker-bake.hcl:default, which changed from " \
                          "'builds production' to 'builds hermetic'" in out, out
@@ -150,7 +155,7 @@ def test_bake_run_with_no_target_names_the_default_group(repo: Path, sentence: s
     code that runs it that way is reviewed when the group builds another target."""
     line = _plant(repo, sentence) + (1 if sentence.startswith("```") else 0)
     assert run("write", "--root", str(repo))[0] == 0
-    edit("docker-bake.hcl", 'group "default" {\n  targets = ["production"]', 'group "default" {\n  targets = ["hermetic"]')(repo)
+    _DEFAULT_BUILDS_HERMETIC(repo)
     code, out = run("check", "--root", str(repo))
     assert code == 1 and f"{PAGE}:{line}: [review] mentions target:docker-bake.hcl:default" in out, out
 
@@ -159,7 +164,7 @@ def test_bake_named_as_the_kind_of_its_targets_names_no_group(repo: Path):
     """"a `docker buildx bake` target's `args`" speaks of any target: the default group's change asks nothing."""
     line = _plant(repo, "Pass it in a `docker buildx bake` target's `args`.")
     assert run("write", "--root", str(repo))[0] == 0
-    edit("docker-bake.hcl", 'group "default" {\n  targets = ["production"]', 'group "default" {\n  targets = ["hermetic"]')(repo)
+    _DEFAULT_BUILDS_HERMETIC(repo)
     assert f"{PAGE}:{line}:" not in run("check", "--root", str(repo))[1]
 
 

@@ -12,7 +12,8 @@ import time
 import pytest
 
 from docgen.console.container import SESSION_LABEL
-from tests.console.docrun import at_once, read_outcomes, run_page, session_env, start_page, wait_for_container, wait_until_started
+from tests.console.docrun import (at_once, read_outcomes, run_page, session_env, start_page, wait_for_container,
+                                  wait_until_started)
 
 
 def _outcomes(outcomes):
